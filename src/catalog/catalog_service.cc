@@ -1,0 +1,137 @@
+#include "catalog/catalog_service.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/ranges.h>
+
+#include "catalog/names.h"
+#include "common/macros.h"
+#include "common/url_codec.h"
+
+namespace cairn {
+namespace {
+
+/// Property keys and values are free text but must be valid, bounded strings.
+constexpr size_t kMaxPropertyKeyBytes = 1024;
+
+Status ValidatePropertyKeys(std::string_view field, const std::vector<std::string>& keys) {
+  for (const auto& key : keys) {
+    CAIRN_PRECHECK(!key.empty(), "Invalid {}: property keys must not be empty", field);
+    CAIRN_PRECHECK(key.size() <= kMaxPropertyKeyBytes,
+                   "Invalid {}: property key longer than {} bytes", field,
+                   kMaxPropertyKeyBytes);
+  }
+  return Ok();
+}
+
+std::vector<std::string> KeysOf(const Properties& properties) {
+  std::vector<std::string> keys;
+  keys.reserve(properties.size());
+  for (const auto& [key, value] : properties) keys.push_back(key);
+  return keys;
+}
+
+}  // namespace
+
+CatalogService::CatalogService(MetaStore& store, CatalogSettings settings)
+    : store_(store), settings_(std::move(settings)) {}
+
+Status CatalogService::EnsureDefaultCatalog() {
+  CAIRN_RETURN_IF_ERROR(ValidateCatalogName(settings_.default_catalog));
+  auto existing = store_.GetCatalog(settings_.default_catalog);
+  if (existing) return Ok();
+  if (existing.error().kind != ErrorKind::kNoSuchWarehouse) {
+    return tl::unexpected(existing.error());
+  }
+  const std::string location = settings_.warehouse_root + "/" + settings_.default_catalog;
+  auto created = store_.CreateCatalog(settings_.default_catalog, location, {});
+  // Another replica may have created it between our read and our insert.
+  if (!created && created.error().kind != ErrorKind::kAlreadyExists) {
+    return tl::unexpected(created.error());
+  }
+  return Ok();
+}
+
+Result<CatalogRecord> CatalogService::ResolveCatalog(std::string_view name) {
+  return store_.GetCatalog(name.empty() ? std::string_view(settings_.default_catalog) : name);
+}
+
+Result<NamespaceRecord> CatalogService::CreateNamespace(std::string_view catalog,
+                                                        const NamespacePath& path,
+                                                        const Properties& properties) {
+  CAIRN_RETURN_IF_ERROR(ValidateNamespace(path));
+  CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys("properties", KeysOf(properties)));
+  CAIRN_ASSIGN_OR_RAISE(auto record, ResolveCatalog(catalog));
+  CAIRN_RETURN_IF_ERROR(store_.CreateNamespace(record.id, path, properties));
+  return NamespaceRecord{0, path, properties};
+}
+
+Result<NamespaceRecord> CatalogService::LoadNamespace(std::string_view catalog,
+                                                      const NamespacePath& path) {
+  CAIRN_RETURN_IF_ERROR(ValidateNamespace(path));
+  CAIRN_ASSIGN_OR_RAISE(auto record, ResolveCatalog(catalog));
+  return store_.LoadNamespace(record.id, path);
+}
+
+Result<bool> CatalogService::NamespaceExists(std::string_view catalog,
+                                             const NamespacePath& path) {
+  CAIRN_RETURN_IF_ERROR(ValidateNamespace(path));
+  CAIRN_ASSIGN_OR_RAISE(auto record, ResolveCatalog(catalog));
+  return store_.NamespaceExists(record.id, path);
+}
+
+Result<NamespaceListing> CatalogService::ListNamespaces(std::string_view catalog,
+                                                        const NamespacePath& parent,
+                                                        const PageRequest& page) {
+  if (!parent.empty()) CAIRN_RETURN_IF_ERROR(ValidateNamespace(parent));
+  // The token is the last name of the previous page: the next page starts after it.
+  CAIRN_ASSIGN_OR_RAISE(std::string after, HexDecode(page.token, "pageToken"));
+  CAIRN_ASSIGN_OR_RAISE(auto record, ResolveCatalog(catalog));
+  std::optional<size_t> limit;
+  if (page.page_size) limit = std::min(*page.page_size, kMaxPageSize);
+  CAIRN_ASSIGN_OR_RAISE(auto names, store_.ListNamespaces(record.id, parent, after, limit));
+  NamespaceListing listing;
+  listing.namespaces.reserve(names.names.size());
+  for (auto& name : names.names) {
+    NamespacePath child = parent;
+    child.push_back(std::move(name));
+    listing.namespaces.push_back(std::move(child));
+  }
+  if (names.has_more && !listing.namespaces.empty()) {
+    listing.next_page_token = HexEncode(listing.namespaces.back().back());
+  }
+  return listing;
+}
+
+Status CatalogService::DropNamespace(std::string_view catalog, const NamespacePath& path) {
+  CAIRN_RETURN_IF_ERROR(ValidateNamespace(path));
+  CAIRN_ASSIGN_OR_RAISE(auto record, ResolveCatalog(catalog));
+  return store_.DropNamespace(record.id, path);
+}
+
+Result<PropertiesUpdateOutcome> CatalogService::UpdateNamespaceProperties(
+    std::string_view catalog, const NamespacePath& path, const Properties& updates,
+    const std::vector<std::string>& removals) {
+  CAIRN_RETURN_IF_ERROR(ValidateNamespace(path));
+  CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys("updates", KeysOf(updates)));
+  CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys("removals", removals));
+  std::set<std::string_view> both;
+  for (const auto& key : removals) {
+    if (updates.count(key) > 0) both.insert(key);
+  }
+  if (!both.empty()) {
+    return UnprocessableEntity("Invalid property update: keys in both updates and removals: {}",
+                               fmt::join(both, ", "));
+  }
+  // Duplicate removal keys would report a key as both removed and missing.
+  std::vector<std::string> unique_removals;
+  std::set<std::string_view> seen;
+  for (const auto& key : removals) {
+    if (seen.insert(key).second) unique_removals.push_back(key);
+  }
+  CAIRN_ASSIGN_OR_RAISE(auto record, ResolveCatalog(catalog));
+  return store_.UpdateNamespaceProperties(record.id, path, updates, unique_removals);
+}
+
+}  // namespace cairn

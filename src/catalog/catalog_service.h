@@ -1,0 +1,94 @@
+#pragma once
+
+/// \file
+/// \brief The catalog service: the one place that implements catalog semantics (name
+/// rules, pagination tokens, the default catalog) on top of a `MetaStore`. Protocol
+/// adapters (`iceberg/rest`, `lance/rest`) translate wire requests into these calls.
+///
+/// Thread-safe: holds no mutable state of its own; the store is thread-safe.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "store/meta_store.h"
+
+namespace cairn {
+
+/// \brief Settings the service needs from the server configuration.
+struct CatalogSettings {
+  /// Name of the catalog used when a request names none; created at start if missing.
+  std::string default_catalog = "default";
+  /// Absolute URI of the directory holding the warehouses of new catalogs
+  /// (`file:///.../cairn-data/warehouse`); a catalog named `x` gets `<root>/x`.
+  std::string warehouse_root;
+};
+
+/// \brief A page request as the protocols express it.
+struct PageRequest {
+  /// Opaque token from a previous page; empty = first page.
+  std::string token;
+  /// Upper bound on the page size; nullopt = everything that remains.
+  std::optional<size_t> page_size;
+};
+
+/// Largest page the server returns, whatever the client asks for.
+inline constexpr size_t kMaxPageSize = 1000;
+
+/// \brief One page of namespaces.
+struct NamespaceListing {
+  std::vector<NamespacePath> namespaces;
+  /// Token for the next page; set only when more namespaces remain.
+  std::optional<std::string> next_page_token;
+};
+
+class CatalogService {
+ public:
+  /// \brief `store` must outlive the service.
+  CatalogService(MetaStore& store, CatalogSettings settings);
+
+  /// \brief Creates the default catalog (with its warehouse location) when it is missing.
+  Status EnsureDefaultCatalog();
+
+  /// \brief Resolves a catalog by name; an empty name means the default catalog.
+  /// Errors: `kNoSuchWarehouse`.
+  Result<CatalogRecord> ResolveCatalog(std::string_view name);
+
+  /// \brief Creates a namespace. Errors: `kBadRequest` (invalid name or properties),
+  /// `kNoSuchWarehouse`, `kNoSuchNamespace` (parent missing), `kAlreadyExists`.
+  Result<NamespaceRecord> CreateNamespace(std::string_view catalog, const NamespacePath& path,
+                                          const Properties& properties);
+
+  /// \brief Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`.
+  Result<NamespaceRecord> LoadNamespace(std::string_view catalog, const NamespacePath& path);
+
+  /// \brief Errors: `kBadRequest`, `kNoSuchWarehouse`.
+  Result<bool> NamespaceExists(std::string_view catalog, const NamespacePath& path);
+
+  /// \brief Lists the direct children of `parent` (empty = top level).
+  /// Errors: `kBadRequest` (invalid parent or token), `kNoSuchWarehouse`, `kNoSuchNamespace`.
+  Result<NamespaceListing> ListNamespaces(std::string_view catalog, const NamespacePath& parent,
+                                          const PageRequest& page);
+
+  /// \brief Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`,
+  /// `kNamespaceNotEmpty`.
+  Status DropNamespace(std::string_view catalog, const NamespacePath& path);
+
+  /// \brief Errors: `kBadRequest`, `kUnprocessableEntity` (a key both updated and removed),
+  /// `kNoSuchWarehouse`, `kNoSuchNamespace`.
+  Result<PropertiesUpdateOutcome> UpdateNamespaceProperties(
+      std::string_view catalog, const NamespacePath& path, const Properties& updates,
+      const std::vector<std::string>& removals);
+
+  /// \brief True when the store answers. Errors: whatever the store reports.
+  Status Ping() { return store_.Ping(); }
+
+ private:
+  MetaStore& store_;
+  CatalogSettings settings_;
+};
+
+}  // namespace cairn

@@ -1,0 +1,217 @@
+#include "config/server_config.h"
+
+#include <charconv>
+#include <filesystem>
+#include <functional>
+#include <limits>
+
+#include <fmt/ranges.h>
+#include <toml++/toml.h>
+
+#include "catalog/names.h"
+#include "common/macros.h"
+
+namespace cairn {
+namespace {
+
+using Apply = std::function<Status(ServerConfig&, std::string_view)>;
+
+struct Setting {
+  SettingInfo info;
+  Apply apply;
+};
+
+Result<uint64_t> ParseUnsigned(std::string_view value, uint64_t min, uint64_t max) {
+  uint64_t out = 0;
+  const auto* end = value.data() + value.size();
+  const auto [ptr, ec] = std::from_chars(value.data(), end, out);
+  if (value.empty() || ec != std::errc() || ptr != end || out < min || out > max) {
+    return InvalidConfig("expected an integer from {} to {}, got '{}'", min, max, value);
+  }
+  return out;
+}
+
+/// A setting holding an integer in [min, max], stored through `set`.
+template <typename Set>
+Apply Integer(uint64_t min, uint64_t max, Set set) {
+  return [=](ServerConfig& config, std::string_view value) -> Status {
+    CAIRN_ASSIGN_OR_RAISE(uint64_t parsed, ParseUnsigned(value, min, max));
+    set(config, parsed);
+    return Ok();
+  };
+}
+
+Apply Millis(std::chrono::milliseconds HttpOptions::*field) {
+  return Integer(1, 3'600'000, [field](ServerConfig& c, uint64_t v) {
+    c.http.*field = std::chrono::milliseconds(v);
+  });
+}
+
+Apply Count(size_t HttpOptions::*field, uint64_t min, uint64_t max) {
+  return Integer(min, max, [field](ServerConfig& c, uint64_t v) { c.http.*field = v; });
+}
+
+Status ParseListen(ServerConfig& config, std::string_view value) {
+  const size_t colon = value.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    return InvalidConfig("expected HOST:PORT, got '{}'", value);
+  }
+  std::string_view host = value.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);  // [::1]:9001
+  }
+  auto port = ParseUnsigned(value.substr(colon + 1), 0, 65535);
+  if (!port || host.empty()) return InvalidConfig("expected HOST:PORT, got '{}'", value);
+  config.http.host = std::string(host);
+  config.http.port = static_cast<uint16_t>(*port);
+  return Ok();
+}
+
+Status ParseStore(ServerConfig& config, std::string_view value) {
+  if (value.rfind("sqlite:", 0) == 0 && value.size() > 7) {
+    config.store = std::string(value);
+    return Ok();
+  }
+  if (value.rfind("postgresql://", 0) == 0 || value.rfind("postgres://", 0) == 0) {
+    return InvalidConfig("PostgreSQL is not supported by this build yet; use sqlite:PATH");
+  }
+  return InvalidConfig("expected sqlite:PATH, got '{}'", value);
+}
+
+Status ParseChoice(std::string& out, std::string_view value,
+                   std::initializer_list<std::string_view> choices) {
+  for (auto choice : choices) {
+    if (value == choice) {
+      out = std::string(value);
+      return Ok();
+    }
+  }
+  return InvalidConfig("expected one of {}, got '{}'", fmt::join(choices, ", "), value);
+}
+
+const std::vector<Setting>& SettingTable() {
+  static const std::vector<Setting> kSettings = {
+      {{"listen", "Address to listen on, HOST:PORT (default 127.0.0.1:9001; port 0 = any free port)"},
+       ParseListen},
+      {{"data-dir", "Directory for the SQLite file and the default warehouse (default ./cairn-data; created if missing)"},
+       [](ServerConfig& c, std::string_view v) -> Status {
+         if (v.empty()) return InvalidConfig("must not be empty");
+         c.data_dir = std::string(v);
+         return Ok();
+       }},
+      {{"store", "Metadata store URI: sqlite:PATH (default sqlite:<data-dir>/cairn.db)"},
+       ParseStore},
+      {{"default-catalog", "Catalog used when a request names none; created at start (default 'default')"},
+       [](ServerConfig& c, std::string_view v) -> Status {
+         auto valid = ValidateCatalogName(v);
+         if (!valid) return InvalidConfig("{}", valid.error().message);
+         c.default_catalog = std::string(v);
+         return Ok();
+       }},
+      {{"log-level", "Log level: trace, debug, info, warn, error, off (default info)"},
+       [](ServerConfig& c, std::string_view v) {
+         return ParseChoice(c.log_level, v, {"trace", "debug", "info", "warn", "error", "off"});
+       }},
+      {{"max-body-bytes", "Largest accepted request body in bytes; larger gets 413 (default 33554432 = 32 MiB)"},
+       Integer(1, std::numeric_limits<uint32_t>::max(),
+               [](ServerConfig& c, uint64_t v) { c.http.max_body_bytes = v; })},
+      {{"header-timeout-ms", "Time allowed for a request's header section, and idle keep-alive time (default 10000)"},
+       Millis(&HttpOptions::header_timeout)},
+      {{"read-timeout-ms", "Time allowed for reading one request body (default 30000)"},
+       Millis(&HttpOptions::read_timeout)},
+      {{"write-timeout-ms", "Time allowed for writing one response (default 30000)"},
+       Millis(&HttpOptions::write_timeout)},
+      {{"io-threads", "Network threads (default 1)"}, Count(&HttpOptions::io_threads, 1, 64)},
+      {{"worker-threads", "Threads for blocking work such as store access (default 4)"},
+       Integer(1, 256, [](ServerConfig& c, uint64_t v) {
+         c.http.worker_threads = v;
+         c.sqlite.pool_size = v;
+       })},
+      {{"worker-queue", "Requests waiting for a worker before new ones get 503 (default 1024)"},
+       Count(&HttpOptions::worker_queue, 1, 1'000'000)},
+      {{"shutdown-grace-ms", "On SIGINT/SIGTERM, how long in-flight requests may take to finish (default 10000)"},
+       Millis(&HttpOptions::shutdown_grace)},
+      {{"sqlite-synchronous", "SQLite synchronous mode: full (default; survives power loss) or normal"},
+       [](ServerConfig& c, std::string_view v) {
+         return ParseChoice(c.sqlite.synchronous, v, {"full", "normal"});
+       }},
+      {{"sqlite-busy-timeout-ms", "How long a SQLite writer waits for the lock (default 5000)"},
+       Integer(0, 600'000, [](ServerConfig& c, uint64_t v) {
+         c.sqlite.busy_timeout_ms = static_cast<int>(v);
+       })},
+  };
+  return kSettings;
+}
+
+std::string FileUri(const std::filesystem::path& absolute) {
+  return "file://" + absolute.generic_string();
+}
+
+}  // namespace
+
+const std::vector<SettingInfo>& Settings() {
+  static const std::vector<SettingInfo> kInfos = [] {
+    std::vector<SettingInfo> infos;
+    for (const auto& setting : SettingTable()) infos.push_back(setting.info);
+    return infos;
+  }();
+  return kInfos;
+}
+
+Status ApplySetting(ServerConfig& config, std::string_view key, std::string_view value) {
+  for (const auto& setting : SettingTable()) {
+    if (setting.info.key != key) continue;
+    auto status = setting.apply(config, value);
+    if (!status) return InvalidConfig("{}: {}", key, status.error().message);
+    return Ok();
+  }
+  return InvalidConfig("{}: unknown setting", key);
+}
+
+Status ApplyConfigFile(ServerConfig& config, const std::string& path) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    return InvalidConfig("config {}:{}:{}: {}", path, where.line, where.column, e.description());
+  }
+  for (const auto& [key, node] : table) {
+    std::string value;
+    if (const auto* s = node.as_string()) {
+      value = s->get();
+    } else if (const auto* i = node.as_integer()) {
+      value = std::to_string(i->get());
+    } else if (const auto* b = node.as_boolean()) {
+      value = b->get() ? "true" : "false";
+    } else {
+      return InvalidConfig("{}: expected a string or a number in {}", key.str(), path);
+    }
+    CAIRN_RETURN_IF_ERROR(ApplySetting(config, key.str(), value));
+  }
+  return Ok();
+}
+
+Status FinalizeConfig(ServerConfig& config) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path data_dir = fs::absolute(config.data_dir, ec);
+  if (!ec) data_dir = data_dir.lexically_normal();
+  if (!ec) fs::create_directories(data_dir / "warehouse", ec);
+  if (ec) return InvalidConfig("data-dir: cannot create '{}': {}", config.data_dir, ec.message());
+  config.data_dir = data_dir.string();
+  if (config.data_dir.size() > 1 && config.data_dir.back() == '/') config.data_dir.pop_back();
+  config.warehouse_root = FileUri(data_dir / "warehouse");
+  if (config.store.empty()) {
+    config.sqlite.path = (data_dir / "cairn.db").string();
+  } else {
+    config.sqlite.path = config.store.substr(std::string_view("sqlite:").size());
+    if (config.sqlite.path != ":memory:") {
+      config.sqlite.path = fs::absolute(config.sqlite.path, ec).string();
+      if (ec) return InvalidConfig("store: cannot resolve '{}': {}", config.store, ec.message());
+    }
+  }
+  return Ok();
+}
+
+}  // namespace cairn

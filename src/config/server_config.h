@@ -1,0 +1,57 @@
+#pragma once
+
+/// \file
+/// \brief Server configuration: defaults, a TOML file, then command-line flags, in that
+/// order of precedence. Every setting has one name used both as the TOML key and as the
+/// flag (`max-body-bytes = 1024` ⇔ `--max-body-bytes 1024`), and one parser, so a bad
+/// value is reported the same way wherever it came from: naming the setting.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "http/server.h"
+#include "store/meta_store.h"
+
+namespace cairn {
+
+struct ServerConfig {
+  HttpOptions http;
+  /// Directory for the SQLite file and the default warehouse; absolute after `Finalize`.
+  std::string data_dir = "./cairn-data";
+  /// Store URI: `sqlite:PATH`. Empty = `sqlite:<data-dir>/cairn.db`.
+  std::string store;
+  /// SQLite settings; `path` is filled from `store` by `Finalize`.
+  SqliteOptions sqlite;
+  std::string default_catalog = "default";
+  /// trace, debug, info, warn, error, off.
+  std::string log_level = "info";
+  /// `file://` URI of `<data-dir>/warehouse`; set by `Finalize`.
+  std::string warehouse_root;
+};
+
+/// \brief One configurable setting, for `--help` and the README.
+struct SettingInfo {
+  std::string_view key;
+  std::string_view help;
+};
+
+/// \brief All settings, in documentation order.
+const std::vector<SettingInfo>& Settings();
+
+/// \brief Parses `value` for the setting `key` into `config`. Errors: `kInvalidConfig`
+/// with a one-line message that starts with the setting name.
+Status ApplySetting(ServerConfig& config, std::string_view key, std::string_view value);
+
+/// \brief Reads a TOML file of top-level `key = value` settings into `config`.
+/// Errors: `kInvalidConfig` for a missing/unparsable file, an unknown key, a value that is
+/// not a string, integer or boolean, or an invalid value (naming the setting).
+Status ApplyConfigFile(ServerConfig& config, const std::string& path);
+
+/// \brief Resolves derived settings: makes `data_dir` absolute (creating it and its
+/// `warehouse/` directory), picks the store path, fills `warehouse_root`.
+/// Errors: `kInvalidConfig` naming the setting.
+Status FinalizeConfig(ServerConfig& config);
+
+}  // namespace cairn

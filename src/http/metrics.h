@@ -1,0 +1,55 @@
+#pragma once
+
+/// \file
+/// \brief Per-route request counters and latency histograms, rendered in the Prometheus
+/// text exposition format. Recording is lock-free (atomics), so it is cheap on the hot path.
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cairn {
+
+class HttpMetrics {
+ public:
+  /// Upper bounds (seconds) of the latency histogram buckets; +Inf is implied.
+  static constexpr std::array<double, 12> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025,
+                                                      0.005,  0.01,    0.025,  0.05,  0.1,
+                                                      0.5,    2.5};
+
+  HttpMetrics() { Configure({}); }
+
+  /// \brief Sets the labels: `route_labels[i]` labels route i (e.g.
+  /// "GET /iceberg/v1/{prefix}/namespaces"); one more slot, labelled "unmatched", counts
+  /// requests that matched no route. Resets all counts. Not thread-safe: call before serving.
+  void Configure(std::vector<std::string> route_labels);
+
+  /// \brief Index used for requests that matched no route.
+  size_t unmatched_index() const { return labels_.size() - 1; }
+
+  /// \brief Records one finished request. Thread-safe.
+  void Record(size_t route_index, int status, double seconds);
+
+  /// \brief Counts a request refused because the worker queue was full. Thread-safe.
+  void RecordRejected() { rejected_.fetch_add(1, std::memory_order_relaxed); }
+
+  /// \brief The Prometheus text exposition of everything recorded so far.
+  std::string Render() const;
+
+ private:
+  /// Status classes 1xx..5xx are counted separately (index status/100 - 1).
+  struct RouteStats {
+    std::array<std::atomic<uint64_t>, 5> by_class{};
+    std::array<std::atomic<uint64_t>, kBuckets.size() + 1> buckets{};
+    std::atomic<uint64_t> count{0};
+    std::atomic<uint64_t> sum_micros{0};
+  };
+  std::vector<std::string> labels_;
+  std::unique_ptr<RouteStats[]> stats_;
+  std::atomic<uint64_t> rejected_{0};
+};
+
+}  // namespace cairn

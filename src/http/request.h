@@ -1,0 +1,70 @@
+#pragma once
+
+/// \file
+/// \brief Plain request/response types that handlers see. No Beast here: handlers are
+/// plain functions and are tested without sockets.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace cairn {
+
+/// \brief Which protocol a route speaks; decides the shape of its error bodies.
+enum class Protocol { kIceberg, kLance, kAdmin };
+
+/// \brief A parsed HTTP request.
+struct Request {
+  std::string method;  ///< upper-case verb, e.g. "GET"
+  std::string path;    ///< raw (still percent-encoded) path, without the query
+  /// Route captures in pattern order: name → raw (still encoded) path segment.
+  std::vector<std::pair<std::string, std::string>> path_params;
+  /// Decoded query parameters in order of appearance (`+` decoded as space).
+  std::vector<std::pair<std::string, std::string>> query;
+  /// Header fields the handlers may need; names lower-case.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  std::string request_id;
+
+  /// \brief The raw value of a path capture; empty when the route has no such capture.
+  std::string_view PathParam(std::string_view name) const {
+    for (const auto& [key, value] : path_params) {
+      if (key == name) return value;
+    }
+    return {};
+  }
+
+  /// \brief The first value of a query parameter, nullopt when absent.
+  std::optional<std::string_view> QueryParam(std::string_view name) const {
+    for (const auto& [key, value] : query) {
+      if (key == name) return std::string_view(value);
+    }
+    return std::nullopt;
+  }
+
+  /// \brief The value of a header (name given lower-case), nullopt when absent.
+  std::optional<std::string_view> Header(std::string_view name) const {
+    for (const auto& [key, value] : headers) {
+      if (key == name) return std::string_view(value);
+    }
+    return std::nullopt;
+  }
+};
+
+/// \brief A successful response. Failures travel as `Error` values and are rendered by
+/// `http/error_mapping`.
+struct Response {
+  int status = 200;
+  std::string body;
+  std::string content_type = "application/json";
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  /// \brief 200 with a JSON body.
+  static Response Json(std::string body) { return Response{200, std::move(body), "application/json", {}}; }
+  /// \brief 204 with no body.
+  static Response NoContent() { return Response{204, {}, {}, {}}; }
+};
+
+}  // namespace cairn

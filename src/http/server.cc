@@ -1,0 +1,399 @@
+// The Beast/Asio half of the server. Session mechanics follow Beast's own awaitable
+// examples at boost-1.81.0: a request_parser with header and body limits, a timeout before
+// every read, `as_tuple` so that EOF and timeouts are values, and a co_spawn completion
+// handler that logs escaped exceptions.
+
+#include "http/server.h"
+
+#include <atomic>
+#include <csignal>
+#include <random>
+#include <thread>
+
+#include <boost/asio.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/url/parse.hpp>
+#include <spdlog/spdlog.h>
+
+#include "http/error_mapping.h"
+#include "http/worker_pool.h"
+
+#ifndef CAIRN_VERSION
+#  define CAIRN_VERSION "0.0.0"
+#endif
+
+namespace cairn {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using net::awaitable;
+constexpr auto kAsTuple = net::as_tuple(net::use_awaitable);
+
+using BeastRequest = http::request<http::string_body>;
+using BeastResponse = http::response<http::string_body>;
+
+/// Which protocol's error shape to use for a request that matched no route.
+Protocol ProtocolForPath(std::string_view path) {
+  if (path.rfind("/lance/", 0) == 0 || path == "/lance") return Protocol::kLance;
+  return Protocol::kIceberg;
+}
+
+/// A client-supplied request id is echoed when it is short and plain; otherwise (and when
+/// absent) a random one is generated.
+std::string RequestIdFor(std::string_view supplied) {
+  const bool usable = !supplied.empty() && supplied.size() <= 128 &&
+                      supplied.find_first_not_of(
+                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") ==
+                          std::string_view::npos;
+  if (usable) return std::string(supplied);
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return fmt::format("{:016x}{:016x}", rng(), rng());
+}
+
+std::string Lowercase(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+/// Errors of the HTTP parser that mean the client sent something malformed (as opposed
+/// to closing the connection or timing out).
+bool IsMalformedRequest(const boost::system::error_code& ec) {
+  return ec.category() == http::make_error_code(http::error::bad_target).category() &&
+         ec != http::error::end_of_stream && ec != http::error::partial_message &&
+         ec != http::error::need_more;
+}
+
+}  // namespace
+
+class HttpServer::Impl {
+ public:
+  Impl(HttpOptions options, const Router& router, HttpMetrics& metrics)
+      : options_(std::move(options)),
+        router_(router),
+        metrics_(metrics),
+        ioc_(static_cast<int>(std::max<size_t>(1, options_.io_threads))),
+        acceptor_(ioc_),
+        pool_(std::max<size_t>(1, options_.worker_threads), options_.worker_queue) {
+    std::vector<std::string> labels;
+    for (const auto& route : router_.routes()) labels.push_back(route.method + " " + route.pattern);
+    metrics_.Configure(std::move(labels));
+  }
+
+  Result<uint16_t> Listen() {
+    boost::system::error_code ec;
+    tcp::resolver resolver(ioc_);
+    auto endpoints = resolver.resolve(options_.host, std::to_string(options_.port),
+                                      tcp::resolver::passive, ec);
+    if (ec || endpoints.empty()) {
+      return InvalidConfig("listen: cannot resolve host '{}': {}", options_.host, ec.message());
+    }
+    const tcp::endpoint endpoint = endpoints.begin()->endpoint();
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
+    if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    if (ec) {
+      return InvalidConfig("listen: cannot listen on {}:{}: {}", options_.host, options_.port,
+                           ec.message());
+    }
+    return acceptor_.local_endpoint().port();
+  }
+
+  void Run() {
+    net::signal_set signals(ioc_, SIGINT, SIGTERM);
+    signals.async_wait([this](const boost::system::error_code& ec, int signal) {
+      if (ec) return;
+      spdlog::info("received signal {}: stopping", signal);
+      BeginShutdown();
+    });
+    net::co_spawn(ioc_, Accept(), net::detached);
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < options_.io_threads; ++i) threads.emplace_back([this] { ioc_.run(); });
+    ioc_.run();
+    for (auto& thread : threads) thread.join();
+    // No session runs any more; running handlers finish, queued ones are dropped.
+    pool_.Shutdown();
+    spdlog::info("stopped");
+  }
+
+ private:
+  /// A blocking handler invocation handed to the worker pool; shared so that it outlives
+  /// the session coroutine if the server stops mid-request.
+  struct BlockingCall {
+    const Route* route;
+    Request request;
+  };
+
+  void BeginShutdown() {
+    stopping_ = true;
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+    net::co_spawn(ioc_, DrainThenStop(), net::detached);
+  }
+
+  /// Waits (bounded) for in-flight requests to be answered, then stops the I/O loop,
+  /// which closes idle keep-alive connections.
+  awaitable<void> DrainThenStop() {
+    const auto deadline = std::chrono::steady_clock::now() + options_.shutdown_grace;
+    net::steady_timer timer(co_await net::this_coro::executor);
+    while (in_flight_.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+      timer.expires_after(std::chrono::milliseconds(10));
+      co_await timer.async_wait(kAsTuple);
+    }
+    if (in_flight_.load() > 0) {
+      spdlog::warn("shutdown grace period over with {} request(s) still in flight",
+                   in_flight_.load());
+    }
+    ioc_.stop();
+  }
+
+  awaitable<void> Accept() {
+    for (;;) {
+      auto [ec, socket] = co_await acceptor_.async_accept(net::make_strand(ioc_), kAsTuple);
+      if (stopping_ || ec == net::error::operation_aborted) co_return;
+      if (ec) {
+        // Out of descriptors and the like: back off briefly instead of spinning.
+        spdlog::warn("accept failed: {}", ec.message());
+        net::steady_timer timer(co_await net::this_coro::executor, std::chrono::milliseconds(50));
+        co_await timer.async_wait(kAsTuple);
+        continue;
+      }
+      auto executor = socket.get_executor();
+      net::co_spawn(executor, Session(std::move(socket)), [](std::exception_ptr e) {
+        if (!e) return;
+        try {
+          std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+          spdlog::error("session ended by exception: {}", ex.what());
+        }
+      });
+    }
+  }
+
+  awaitable<void> Session(tcp::socket socket) {
+    beast::tcp_stream stream(std::move(socket));
+    beast::flat_buffer buffer;
+    for (;;) {
+      http::request_parser<http::string_body> parser;
+      parser.header_limit(static_cast<uint32_t>(options_.max_header_bytes));
+      parser.body_limit(options_.max_body_bytes);
+      stream.expires_after(options_.header_timeout);
+      auto [read_ec, header_bytes] = co_await http::async_read_header(stream, buffer, parser, kAsTuple);
+      if (!read_ec && parser.get()[http::field::expect] == "100-continue") {
+        http::response<http::empty_body> go_on{http::status::continue_, 11};
+        stream.expires_after(options_.write_timeout);
+        co_await http::async_write(stream, go_on, kAsTuple);
+      }
+      if (!read_ec && !parser.is_done()) {
+        stream.expires_after(options_.read_timeout);
+        std::tie(read_ec, header_bytes) = co_await http::async_read(stream, buffer, parser, kAsTuple);
+      }
+      if (read_ec) {
+        co_await RejectUnreadable(stream, read_ec);
+        co_return;
+      }
+      BeastRequest request = parser.release();
+      ++in_flight_;
+      BeastResponse response = co_await Handle(request);
+      stream.expires_after(options_.write_timeout);
+      auto [write_ec, written] = co_await http::async_write(stream, response, kAsTuple);
+      --in_flight_;
+      if (write_ec || !response.keep_alive()) break;
+    }
+    boost::system::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  }
+
+  /// Answers a request that could not be read: 413 for a body over the limit, 431 for an
+  /// oversized head, 400 for malformed HTTP; silently closes on EOF and timeouts.
+  awaitable<void> RejectUnreadable(beast::tcp_stream& stream, const boost::system::error_code& ec) {
+    Error error;
+    if (ec == http::error::body_limit) {
+      error = Error{ErrorKind::kRequestTooLarge,
+                    fmt::format("Request body exceeds the limit of {} bytes", options_.max_body_bytes)};
+    } else if (ec == http::error::header_limit) {
+      error = Error{ErrorKind::kBadRequest, "Request header section too large"};
+    } else if (IsMalformedRequest(ec)) {
+      error = Error{ErrorKind::kBadRequest, fmt::format("Malformed HTTP request: {}", ec.message())};
+    } else {
+      co_return;
+    }
+    Response rendered = ErrorResponse(Protocol::kIceberg, error);
+    BeastResponse response{static_cast<http::status>(ec == http::error::header_limit ? 431 : rendered.status), 11};
+    response.set(http::field::content_type, rendered.content_type);
+    response.set(http::field::server, "cairn/" CAIRN_VERSION);
+    response.keep_alive(false);
+    response.body() = std::move(rendered.body);
+    response.prepare_payload();
+    metrics_.Record(metrics_.unmatched_index(), response.result_int(), 0.0);
+    spdlog::info("status={} error=\"{}\"", response.result_int(), error.message);
+    stream.expires_after(options_.write_timeout);
+    co_await http::async_write(stream, response, kAsTuple);
+    // Lingering close: read and discard what the client is still sending for a short
+    // while, so that it sees our answer instead of a connection reset.
+    boost::system::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream.expires_after(std::chrono::seconds(2));
+    std::vector<char> scratch(64 * 1024);
+    for (size_t drained = 0; drained < 4 * options_.max_body_bytes + (1 << 20);) {
+      auto [drain_ec, n] = co_await stream.async_read_some(net::buffer(scratch), kAsTuple);
+      if (drain_ec) break;
+      drained += n;
+    }
+  }
+
+  awaitable<BeastResponse> Handle(BeastRequest& beast_request) {
+    const auto start = std::chrono::steady_clock::now();
+    Request request;
+    request.method = std::string(beast_request.method_string());
+    request.request_id = RequestIdFor(beast_request["X-Request-Id"]);
+    for (const auto& field : beast_request) {
+      request.headers.emplace_back(Lowercase(field.name_string()), std::string(field.value()));
+    }
+    request.body = std::move(beast_request.body());
+
+    RequestSummary log{request.method, std::string(beast_request.target()), request.request_id};
+    size_t route_index = metrics_.unmatched_index();
+    Response response;
+    auto url = boost::urls::parse_origin_form(beast_request.target());
+    if (!url) {
+      request.path = std::string(beast_request.target());
+      response = ErrorResponse(ProtocolForPath(request.path),
+                               Error{ErrorKind::kBadRequest,
+                                     "Malformed request target (invalid percent-encoding?)"});
+    } else {
+      request.path = std::string(url->encoded_path());
+      for (const auto& param : url->params()) {
+        request.query.emplace_back(param.key, param.value);
+      }
+      log.path = request.path;
+      RouteMatch match = router_.Match(request.method, request.path);
+      switch (match.kind) {
+        case RouteMatch::Kind::kFound: {
+          route_index = match.route_index;
+          const Route& route = router_.routes()[route_index];
+          request.path_params = std::move(match.params);
+          if (route.blocking) {
+            auto executor = co_await net::this_coro::executor;
+            response = co_await RunBlocking(route, std::move(request), executor);
+          } else {
+            response = Invoke(route, request);
+          }
+          break;
+        }
+        case RouteMatch::Kind::kMethodNotAllowed:
+          response = ErrorResponse(
+              ProtocolForPath(request.path),
+              Error{ErrorKind::kMethodNotAllowed,
+                    fmt::format("Method {} is not allowed for {}; allowed: {}", request.method,
+                                request.path, match.allowed)});
+          response.headers.emplace_back("Allow", match.allowed);
+          break;
+        case RouteMatch::Kind::kNotFound:
+          response = ErrorResponse(
+              ProtocolForPath(request.path),
+              Error{ErrorKind::kNotFound,
+                    fmt::format("No route for {} {}", request.method, request.path)});
+          break;
+      }
+    }
+
+    co_return Finish(beast_request, log, std::move(response), route_index, start);
+  }
+
+  /// What the access log and the response need after the request has been handed off.
+  struct RequestSummary {
+    std::string method;
+    std::string path;
+    std::string request_id;
+  };
+
+  BeastResponse Finish(const BeastRequest& beast_request, const RequestSummary& request,
+                       Response response, size_t route_index,
+                       std::chrono::steady_clock::time_point start) {
+    BeastResponse out{static_cast<http::status>(response.status), beast_request.version()};
+    out.set(http::field::server, "cairn/" CAIRN_VERSION);
+    out.set("X-Request-Id", request.request_id);
+    if (!response.body.empty()) out.set(http::field::content_type, response.content_type);
+    for (auto& [name, value] : response.headers) out.set(name, value);
+    out.keep_alive(beast_request.keep_alive() && !stopping_);
+    if (beast_request.method() != http::verb::head) out.body() = std::move(response.body);
+    out.prepare_payload();
+
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    metrics_.Record(route_index, response.status, seconds);
+    spdlog::info("method={} path={} status={} duration_ms={:.3f} request_id={}", request.method,
+                 request.path, response.status, seconds * 1e3, request.request_id);
+    return out;
+  }
+
+  /// Runs a handler and turns its error (or an escaped exception) into an error response.
+  static Response Invoke(const Route& route, const Request& request) {
+    try {
+      auto result = route.handler(request);
+      if (result) return std::move(*result);
+      if (MapError(result.error().kind).status >= 500) {
+        spdlog::error("request_id={} {} {} failed: {}", request.request_id, request.method,
+                      request.path, result.error().message);
+      }
+      return ErrorResponse(route.protocol, result.error());
+    } catch (const std::exception& e) {
+      spdlog::error("request_id={} handler threw: {}", request.request_id, e.what());
+      return ErrorResponse(route.protocol,
+                           Error{ErrorKind::kInternal, "Internal server error"});
+    }
+  }
+
+  /// Runs a blocking handler on the worker pool and resumes the session with its response;
+  /// answers 503 with Retry-After at once when the pool's queue is full. Deliberately not
+  /// a coroutine itself (GCC 12 mis-orders destruction of locals around co_await of an
+  /// initiation lambda); it returns the awaitable of the initiation.
+  awaitable<Response> RunBlocking(const Route& route, Request request,
+                                  const net::any_io_executor& executor) {
+    auto call = std::make_shared<BlockingCall>(BlockingCall{&route, std::move(request)});
+    return net::async_initiate<decltype(net::use_awaitable), void(Response)>(
+        [this, call, executor](auto handler) {
+          auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+          auto complete = [shared, executor](Response response) {
+            net::post(executor, [shared, response = std::move(response)]() mutable {
+              (*shared)(std::move(response));
+            });
+          };
+          const bool accepted = pool_.TrySubmit(
+              [call, complete] { complete(Invoke(*call->route, call->request)); });
+          if (!accepted) {
+            metrics_.RecordRejected();
+            Response busy = ErrorResponse(
+                call->route->protocol,
+                Error{ErrorKind::kServiceUnavailable, "Server is overloaded; retry later"});
+            busy.headers.emplace_back("Retry-After", "1");
+            complete(std::move(busy));
+          }
+        },
+        net::use_awaitable);
+  }
+
+  HttpOptions options_;
+  const Router& router_;
+  HttpMetrics& metrics_;
+  net::io_context ioc_;
+  tcp::acceptor acceptor_;
+  WorkerPool pool_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> in_flight_{0};
+};
+
+HttpServer::HttpServer(HttpOptions options, const Router& router, HttpMetrics& metrics)
+    : impl_(std::make_unique<Impl>(std::move(options), router, metrics)) {}
+HttpServer::~HttpServer() = default;
+Result<uint16_t> HttpServer::Listen() { return impl_->Listen(); }
+void HttpServer::Run() { impl_->Run(); }
+
+}  // namespace cairn

@@ -1,0 +1,45 @@
+#pragma once
+
+/// \file
+/// \brief A fixed set of threads for blocking work (store, files) with a bounded queue:
+/// when the queue is full `TrySubmit` refuses, and the server answers 503 instead of
+/// queueing without bound.
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace cairn {
+
+class WorkerPool {
+ public:
+  /// \brief Starts `threads` workers; at most `max_queued` tasks wait beyond those running.
+  WorkerPool(size_t threads, size_t max_queued);
+  /// \brief Same as `Shutdown()`.
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  /// \brief Queues `task`; false (task not taken) when the queue is full or the pool is
+  /// shutting down. Thread-safe.
+  bool TrySubmit(std::function<void()> task);
+
+  /// \brief Lets running tasks finish, drops queued ones, joins the threads. Idempotent.
+  void Shutdown();
+
+ private:
+  void Work();
+
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> queue_;  // guarded by mutex_
+  bool stopping_ = false;                    // guarded by mutex_
+  size_t max_queued_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace cairn

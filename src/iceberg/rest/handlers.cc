@@ -1,0 +1,115 @@
+#include "iceberg/rest/handlers.h"
+
+#include <charconv>
+
+#include "common/macros.h"
+#include "common/url_codec.h"
+#include "iceberg/rest/json_serde.h"
+
+namespace cairn::iceberg_rest {
+namespace {
+
+/// The separator Cairn advertises for multi-level namespaces in paths and `parent`.
+constexpr char kNamespaceSeparator = '\x1f';
+
+/// The catalog a request addresses: its `{prefix}` capture, or "" (the default catalog)
+/// on the routes without a prefix.
+Result<std::string> CatalogOf(const Request& request) {
+  return FormDecodeSegment(request.PathParam("prefix"));
+}
+
+Result<NamespacePath> NamespaceOf(const Request& request) {
+  return DecodeNamespaceSegment(request.PathParam("namespace"));
+}
+
+/// `parent` arrives already percent-decoded: its levels are separated by the 0x1F byte.
+NamespacePath SplitParent(std::string_view parent) {
+  NamespacePath levels;
+  if (parent.empty()) return levels;  // the spec treats an empty parent as absent
+  size_t start = 0;
+  for (;;) {
+    const size_t pos = parent.find(kNamespaceSeparator, start);
+    levels.emplace_back(parent.substr(start, pos - start));
+    if (pos == std::string_view::npos) return levels;
+    start = pos + 1;
+  }
+}
+
+Result<std::optional<size_t>> ParsePageSize(std::optional<std::string_view> raw) {
+  if (!raw) return std::optional<size_t>{};
+  size_t value = 0;
+  const auto* end = raw->data() + raw->size();
+  const auto [ptr, ec] = std::from_chars(raw->data(), end, value);
+  if (raw->empty() || ec != std::errc() || ptr != end || value == 0) {
+    return BadRequest("Invalid pageSize '{}': expected a positive integer", *raw);
+  }
+  return std::optional<size_t>(value);
+}
+
+}  // namespace
+
+Result<Response> GetConfig(CatalogService& catalog, const std::vector<std::string>& endpoints,
+                           const Request& request) {
+  const auto warehouse = request.QueryParam("warehouse");
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalog.ResolveCatalog(warehouse.value_or("")));
+  CatalogConfig config;
+  config.overrides["prefix"] = record.name;
+  config.overrides["namespace-separator"] = "%1F";
+  config.endpoints = endpoints;
+  return Response::Json(ToJson(config));
+}
+
+Result<Response> ListNamespaces(CatalogService& catalog, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog_name, CatalogOf(request));
+  const auto token = request.QueryParam("pageToken");
+  CAIRN_ASSIGN_OR_RAISE(auto page_size, ParsePageSize(request.QueryParam("pageSize")));
+  // Without pageToken and pageSize the spec asks for everything in one response.
+  PageRequest page{std::string(token.value_or("")), page_size};
+  if (token && !page_size) page.page_size = kMaxPageSize;
+  CAIRN_ASSIGN_OR_RAISE(
+      auto listing,
+      catalog.ListNamespaces(catalog_name, SplitParent(request.QueryParam("parent").value_or("")),
+                             page));
+  return Response::Json(ToJson(listing));
+}
+
+Result<Response> CreateNamespace(CatalogService& catalog, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog_name, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto body, CreateNamespaceRequestFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(auto created,
+                        catalog.CreateNamespace(catalog_name, body.ns, body.properties));
+  return Response::Json(NamespaceToJson(created));
+}
+
+Result<Response> LoadNamespace(CatalogService& catalog, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog_name, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalog.LoadNamespace(catalog_name, ns));
+  return Response::Json(NamespaceToJson(record));
+}
+
+Result<Response> NamespaceExists(CatalogService& catalog, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog_name, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
+  CAIRN_ASSIGN_OR_RAISE(bool exists, catalog.NamespaceExists(catalog_name, ns));
+  if (!exists) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ns));
+  return Response::NoContent();
+}
+
+Result<Response> DropNamespace(CatalogService& catalog, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog_name, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
+  CAIRN_RETURN_IF_ERROR(catalog.DropNamespace(catalog_name, ns));
+  return Response::NoContent();
+}
+
+Result<Response> UpdateNamespaceProperties(CatalogService& catalog, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog_name, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto body, UpdateNamespacePropertiesRequestFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(auto outcome, catalog.UpdateNamespaceProperties(
+                                          catalog_name, ns, body.updates, body.removals));
+  return Response::Json(ToJson(outcome));
+}
+
+}  // namespace cairn::iceberg_rest

@@ -1,0 +1,23 @@
+#pragma once
+
+/// \file
+/// \brief The Iceberg REST route table: every endpoint Cairn implements, registered under
+/// `/iceberg` and at the root, each with and without `{prefix}`. The same table yields the
+/// `endpoints` list of `/v1/config`, so the advertisement cannot drift from the routes.
+
+#include <string>
+#include <vector>
+
+#include "catalog/catalog_service.h"
+#include "http/router.h"
+
+namespace cairn::iceberg_rest {
+
+/// \brief `"<VERB> <path template>"` for every implemented catalog route, as the spec
+/// writes them (with `{prefix}`); `/v1/config` itself is not listed.
+std::vector<std::string> AdvertisedEndpoints();
+
+/// \brief Adds all Iceberg REST routes to `router`. `catalog` must outlive the router.
+void AddIcebergRoutes(Router& router, CatalogService& catalog);
+
+}  // namespace cairn::iceberg_rest

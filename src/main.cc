@@ -1,0 +1,101 @@
+// cairn: the command-line entry point. `cairn serve` wires configuration, store, catalog
+// service, routes and the HTTP server together and runs until SIGINT/SIGTERM.
+
+#include <cstdio>
+#include <map>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "admin/admin_routes.h"
+#include "catalog/catalog_service.h"
+#include "config/server_config.h"
+#include "http/router.h"
+#include "http/server.h"
+#include "iceberg/rest/routes.h"
+
+#ifndef CAIRN_VERSION
+#  define CAIRN_VERSION "0.0.0"
+#endif
+
+namespace cairn {
+namespace {
+
+void SetUpLogging(const std::string& level) {
+  auto logger = spdlog::stderr_logger_mt("cairn");
+  logger->set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
+  logger->set_level(spdlog::level::from_str(level));
+  spdlog::set_default_logger(logger);
+}
+
+/// Fails with a one-line message naming the problem, as the issue of every bad setting.
+int FailStart(const Error& error) {
+  std::fprintf(stderr, "cairn: %s\n", error.message.c_str());
+  return 2;
+}
+
+int Serve(const std::optional<std::string>& config_file,
+          const std::map<std::string, std::optional<std::string>>& flags) {
+  ServerConfig config;
+  if (config_file) {
+    if (auto status = ApplyConfigFile(config, *config_file); !status) return FailStart(status.error());
+  }
+  for (const auto& [key, value] : flags) {
+    if (!value) continue;
+    if (auto status = ApplySetting(config, key, *value); !status) return FailStart(status.error());
+  }
+  if (auto status = FinalizeConfig(config); !status) return FailStart(status.error());
+  SetUpLogging(config.log_level);
+
+  auto store = OpenSqliteStore(config.sqlite);
+  if (!store) return FailStart(store.error());
+  CatalogService catalog(**store, CatalogSettings{config.default_catalog, config.warehouse_root});
+  if (auto status = catalog.EnsureDefaultCatalog(); !status) return FailStart(status.error());
+
+  Router router;
+  HttpMetrics metrics;
+  iceberg_rest::AddIcebergRoutes(router, catalog);
+  AddAdminRoutes(router, catalog, metrics);
+
+  HttpServer server(config.http, router, metrics);
+  auto port = server.Listen();
+  if (!port) return FailStart(port.error());
+  const bool ipv6 = config.http.host.find(':') != std::string::npos;
+  spdlog::info("cairn {} serving data-dir={} store=sqlite:{} on {}:{}", CAIRN_VERSION,
+               config.data_dir, config.sqlite.path, config.http.host, *port);
+  // The one line on stdout: tests and scripts wait for it to know the server is ready.
+  std::printf("listening on http://%s%s%s:%u\n", ipv6 ? "[" : "", config.http.host.c_str(),
+              ipv6 ? "]" : "", static_cast<unsigned>(*port));
+  std::fflush(stdout);
+  server.Run();
+  // The server (and its worker pool) is stopped here; the store closes when `store` goes.
+  return 0;
+}
+
+}  // namespace
+}  // namespace cairn
+
+int main(int argc, char** argv) {
+  CLI::App app{"Cairn: an Apache Iceberg REST and Lance REST Namespace catalog server"};
+  app.set_version_flag("--version", std::string("cairn ") + CAIRN_VERSION);
+  app.require_subcommand(1);
+
+  auto* serve = app.add_subcommand("serve", "Run the catalog server in the foreground");
+  std::optional<std::string> config_file;
+  serve->add_option("--config", config_file,
+                    "TOML file of settings (keys as the flags below, without '--'); flags override it");
+  std::map<std::string, std::optional<std::string>> flags;
+  for (const auto& setting : cairn::Settings()) {
+    const std::string key(setting.key);
+    serve->add_option("--" + key, flags[key], std::string(setting.help));
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (serve->parsed()) return cairn::Serve(config_file, flags);
+  return 0;
+}

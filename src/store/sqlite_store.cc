@@ -1,0 +1,579 @@
+// SQLite implementation of MetaStore.
+//
+// Concurrency: a fixed pool of connections; each call borrows one for its duration. WAL
+// mode lets readers run beside the single writer. Writers open with BEGIN IMMEDIATE so
+// that two writers never both hold a read lock and then deadlock upgrading it.
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <chrono>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include "common/macros.h"
+#include "store/meta_store.h"
+
+namespace cairn {
+namespace {
+
+/// Namespace paths are stored as (parent_path, name); levels are joined with 0x1F, a byte
+/// that names may not contain, so the encoding is unambiguous and sorts like the levels.
+constexpr char kLevelSeparator = '\x1f';
+
+std::string JoinLevels(const NamespacePath& path, size_t count) {
+  std::string out;
+  for (size_t i = 0; i < count; ++i) {
+    if (i > 0) out.push_back(kLevelSeparator);
+    out += path[i];
+  }
+  return out;
+}
+
+std::string ParentKey(const NamespacePath& path) {
+  return JoinLevels(path, path.empty() ? 0 : path.size() - 1);
+}
+std::string FullKey(const NamespacePath& path) { return JoinLevels(path, path.size()); }
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+/// Each entry is one schema version; applied in order, each in its own transaction, and
+/// recorded in `schema_version`. Never edit a released entry: append a new one.
+const std::vector<const char*>& Migrations() {
+  static const std::vector<const char*> kMigrations = {
+      // v1: catalogs, namespaces with properties, and one identifier space per namespace
+      // for Iceberg tables, Iceberg views and Lance tables ("entities").
+      R"sql(
+      CREATE TABLE catalogs (
+        id            INTEGER PRIMARY KEY,
+        name          TEXT NOT NULL UNIQUE,
+        location      TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL
+      );
+      CREATE TABLE catalog_properties (
+        catalog_id INTEGER NOT NULL REFERENCES catalogs(id) ON DELETE CASCADE,
+        key        TEXT NOT NULL,
+        value      TEXT NOT NULL,
+        PRIMARY KEY (catalog_id, key)
+      ) WITHOUT ROWID;
+      CREATE TABLE namespaces (
+        id            INTEGER PRIMARY KEY,
+        catalog_id    INTEGER NOT NULL REFERENCES catalogs(id),
+        parent_path   TEXT NOT NULL,
+        name          TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        UNIQUE (catalog_id, parent_path, name)
+      );
+      CREATE TABLE namespace_properties (
+        namespace_id INTEGER NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
+        key          TEXT NOT NULL,
+        value        TEXT NOT NULL,
+        PRIMARY KEY (namespace_id, key)
+      ) WITHOUT ROWID;
+      CREATE TABLE entities (
+        id                INTEGER PRIMARY KEY,
+        namespace_id      INTEGER NOT NULL REFERENCES namespaces(id),
+        name              TEXT NOT NULL,
+        kind              TEXT NOT NULL
+                          CHECK (kind IN ('iceberg-table', 'iceberg-view', 'lance-table')),
+        metadata_location TEXT,
+        metadata          BLOB,
+        version           INTEGER NOT NULL DEFAULT 0,
+        created_at_ms     INTEGER NOT NULL,
+        updated_at_ms     INTEGER NOT NULL,
+        UNIQUE (namespace_id, name)
+      );
+      )sql",
+  };
+  return kMigrations;
+}
+
+/// One open database connection with its cache of prepared statements.
+class Connection {
+ public:
+  explicit Connection(sqlite3* db) : db_(db) {}
+  ~Connection() {
+    for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
+    sqlite3_close_v2(db_);
+  }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  sqlite3* db() const { return db_; }
+
+  /// Returns a reset prepared statement for `sql` (cached by text).
+  Result<sqlite3_stmt*> Prepare(const char* sql) {
+    auto it = statements_.find(sql);
+    if (it != statements_.end()) {
+      sqlite3_reset(it->second);
+      sqlite3_clear_bindings(it->second);
+      return it->second;
+    }
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr) !=
+        SQLITE_OK) {
+      return IOError("SQLite prepare failed: {}", sqlite3_errmsg(db_));
+    }
+    statements_.emplace(sql, stmt);
+    return stmt;
+  }
+
+  Error LastError(std::string_view what) const {
+    const int code = sqlite3_extended_errcode(db_);
+    if ((code & 0xFF) == SQLITE_BUSY || (code & 0xFF) == SQLITE_LOCKED) {
+      return Error{ErrorKind::kServiceUnavailable,
+                   fmt::format("Metadata store is busy ({}); retry later", what)};
+    }
+    return Error{ErrorKind::kIOError,
+                 fmt::format("Metadata store error during {}: {}", what, sqlite3_errmsg(db_))};
+  }
+
+  Status Exec(const char* sql, std::string_view what) {
+    char* message = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+      Error error = LastError(what);
+      sqlite3_free(message);
+      return tl::unexpected(std::move(error));
+    }
+    return Ok();
+  }
+
+ private:
+  sqlite3* db_;
+  std::unordered_map<const char*, sqlite3_stmt*> statements_;
+};
+
+/// A bound statement being stepped; resets itself when it goes out of scope.
+class Query {
+ public:
+  Query(Connection& conn, sqlite3_stmt* stmt) : conn_(conn), stmt_(stmt) {}
+  ~Query() { sqlite3_reset(stmt_); }
+  Query(const Query&) = delete;
+  Query& operator=(const Query&) = delete;
+
+  Query& Bind(int64_t value) {
+    sqlite3_bind_int64(stmt_, ++index_, value);
+    return *this;
+  }
+  Query& Bind(std::string_view value) {
+    sqlite3_bind_text(stmt_, ++index_, value.data(), static_cast<int>(value.size()),
+                      SQLITE_TRANSIENT);
+    return *this;
+  }
+
+  /// True when a row is available, false when done.
+  Result<bool> Step(std::string_view what) {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    return tl::unexpected(conn_.LastError(what));
+  }
+
+  /// Runs a statement that returns no rows.
+  Status Run(std::string_view what) {
+    CAIRN_ASSIGN_OR_RAISE(bool row, Step(what));
+    (void)row;
+    return Ok();
+  }
+
+  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  std::string Text(int col) const {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return text == nullptr ? std::string()
+                           : std::string(text, sqlite3_column_bytes(stmt_, col));
+  }
+  int Changes() const { return sqlite3_changes(conn_.db()); }
+
+ private:
+  Connection& conn_;
+  sqlite3_stmt* stmt_;
+  int index_ = 0;
+};
+
+/// A write transaction; rolls back unless committed.
+class WriteTransaction {
+ public:
+  explicit WriteTransaction(Connection& conn) : conn_(conn) {}
+  ~WriteTransaction() {
+    if (open_) (void)conn_.Exec("ROLLBACK", "rollback");
+  }
+  WriteTransaction(const WriteTransaction&) = delete;
+  WriteTransaction& operator=(const WriteTransaction&) = delete;
+
+  Status Begin() {
+    CAIRN_RETURN_IF_ERROR(conn_.Exec("BEGIN IMMEDIATE", "begin transaction"));
+    open_ = true;
+    return Ok();
+  }
+  Status Commit() {
+    CAIRN_RETURN_IF_ERROR(conn_.Exec("COMMIT", "commit"));
+    open_ = false;
+    return Ok();
+  }
+
+ private:
+  Connection& conn_;
+  bool open_ = false;
+};
+
+class SqliteStore;
+
+/// Borrows a connection from the pool for the scope of one store call.
+class Lease {
+ public:
+  Lease(SqliteStore& store, std::unique_ptr<Connection> conn)
+      : store_(store), conn_(std::move(conn)) {}
+  ~Lease();
+  Lease(const Lease&) = delete;
+  Lease& operator=(const Lease&) = delete;
+  Connection& operator*() { return *conn_; }
+  Connection* operator->() { return conn_.get(); }
+
+ private:
+  SqliteStore& store_;
+  std::unique_ptr<Connection> conn_;
+};
+
+Result<std::unique_ptr<Connection>> OpenConnection(const SqliteOptions& options) {
+  sqlite3* db = nullptr;
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(options.path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    std::string message = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close_v2(db);
+    return IOError("Cannot open SQLite database '{}': {}", options.path, message);
+  }
+  auto conn = std::make_unique<Connection>(db);
+  sqlite3_busy_timeout(db, options.busy_timeout_ms);
+  sqlite3_extended_result_codes(db, 1);
+  const std::string pragmas = fmt::format(
+      "PRAGMA journal_mode=WAL; PRAGMA synchronous={}; PRAGMA foreign_keys=ON;",
+      options.synchronous);
+  CAIRN_RETURN_IF_ERROR(conn->Exec(pragmas.c_str(), "configure connection"));
+  return conn;
+}
+
+Status ApplyMigrations(Connection& conn) {
+  CAIRN_RETURN_IF_ERROR(conn.Exec(
+      "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, "
+      "applied_at_ms INTEGER NOT NULL)",
+      "create schema_version"));
+  const auto& migrations = Migrations();
+  for (size_t version = 1; version <= migrations.size(); ++version) {
+    WriteTransaction txn(conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
+    CAIRN_ASSIGN_OR_RAISE(auto* stmt,
+                          conn.Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version"));
+    int64_t current = 0;
+    {
+      Query query(conn, stmt);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("read schema version"));
+      current = row ? query.Int(0) : 0;
+    }
+    if (current > static_cast<int64_t>(migrations.size())) {
+      return IOError("Database schema version {} is newer than this binary supports ({})",
+                     current, migrations.size());
+    }
+    if (current >= static_cast<int64_t>(version)) continue;
+    CAIRN_RETURN_IF_ERROR(conn.Exec(migrations[version - 1], "schema migration"));
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* insert,
+        conn.Prepare("INSERT INTO schema_version (version, applied_at_ms) VALUES (?, ?)"));
+    Query record(conn, insert);
+    CAIRN_RETURN_IF_ERROR(
+        record.Bind(static_cast<int64_t>(version)).Bind(NowMillis()).Run("record migration"));
+    CAIRN_RETURN_IF_ERROR(txn.Commit());
+  }
+  return Ok();
+}
+
+class SqliteStore final : public MetaStore {
+ public:
+  explicit SqliteStore(std::vector<std::unique_ptr<Connection>> connections)
+      : idle_(std::move(connections)) {}
+
+  Lease Acquire() {
+    std::unique_lock lock(mutex_);
+    available_.wait(lock, [this] { return !idle_.empty(); });
+    auto conn = std::move(idle_.back());
+    idle_.pop_back();
+    return Lease(*this, std::move(conn));
+  }
+
+  void Release(std::unique_ptr<Connection> conn) {
+    {
+      std::lock_guard lock(mutex_);
+      idle_.push_back(std::move(conn));
+    }
+    available_.notify_one();
+  }
+
+  Status Ping() override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(auto* stmt, conn->Prepare("SELECT 1"));
+    Query query(*conn, stmt);
+    CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("ping"));
+    if (!row) return IOError("Metadata store ping returned no row");
+    return Ok();
+  }
+
+  Result<CatalogRecord> CreateCatalog(std::string_view name, std::string_view location,
+                                      const Properties& properties) override {
+    auto conn = Acquire();
+    WriteTransaction txn(*conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
+    CAIRN_ASSIGN_OR_RAISE(auto* insert,
+                          conn->Prepare("INSERT INTO catalogs (name, location, created_at_ms) "
+                                        "VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING"));
+    {
+      Query query(*conn, insert);
+      CAIRN_RETURN_IF_ERROR(
+          query.Bind(name).Bind(location).Bind(NowMillis()).Run("create catalog"));
+      if (query.Changes() == 0) return AlreadyExists("Catalog already exists: {}", name);
+    }
+    CatalogRecord record{sqlite3_last_insert_rowid(conn->db()), std::string(name),
+                         std::string(location), properties};
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* prop,
+        conn->Prepare("INSERT INTO catalog_properties (catalog_id, key, value) VALUES (?, ?, ?)"));
+    for (const auto& [key, value] : properties) {
+      Query query(*conn, prop);
+      CAIRN_RETURN_IF_ERROR(
+          query.Bind(record.id).Bind(key).Bind(value).Run("set catalog property"));
+    }
+    CAIRN_RETURN_IF_ERROR(txn.Commit());
+    return record;
+  }
+
+  Result<CatalogRecord> GetCatalog(std::string_view name) override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(auto* stmt,
+                          conn->Prepare("SELECT id, location FROM catalogs WHERE name = ?"));
+    CatalogRecord record;
+    {
+      Query query(*conn, stmt);
+      query.Bind(name);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load catalog"));
+      if (!row) return NoSuchWarehouse("Warehouse does not exist: {}", name);
+      record = CatalogRecord{query.Int(0), std::string(name), query.Text(1), {}};
+    }
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* props,
+        conn->Prepare("SELECT key, value FROM catalog_properties WHERE catalog_id = ?"));
+    CAIRN_ASSIGN_OR_RAISE(record.properties, ReadProperties(*conn, props, record.id));
+    return record;
+  }
+
+  Status CreateNamespace(int64_t catalog_id, const NamespacePath& path,
+                         const Properties& properties) override {
+    auto conn = Acquire();
+    WriteTransaction txn(*conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
+    if (path.size() > 1) {
+      NamespacePath parent(path.begin(), path.end() - 1);
+      CAIRN_ASSIGN_OR_RAISE(auto parent_id, FindNamespaceId(*conn, catalog_id, parent));
+      if (!parent_id) {
+        return NoSuchNamespace("Namespace does not exist: {}", DottedName(parent));
+      }
+    }
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* insert,
+        conn->Prepare("INSERT INTO namespaces (catalog_id, parent_path, name, created_at_ms) "
+                      "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"));
+    {
+      Query query(*conn, insert);
+      CAIRN_RETURN_IF_ERROR(query.Bind(catalog_id)
+                                .Bind(ParentKey(path))
+                                .Bind(path.back())
+                                .Bind(NowMillis())
+                                .Run("create namespace"));
+      if (query.Changes() == 0) {
+        return AlreadyExists("Namespace already exists: {}", DottedName(path));
+      }
+    }
+    const int64_t id = sqlite3_last_insert_rowid(conn->db());
+    CAIRN_RETURN_IF_ERROR(WriteProperties(*conn, id, properties));
+    return txn.Commit();
+  }
+
+  Result<NamespaceRecord> LoadNamespace(int64_t catalog_id,
+                                        const NamespacePath& path) override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(auto id, FindNamespaceId(*conn, catalog_id, path));
+    if (!id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(path));
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* props,
+        conn->Prepare("SELECT key, value FROM namespace_properties WHERE namespace_id = ?"));
+    CAIRN_ASSIGN_OR_RAISE(auto properties, ReadProperties(*conn, props, *id));
+    return NamespaceRecord{*id, path, std::move(properties)};
+  }
+
+  Result<bool> NamespaceExists(int64_t catalog_id, const NamespacePath& path) override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(auto id, FindNamespaceId(*conn, catalog_id, path));
+    return id.has_value();
+  }
+
+  Result<NamePage> ListNamespaces(int64_t catalog_id, const NamespacePath& parent,
+                                  std::string_view after,
+                                  std::optional<size_t> limit) override {
+    auto conn = Acquire();
+    if (!parent.empty()) {
+      CAIRN_ASSIGN_OR_RAISE(auto parent_id, FindNamespaceId(*conn, catalog_id, parent));
+      if (!parent_id) {
+        return NoSuchNamespace("Namespace does not exist: {}", DottedName(parent));
+      }
+    }
+    // Keyset pagination on the (catalog_id, parent_path, name) unique index: the rows
+    // before `after` are never visited. One extra row tells whether more follow.
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn->Prepare("SELECT name FROM namespaces WHERE catalog_id = ? AND parent_path = ? "
+                      "AND name > ? ORDER BY name LIMIT ?"));
+    Query query(*conn, stmt);
+    const int64_t fetch = limit ? static_cast<int64_t>(*limit) + 1 : -1;
+    query.Bind(catalog_id).Bind(FullKey(parent)).Bind(after).Bind(fetch);
+    NamePage page;
+    for (;;) {
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("list namespaces"));
+      if (!row) break;
+      if (limit && page.names.size() == *limit) {
+        page.has_more = true;
+        break;
+      }
+      page.names.push_back(query.Text(0));
+    }
+    return page;
+  }
+
+  Status DropNamespace(int64_t catalog_id, const NamespacePath& path) override {
+    auto conn = Acquire();
+    WriteTransaction txn(*conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
+    CAIRN_ASSIGN_OR_RAISE(auto id, FindNamespaceId(*conn, catalog_id, path));
+    if (!id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(path));
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* children,
+        conn->Prepare("SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM namespaces WHERE "
+                      "catalog_id = ? AND parent_path = ? LIMIT 1)), "
+                      "(SELECT COUNT(*) FROM (SELECT 1 FROM entities WHERE namespace_id = ? "
+                      "LIMIT 1))"));
+    {
+      Query query(*conn, children);
+      query.Bind(catalog_id).Bind(FullKey(path)).Bind(*id);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("check namespace is empty"));
+      if (row && query.Int(0) > 0) {
+        return NamespaceNotEmpty("Namespace is not empty: {} (it has child namespaces)",
+                                 DottedName(path));
+      }
+      if (row && query.Int(1) > 0) {
+        return NamespaceNotEmpty("Namespace is not empty: {} (it has tables or views)",
+                                 DottedName(path));
+      }
+    }
+    CAIRN_ASSIGN_OR_RAISE(auto* del, conn->Prepare("DELETE FROM namespaces WHERE id = ?"));
+    {
+      Query query(*conn, del);
+      CAIRN_RETURN_IF_ERROR(query.Bind(*id).Run("drop namespace"));
+    }
+    return txn.Commit();
+  }
+
+  Result<PropertiesUpdateOutcome> UpdateNamespaceProperties(
+      int64_t catalog_id, const NamespacePath& path, const Properties& updates,
+      const std::vector<std::string>& removals) override {
+    auto conn = Acquire();
+    WriteTransaction txn(*conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
+    CAIRN_ASSIGN_OR_RAISE(auto id, FindNamespaceId(*conn, catalog_id, path));
+    if (!id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(path));
+    PropertiesUpdateOutcome outcome;
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* del,
+        conn->Prepare("DELETE FROM namespace_properties WHERE namespace_id = ? AND key = ?"));
+    for (const auto& key : removals) {
+      Query query(*conn, del);
+      CAIRN_RETURN_IF_ERROR(query.Bind(*id).Bind(key).Run("remove namespace property"));
+      (query.Changes() > 0 ? outcome.removed : outcome.missing).push_back(key);
+    }
+    CAIRN_RETURN_IF_ERROR(WriteProperties(*conn, *id, updates));
+    for (const auto& [key, value] : updates) outcome.updated.push_back(key);
+    CAIRN_RETURN_IF_ERROR(txn.Commit());
+    return outcome;
+  }
+
+ private:
+  /// Looks up the id of a namespace; nullopt when absent.
+  static Result<std::optional<int64_t>> FindNamespaceId(Connection& conn, int64_t catalog_id,
+                                                        const NamespacePath& path) {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn.Prepare("SELECT id FROM namespaces WHERE catalog_id = ? AND parent_path = ? "
+                     "AND name = ?"));
+    Query query(conn, stmt);
+    query.Bind(catalog_id).Bind(ParentKey(path)).Bind(path.back());
+    CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("find namespace"));
+    if (!row) return std::optional<int64_t>{};
+    return std::optional<int64_t>(query.Int(0));
+  }
+
+  static Result<Properties> ReadProperties(Connection& conn, sqlite3_stmt* stmt, int64_t id) {
+    Query query(conn, stmt);
+    query.Bind(id);
+    Properties properties;
+    for (;;) {
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("read properties"));
+      if (!row) return properties;
+      properties.emplace(query.Text(0), query.Text(1));
+    }
+  }
+
+  static Status WriteProperties(Connection& conn, int64_t namespace_id,
+                                const Properties& properties) {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* upsert,
+        conn.Prepare("INSERT INTO namespace_properties (namespace_id, key, value) "
+                     "VALUES (?, ?, ?) ON CONFLICT (namespace_id, key) "
+                     "DO UPDATE SET value = excluded.value"));
+    for (const auto& [key, value] : properties) {
+      Query query(conn, upsert);
+      CAIRN_RETURN_IF_ERROR(
+          query.Bind(namespace_id).Bind(key).Bind(value).Run("set namespace property"));
+    }
+    return Ok();
+  }
+
+  std::mutex mutex_;
+  std::condition_variable available_;
+  std::vector<std::unique_ptr<Connection>> idle_;
+};
+
+Lease::~Lease() {
+  if (conn_) store_.Release(std::move(conn_));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<MetaStore>> OpenSqliteStore(const SqliteOptions& options) {
+  if (options.synchronous != "full" && options.synchronous != "normal") {
+    return InvalidConfig("Invalid SQLite synchronous mode '{}': expected full or normal",
+                         options.synchronous);
+  }
+  // A private in-memory database exists per connection, so it can have only one.
+  const size_t pool_size =
+      options.path == ":memory:" ? 1 : std::max<size_t>(1, options.pool_size);
+  std::vector<std::unique_ptr<Connection>> connections;
+  for (size_t i = 0; i < pool_size; ++i) {
+    CAIRN_ASSIGN_OR_RAISE(auto conn, OpenConnection(options));
+    if (i == 0) CAIRN_RETURN_IF_ERROR(ApplyMigrations(*conn));
+    connections.push_back(std::move(conn));
+  }
+  return std::make_unique<SqliteStore>(std::move(connections));
+}
+
+}  // namespace cairn
