@@ -210,8 +210,8 @@ class HttpServer::Impl {
     stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
   }
 
-  /// Answers a request that could not be read: 413 for a body over the limit, 431 for an
-  /// oversized head, 400 for malformed HTTP; silently closes on EOF and timeouts.
+  /// Answers a request that could not be read: 413 for a body over the limit, 400 for an
+  /// oversized head or malformed HTTP; silently closes on EOF and timeouts.
   awaitable<void> RejectUnreadable(beast::tcp_stream& stream, const boost::system::error_code& ec) {
     Error error;
     if (ec == http::error::body_limit) {
@@ -225,7 +225,7 @@ class HttpServer::Impl {
       co_return;
     }
     Response rendered = ErrorResponse(Protocol::kIceberg, error);
-    BeastResponse response{static_cast<http::status>(ec == http::error::header_limit ? 431 : rendered.status), 11};
+    BeastResponse response{static_cast<http::status>(rendered.status), 11};
     response.set(http::field::content_type, rendered.content_type);
     response.set(http::field::server, "cairn/" CAIRN_VERSION);
     response.keep_alive(false);

@@ -23,7 +23,7 @@ struct HttpOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 9001;                         ///< 0 = an ephemeral port
   size_t max_body_bytes = 32 * 1024 * 1024;     ///< larger bodies get 413
-  size_t max_header_bytes = 64 * 1024;          ///< larger request heads get 431
+  size_t max_header_bytes = 64 * 1024;          ///< larger request heads get 400
   std::chrono::milliseconds header_timeout{10'000};  ///< idle keep-alive / slow headers
   std::chrono::milliseconds read_timeout{30'000};    ///< reading one request body
   std::chrono::milliseconds write_timeout{30'000};   ///< writing one response
