@@ -63,7 +63,38 @@ struct PropertiesUpdateOutcome {
   std::vector<std::string> missing;  ///< removal keys that did not exist
 };
 
-/// \brief Storage for catalogs and namespaces. Errors common to every method: `kIOError`
+/// \brief What lives in a namespace. Iceberg tables, Iceberg views and Lance tables share
+/// one identifier space per namespace: a name is used by at most one of them.
+enum class EntityKind { kIcebergTable, kIcebergView, kLanceTable };
+
+/// \brief The stable text of a kind (stored in the database).
+std::string_view EntityKindName(EntityKind kind);
+
+/// \brief A table or view: where its current metadata file is, and that metadata itself,
+/// so that loads never read object storage.
+struct EntityRecord {
+  int64_t id = 0;
+  EntityKind kind = EntityKind::kIcebergTable;
+  NamespacePath ns;
+  std::string name;
+  /// Location of the current metadata file (may be empty for kinds without one).
+  std::string metadata_location;
+  /// The current metadata (JSON text for Iceberg).
+  std::string metadata;
+  /// Incremented by every successful swap.
+  int64_t version = 0;
+};
+
+/// \brief One compare-and-swap of an entity's metadata pointer.
+struct EntitySwap {
+  int64_t entity_id = 0;
+  /// The swap applies only while the entity still points here.
+  std::string expected_location;
+  std::string new_location;
+  std::string new_metadata;
+};
+
+/// \brief Storage for catalogs, namespaces and the entities in them. Errors common to every method: `kIOError`
 /// when the backend fails, `kServiceUnavailable` when it is unreachable or busy.
 class MetaStore {
  public:
@@ -108,6 +139,41 @@ class MetaStore {
   virtual Result<PropertiesUpdateOutcome> UpdateNamespaceProperties(
       int64_t catalog_id, const NamespacePath& path, const Properties& updates,
       const std::vector<std::string>& removals) = 0;
+
+  /// \brief Creates an entity in an existing namespace. Errors: `kNoSuchNamespace`;
+  /// `kAlreadyExists` when any entity (of any kind) has the name — the message names the
+  /// kind that holds it (`EntityKindName`).
+  virtual Result<EntityRecord> CreateEntity(int64_t catalog_id, const NamespacePath& ns,
+                                            std::string_view name, EntityKind kind,
+                                            std::string_view metadata_location,
+                                            std::string_view metadata) = 0;
+
+  /// \brief Loads an entity of any kind; nullopt when the namespace or the name is absent.
+  virtual Result<std::optional<EntityRecord>> LoadEntity(int64_t catalog_id,
+                                                         const NamespacePath& ns,
+                                                         std::string_view name) = 0;
+
+  /// \brief Applies all swaps atomically: true when every entity still pointed at its
+  /// `expected_location` and all were updated; false (nothing changed) when any had moved
+  /// on or is gone.
+  virtual Result<bool> SwapEntities(const std::vector<EntitySwap>& swaps) = 0;
+
+  /// \brief Removes an entity of `kind`; false when no entity of that kind has the name.
+  virtual Result<bool> DropEntity(int64_t catalog_id, const NamespacePath& ns,
+                                  std::string_view name, EntityKind kind) = 0;
+
+  /// \brief Moves an entity of `kind` to another namespace and/or name. Errors:
+  /// `kNoSuchTable` (no such source of that kind), `kNoSuchNamespace` (target namespace),
+  /// `kAlreadyExists` (target name used by any kind; message names the kind).
+  virtual Status RenameEntity(int64_t catalog_id, const NamespacePath& from_ns,
+                              std::string_view from_name, const NamespacePath& to_ns,
+                              std::string_view to_name, EntityKind kind) = 0;
+
+  /// \brief Keyset-paginated names of the entities of `kind` in `ns`, as
+  /// `ListNamespaces`. Errors: `kNoSuchNamespace`.
+  virtual Result<NamePage> ListEntities(int64_t catalog_id, const NamespacePath& ns,
+                                        EntityKind kind, std::string_view after,
+                                        std::optional<size_t> limit) = 0;
 };
 
 /// \brief Settings of the SQLite backend.

@@ -90,6 +90,10 @@ const std::vector<const char*>& Migrations() {
         UNIQUE (namespace_id, name)
       );
       )sql",
+      // v2: list one kind of entity in a namespace by keyset on (kind, name).
+      R"sql(
+      CREATE INDEX entities_by_kind ON entities (namespace_id, kind, name);
+      )sql",
   };
   return kMigrations;
 }
@@ -161,6 +165,7 @@ class Query {
     sqlite3_bind_int64(stmt_, ++index_, value);
     return *this;
   }
+  Query& Bind(EntityKind kind) { return Bind(EntityKindName(kind)); }
   Query& Bind(std::string_view value) {
     sqlite3_bind_text(stmt_, ++index_, value.data(), static_cast<int>(value.size()),
                       SQLITE_TRANSIENT);
@@ -438,17 +443,7 @@ class SqliteStore final : public MetaStore {
     Query query(*conn, stmt);
     const int64_t fetch = limit ? static_cast<int64_t>(*limit) + 1 : -1;
     query.Bind(catalog_id).Bind(FullKey(parent)).Bind(after).Bind(fetch);
-    NamePage page;
-    for (;;) {
-      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("list namespaces"));
-      if (!row) break;
-      if (limit && page.names.size() == *limit) {
-        page.has_more = true;
-        break;
-      }
-      page.names.push_back(query.Text(0));
-    }
-    return page;
+    return ReadNamePage(query, limit, "list namespaces");
   }
 
   Status DropNamespace(int64_t catalog_id, const NamespacePath& path) override {
@@ -507,7 +502,195 @@ class SqliteStore final : public MetaStore {
     return outcome;
   }
 
+  Result<EntityRecord> CreateEntity(int64_t catalog_id, const NamespacePath& ns,
+                                    std::string_view name, EntityKind kind,
+                                    std::string_view metadata_location,
+                                    std::string_view metadata) override {
+    auto conn = Acquire();
+    WriteTransaction txn(*conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
+    CAIRN_ASSIGN_OR_RAISE(auto ns_id, FindNamespaceId(*conn, catalog_id, ns));
+    if (!ns_id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ns));
+    CAIRN_ASSIGN_OR_RAISE(auto existing, FindEntityKind(*conn, *ns_id, name));
+    if (existing) {
+      return AlreadyExists("Name {}.{} is already used by an {}", DottedName(ns), name,
+                           EntityKindName(*existing));
+    }
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* insert,
+        conn->Prepare("INSERT INTO entities (namespace_id, name, kind, metadata_location, "
+                      "metadata, version, created_at_ms, updated_at_ms) "
+                      "VALUES (?, ?, ?, ?, ?, 0, ?, ?)"));
+    const int64_t now = NowMillis();
+    {
+      Query query(*conn, insert);
+      CAIRN_RETURN_IF_ERROR(query.Bind(*ns_id)
+                                .Bind(name)
+                                .Bind(kind)
+                                .Bind(metadata_location)
+                                .Bind(metadata)
+                                .Bind(now)
+                                .Bind(now)
+                                .Run("create entity"));
+    }
+    EntityRecord record{sqlite3_last_insert_rowid(conn->db()), kind, ns, std::string(name),
+                        std::string(metadata_location), std::string(metadata), 0};
+    CAIRN_RETURN_IF_ERROR(txn.Commit());
+    return record;
+  }
+
+  Result<std::optional<EntityRecord>> LoadEntity(int64_t catalog_id, const NamespacePath& ns,
+                                                 std::string_view name) override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn->Prepare("SELECT e.id, e.kind, e.metadata_location, e.metadata, e.version "
+                      "FROM entities e JOIN namespaces n ON e.namespace_id = n.id "
+                      "WHERE n.catalog_id = ? AND n.parent_path = ? AND n.name = ? "
+                      "AND e.name = ?"));
+    Query query(*conn, stmt);
+    query.Bind(catalog_id).Bind(ParentKey(ns)).Bind(ns.back()).Bind(name);
+    CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load entity"));
+    if (!row) return std::optional<EntityRecord>{};
+    CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(1)));
+    return std::optional<EntityRecord>(EntityRecord{query.Int(0), kind, ns, std::string(name),
+                                                    query.Text(2), query.Text(3),
+                                                    query.Int(4)});
+  }
+
+  Result<bool> SwapEntities(const std::vector<EntitySwap>& swaps) override {
+    auto conn = Acquire();
+    WriteTransaction txn(*conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* update,
+        conn->Prepare("UPDATE entities SET metadata_location = ?, metadata = ?, "
+                      "version = version + 1, updated_at_ms = ? "
+                      "WHERE id = ? AND metadata_location = ?"));
+    const int64_t now = NowMillis();
+    for (const auto& swap : swaps) {
+      Query query(*conn, update);
+      CAIRN_RETURN_IF_ERROR(query.Bind(swap.new_location)
+                                .Bind(swap.new_metadata)
+                                .Bind(now)
+                                .Bind(swap.entity_id)
+                                .Bind(swap.expected_location)
+                                .Run("swap entity metadata"));
+      if (query.Changes() == 0) return false;  // the transaction rolls back
+    }
+    CAIRN_RETURN_IF_ERROR(txn.Commit());
+    return true;
+  }
+
+  Result<bool> DropEntity(int64_t catalog_id, const NamespacePath& ns, std::string_view name,
+                          EntityKind kind) override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* del,
+        conn->Prepare("DELETE FROM entities WHERE kind = ? AND name = ? AND namespace_id = "
+                      "(SELECT id FROM namespaces WHERE catalog_id = ? AND parent_path = ? "
+                      "AND name = ?)"));
+    Query query(*conn, del);
+    CAIRN_RETURN_IF_ERROR(query.Bind(kind)
+                              .Bind(name)
+                              .Bind(catalog_id)
+                              .Bind(ParentKey(ns))
+                              .Bind(ns.back())
+                              .Run("drop entity"));
+    return query.Changes() > 0;
+  }
+
+  Status RenameEntity(int64_t catalog_id, const NamespacePath& from_ns,
+                      std::string_view from_name, const NamespacePath& to_ns,
+                      std::string_view to_name, EntityKind kind) override {
+    auto conn = Acquire();
+    WriteTransaction txn(*conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
+    CAIRN_ASSIGN_OR_RAISE(auto from_ns_id, FindNamespaceId(*conn, catalog_id, from_ns));
+    std::optional<EntityKind> source_kind;
+    if (from_ns_id) {
+      CAIRN_ASSIGN_OR_RAISE(source_kind, FindEntityKind(*conn, *from_ns_id, from_name));
+    }
+    if (!source_kind || *source_kind != kind) {
+      return NoSuchTable("{} does not exist: {}.{}", EntityKindName(kind), DottedName(from_ns),
+                         from_name);
+    }
+    CAIRN_ASSIGN_OR_RAISE(auto to_ns_id, FindNamespaceId(*conn, catalog_id, to_ns));
+    if (!to_ns_id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(to_ns));
+    CAIRN_ASSIGN_OR_RAISE(auto target_kind, FindEntityKind(*conn, *to_ns_id, to_name));
+    if (target_kind) {
+      return AlreadyExists("Name {}.{} is already used by an {}", DottedName(to_ns), to_name,
+                           EntityKindName(*target_kind));
+    }
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* update,
+        conn->Prepare("UPDATE entities SET namespace_id = ?, name = ?, updated_at_ms = ? "
+                      "WHERE namespace_id = ? AND name = ?"));
+    {
+      Query query(*conn, update);
+      CAIRN_RETURN_IF_ERROR(query.Bind(*to_ns_id)
+                                .Bind(to_name)
+                                .Bind(NowMillis())
+                                .Bind(*from_ns_id)
+                                .Bind(from_name)
+                                .Run("rename entity"));
+    }
+    return txn.Commit();
+  }
+
+  Result<NamePage> ListEntities(int64_t catalog_id, const NamespacePath& ns, EntityKind kind,
+                                std::string_view after, std::optional<size_t> limit) override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(auto ns_id, FindNamespaceId(*conn, catalog_id, ns));
+    if (!ns_id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ns));
+    // Keyset pagination on the (namespace_id, kind, name) index, as for namespaces.
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn->Prepare("SELECT name FROM entities WHERE namespace_id = ? AND kind = ? "
+                      "AND name > ? ORDER BY name LIMIT ?"));
+    Query query(*conn, stmt);
+    query.Bind(*ns_id).Bind(kind).Bind(after).Bind(
+        limit ? static_cast<int64_t>(*limit) + 1 : int64_t{-1});
+    return ReadNamePage(query, limit, "list entities");
+  }
+
  private:
+  static Result<NamePage> ReadNamePage(Query& query, std::optional<size_t> limit,
+                                       std::string_view what) {
+    NamePage page;
+    for (;;) {
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step(what));
+      if (!row) break;
+      if (limit && page.names.size() == *limit) {
+        page.has_more = true;
+        break;
+      }
+      page.names.push_back(query.Text(0));
+    }
+    return page;
+  }
+
+  static Result<EntityKind> ParseKind(std::string_view text) {
+    for (auto kind : {EntityKind::kIcebergTable, EntityKind::kIcebergView,
+                      EntityKind::kLanceTable}) {
+      if (EntityKindName(kind) == text) return kind;
+    }
+    return Internal("Unknown entity kind '{}' in the metadata store", text);
+  }
+
+  /// The kind of the entity named `name` in namespace `ns_id`; nullopt when none.
+  static Result<std::optional<EntityKind>> FindEntityKind(Connection& conn, int64_t ns_id,
+                                                          std::string_view name) {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt, conn.Prepare("SELECT kind FROM entities WHERE namespace_id = ? AND name = ?"));
+    Query query(conn, stmt);
+    query.Bind(ns_id).Bind(name);
+    CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("find entity"));
+    if (!row) return std::optional<EntityKind>{};
+    CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(0)));
+    return std::optional<EntityKind>(kind);
+  }
+
   /// Looks up the id of a namespace; nullopt when absent.
   static Result<std::optional<int64_t>> FindNamespaceId(Connection& conn, int64_t catalog_id,
                                                         const NamespacePath& path) {
