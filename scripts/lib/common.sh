@@ -11,7 +11,7 @@ CAIRN_BUILD_PACKAGES=(
   libexpected-dev libssl-dev
 )
 # Extra Debian packages needed to run the tests.
-CAIRN_TEST_PACKAGES=(libgtest-dev libgmock-dev)
+CAIRN_TEST_PACKAGES=(libgtest-dev libgmock-dev sqlite3)
 
 log() { printf '==> %s\n' "$*" >&2; }
 

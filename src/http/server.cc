@@ -195,7 +195,8 @@ class HttpServer::Impl {
         std::tie(read_ec, header_bytes) = co_await http::async_read(stream, buffer, parser, kAsTuple);
       }
       if (read_ec) {
-        co_await RejectUnreadable(stream, read_ec);
+        // The head may be incomplete; the fields parsed so far are complete ones.
+        co_await RejectUnreadable(stream, read_ec, parser.get()["X-Request-Id"]);
         co_return;
       }
       BeastRequest request = parser.release();
@@ -212,7 +213,8 @@ class HttpServer::Impl {
 
   /// Answers a request that could not be read: 413 for a body over the limit, 400 for an
   /// oversized head or malformed HTTP; silently closes on EOF and timeouts.
-  awaitable<void> RejectUnreadable(beast::tcp_stream& stream, const boost::system::error_code& ec) {
+  awaitable<void> RejectUnreadable(beast::tcp_stream& stream, const boost::system::error_code& ec,
+                                   std::string_view supplied_request_id) {
     Error error;
     if (ec == http::error::body_limit) {
       error = Error{ErrorKind::kRequestTooLarge,
@@ -228,11 +230,14 @@ class HttpServer::Impl {
     BeastResponse response{static_cast<http::status>(rendered.status), 11};
     response.set(http::field::content_type, rendered.content_type);
     response.set(http::field::server, "cairn/" CAIRN_VERSION);
+    const std::string request_id = RequestIdFor(supplied_request_id);
+    response.set("X-Request-Id", request_id);
     response.keep_alive(false);
     response.body() = std::move(rendered.body);
     response.prepare_payload();
     metrics_.Record(metrics_.unmatched_index(), response.result_int(), 0.0);
-    spdlog::info("status={} error=\"{}\"", response.result_int(), error.message);
+    spdlog::info("status={} request_id={} error=\"{}\"", response.result_int(), request_id,
+                 error.message);
     stream.expires_after(options_.write_timeout);
     co_await http::async_write(stream, response, kAsTuple);
     // Lingering close: read and discard what the client is still sending for a short

@@ -1,0 +1,328 @@
+// Operational surface: health, metrics, CLI, config file, body limit, signals.
+
+import assert from 'node:assert/strict';
+import { writeFileSync, existsSync } from 'node:fs';
+import net from 'node:net';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { test, before, after } from 'node:test';
+import { startServer, runCairn, makeTempDir, removeDir, withServerLog } from './lib/server.mjs';
+import { call, describeResponse } from './lib/http.mjs';
+import { assertIcebergError } from './lib/spec.mjs';
+import { catalog, icall, T_CONFIG, T_NAMESPACES, T_NAMESPACE } from './lib/catalog.mjs';
+
+let server;
+let base;
+const tmpDirs = [];
+before(async () => {
+  server = await startServer();
+  base = server.url;
+});
+after(async () => {
+  await server?.cleanup();
+  for (const d of tmpDirs) removeDir(d);
+});
+const it = (name, fn) => test(name, withServerLog(() => server, fn));
+
+function tmp() {
+  const d = makeTempDir('cairn-node-ops-');
+  tmpDirs.push(d);
+  return d;
+}
+
+/** Writes `text` to a fresh cairn.toml and returns its path. */
+function configFile(text) {
+  const f = path.join(tmp(), 'cairn.toml');
+  writeFileSync(f, text);
+  return f;
+}
+
+// --- health / metrics ---------------------------------------------------------------------------
+
+for (const p of ['/health', '/health/live', '/health/ready']) {
+  it(`GET ${p} -> 200 JSON`, async () => {
+    const res = await call(base, 'GET', p);
+    assert.equal(res.status, 200, describeResponse(res));
+    assert.match(String(res.headers['content-type']), /application\/json/);
+    assert.ok(res.json && typeof res.json === 'object', `not a JSON object: ${res.text}`);
+  });
+}
+
+/** Parses Prometheus text exposition into samples [{name, labels, value}] (comments skipped). */
+function parseProm(text) {
+  const samples = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim() || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(\s+\d+)?\s*$/.exec(line);
+    assert.ok(m, `not a valid Prometheus sample line: ${JSON.stringify(line)}`);
+    const labels = {};
+    if (m[3] !== undefined) {
+      for (const l of m[3].matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]] = l[2];
+    }
+    samples.push({ name: m[1], labels, value: Number(m[4]) });
+  }
+  return samples;
+}
+
+it('GET /metrics -> Prometheus text with request counters and duration histogram', async () => {
+  const c = catalog(base);
+  await c.mustCreate(['metricsns'], { a: 'b' });
+  await c.mustList();
+  await c.load(['metricsns']);
+  await c.load(['metricsns_missing']);
+
+  let res = await call(base, 'GET', '/metrics');
+  assert.equal(res.status, 200, describeResponse(res));
+  assert.match(String(res.headers['content-type']), /^text\/plain/);
+  const samples = parseProm(res.text);
+  const ctx = `\n--- /metrics ---\n${res.text}`;
+  const counters = samples.filter((s) => s.name === 'cairn_http_requests_total');
+  assert.ok(counters.length > 0, `no cairn_http_requests_total samples${ctx}`);
+  assert.ok(counters.every((s) => typeof s.labels.route === 'string'), `every cairn_http_requests_total sample needs a route label${ctx}`);
+  const buckets = samples.filter((s) => s.name === 'cairn_http_request_duration_seconds_bucket');
+  assert.ok(buckets.length > 0 && buckets.every((s) => 'le' in s.labels), `no duration histogram buckets with le${ctx}`);
+  const isNsRoute = (r) => /namespace/i.test(r) && !/propert/i.test(r);
+  assert.ok(counters.some((s) => isNsRoute(s.labels.route)), `no counter for a namespaces route we called${ctx}`);
+  // Route labels are templates, not raw request paths (bounded cardinality).
+  assert.ok(!counters.some((s) => s.labels.route.includes('metricsns')), `route label must be the route template, not the path${ctx}`);
+
+  const total = (list) => list.filter((s) => s.name === 'cairn_http_requests_total' && isNsRoute(s.labels.route)).reduce((a, s) => a + s.value, 0);
+  const before = total(samples);
+  assert.ok(before >= 4, `expected >= 4 namespace requests counted, got ${before}${ctx}`);
+  for (let i = 0; i < 3; i++) await c.mustList();
+  res = await call(base, 'GET', '/metrics');
+  const afterCount = total(parseProm(res.text));
+  assert.ok(afterCount >= before + 3, `counter did not grow by 3: ${before} -> ${afterCount}`);
+});
+
+// --- CLI ------------------------------------------------------------------------------------------
+
+test('cairn --version prints a version and exits 0', async () => {
+  const r = await runCairn(['--version']);
+  assert.equal(r.code, 0, `exit ${r.code}; stdout=${r.stdout} stderr=${r.stderr}`);
+  assert.match(r.stdout, /\d+\.\d+/, `no version number in stdout: ${JSON.stringify(r.stdout)}`);
+});
+
+test('cairn --help prints usage and exits 0', async () => {
+  const r = await runCairn(['--help']);
+  assert.equal(r.code, 0, `exit ${r.code}; stdout=${r.stdout} stderr=${r.stderr}`);
+  assert.match(r.stdout + r.stderr, /serve/);
+});
+
+for (const listen of ['nonsense', '127.0.0.1:99999', '127.0.0.1:notaport']) {
+  test(`cairn serve --listen ${listen} exits non-zero with a one-line message about listen`, async () => {
+    const r = await runCairn(['serve', '--listen', listen, '--data-dir', tmp()], { timeoutMs: 10_000 });
+    assert.ok(!r.timedOut, `cairn kept running with --listen ${listen}; stdout=${r.stdout} stderr=${r.stderr}`);
+    assert.notEqual(r.code, 0, `exit code; stderr=${r.stderr}`);
+    assert.equal(r.signal, null, `killed by ${r.signal}; stderr=${r.stderr}`);
+    const msg = r.stderr.trim();
+    assert.ok(msg.length > 0, 'stderr message expected');
+    assert.equal(msg.split('\n').length, 1, `expected a one-line stderr message, got:\n${r.stderr}`);
+    assert.match(msg, /listen/i);
+    assert.doesNotMatch(r.stdout, /listening on/);
+  });
+}
+
+test('config file with an invalid max-body-bytes fails at start, naming the key', async () => {
+  const cfg = configFile('listen = "127.0.0.1:0"\nmax-body-bytes = "x"\n');
+  const r = await runCairn(['serve', '--config', cfg, '--data-dir', tmp()], { timeoutMs: 10_000 });
+  assert.ok(!r.timedOut, `cairn started despite the bad config; stdout=${r.stdout} stderr=${r.stderr}`);
+  assert.notEqual(r.code, 0, `exit code; stderr=${r.stderr}`);
+  assert.match(r.stderr, /max-body-bytes/);
+  assert.doesNotMatch(r.stdout, /listening on/);
+});
+
+test('malformed TOML or a missing config file fails at start', async () => {
+  let r = await runCairn(['serve', '--config', configFile('listen = "127.0.0.1:0\n[[[\n'), '--data-dir', tmp()], {
+    timeoutMs: 10_000,
+  });
+  assert.ok(!r.timedOut, `cairn started despite malformed TOML; stderr=${r.stderr}`);
+  assert.notEqual(r.code, 0, `exit code; stderr=${r.stderr}`);
+  assert.ok(r.stderr.trim().length > 0);
+  r = await runCairn(['serve', '--config', path.join(tmp(), 'does-not-exist.toml'), '--data-dir', tmp()], {
+    timeoutMs: 10_000,
+  });
+  assert.ok(!r.timedOut, `cairn started with a missing config file; stderr=${r.stderr}`);
+  assert.notEqual(r.code, 0, `exit code; stderr=${r.stderr}`);
+});
+
+/** Asserts the server at `url` rejects a 2 KiB body with 413 and accepts a small one. */
+async function assertBodyLimit1024(url) {
+  const big = JSON.stringify({ namespace: ['toobig'], properties: { x: 'a'.repeat(2048) } });
+  const res = await call(url, 'POST', '/iceberg/v1/default/namespaces', { rawBody: big });
+  assertIcebergError(res, 413, 'RequestTooLargeException');
+  const small = await icall(url, 'POST', '/iceberg/v1/default/namespaces', T_NAMESPACES, { body: { namespace: ['small'] } });
+  assert.equal(small.status, 200, describeResponse(small));
+  const head = await icall(url, 'HEAD', '/iceberg/v1/default/namespaces/toobig', T_NAMESPACE);
+  assert.equal(head.status, 404);
+}
+
+test('config file: listen + top-level max-body-bytes = 1024 -> a 2 KiB body gets 413', async () => {
+  let srv;
+  try {
+    srv = await startServer({ listen: null, config: 'listen = "127.0.0.1:0"\nmax-body-bytes = 1024\n' });
+    await assertBodyLimit1024(srv.url);
+  } catch (e) {
+    if (srv) e.message += `\n--- cairn stderr ---\n${srv.stderr()}`;
+    throw e;
+  } finally {
+    await srv?.cleanup();
+  }
+});
+
+test('--max-body-bytes 1024 on the command line -> a 2 KiB body gets 413', async () => {
+  let srv;
+  try {
+    srv = await startServer({ args: ['--max-body-bytes', '1024'] });
+    await assertBodyLimit1024(srv.url);
+  } catch (e) {
+    if (srv) e.message += `\n--- cairn stderr ---\n${srv.stderr()}`;
+    throw e;
+  } finally {
+    await srv?.cleanup();
+  }
+});
+
+test('SIGTERM -> exit code 0; stdout held exactly the listening line', async () => {
+  const srv = await startServer();
+  try {
+    const res = await call(srv.url, 'GET', '/health');
+    assert.equal(res.status, 200);
+    const code = await srv.stop('SIGTERM');
+    assert.equal(code, 0, `exit code after SIGTERM; stderr:\n${srv.stderr()}`);
+    assert.equal(srv.stdout(), `listening on ${srv.url}\n`, 'stdout must hold exactly one line');
+  } finally {
+    await srv.cleanup();
+  }
+});
+
+/** Starts a server with `opts`, runs fn(srv), always cleans up; failures carry the stderr. */
+async function withOwnServer(opts, fn) {
+  let srv;
+  try {
+    srv = await startServer(opts);
+    await fn(srv);
+  } catch (e) {
+    if (srv) e.message += `\n--- cairn stderr ---\n${srv.stderr()}`;
+    throw e;
+  } finally {
+    await srv?.cleanup();
+  }
+}
+
+test('--store sqlite:PATH keeps the metadata in that file', async () => {
+  const dir = tmp();
+  const db = path.join(dir, 'custom.db');
+  await withOwnServer({ args: ['--store', `sqlite:${db}`] }, async (srv) => {
+    await catalog(srv.url).mustCreate(['stored'], { a: 'b' });
+    assert.ok(existsSync(db), `${db} was not created`);
+  });
+  // Another data dir, same store: the namespace is there.
+  await withOwnServer({ args: ['--store', `sqlite:${db}`] }, async (srv) => {
+    const res = await catalog(srv.url).load(['stored']);
+    assert.equal(res.status, 200, describeResponse(res));
+    assert.deepEqual(res.json.properties, { a: 'b' });
+  });
+});
+
+test('--default-catalog NAME changes the prefix and what the short routes address', async () => {
+  await withOwnServer({ args: ['--default-catalog', 'other'] }, async (srv) => {
+    const cfg = await icall(srv.url, 'GET', '/iceberg/v1/config', T_CONFIG);
+    assert.equal(cfg.status, 200, describeResponse(cfg));
+    assert.equal(cfg.json.overrides.prefix, 'other');
+    await catalog(srv.url, '/v1').mustCreate(['viashort']);
+    assert.deepEqual(await catalog(srv.url, '/iceberg/v1/other').mustList(), [['viashort']]);
+    const res = await icall(srv.url, 'GET', '/iceberg/v1/default/namespaces', T_NAMESPACES);
+    assertIcebergError(res, 404, 'NoSuchWarehouseException');
+  });
+});
+
+/** Holds the SQLite write lock of `dbFile` (through the sqlite3 CLI) until `release()`. */
+async function holdWriteLock(dbFile) {
+  const proc = spawn('sqlite3', [dbFile], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stdin.write("PRAGMA busy_timeout=5000; BEGIN IMMEDIATE; SELECT 'locked';\n");
+  const t0 = Date.now();
+  while (!out.includes('locked')) {
+    assert.ok(Date.now() - t0 < 5000, 'sqlite3 did not take the write lock');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return {
+    release: () =>
+      new Promise((resolve) => {
+        proc.on('close', resolve);
+        proc.stdin.end('ROLLBACK;\n.quit\n');
+      }),
+  };
+}
+
+test('overload: with the worker busy and the queue full, the next request gets 503 + Retry-After and changes nothing', async () => {
+  // One worker and a queue of one. The store's write lock is held from outside, so the
+  // first create occupies the worker (waiting on the lock) and the second waits in the
+  // queue: the third must be refused at once.
+  await withOwnServer(
+    { args: ['--worker-threads', '1', '--worker-queue', '1', '--sqlite-busy-timeout-ms', '20000'] },
+    async (srv) => {
+      const lock = await holdWriteLock(path.join(srv.dataDir, 'cairn.db'));
+      const create = (name) =>
+        icall(srv.url, 'POST', '/iceberg/v1/default/namespaces', T_NAMESPACES, { body: { namespace: [name] } });
+      const first = create('first');
+      await new Promise((r) => setTimeout(r, 300));
+      const second = create('second');
+      await new Promise((r) => setTimeout(r, 300));
+      const third = await create('third');
+      assertIcebergError(third, 503, 'ServiceUnavailableException');
+      assert.equal(third.headers['retry-after'], '1');
+      // Liveness does not need a worker, so it still answers under overload.
+      assert.equal((await call(srv.url, 'GET', '/health/live')).status, 200);
+      await lock.release();
+      assert.equal((await first).status, 200);
+      assert.equal((await second).status, 200);
+      assert.deepEqual(await catalog(srv.url).mustList(), [['first'], ['second']]);
+      const metrics = await call(srv.url, 'GET', '/metrics');
+      assert.match(metrics.text, /^cairn_http_rejected_total 1$/m);
+    },
+  );
+});
+
+test('a store lock held past the busy timeout gives 503 ServiceUnavailableException, and nothing is half-done', async () => {
+  await withOwnServer({ args: ['--sqlite-busy-timeout-ms', '200'] }, async (srv) => {
+    const lock = await holdWriteLock(path.join(srv.dataDir, 'cairn.db'));
+    const res = await icall(srv.url, 'POST', '/iceberg/v1/default/namespaces', T_NAMESPACES, {
+      body: { namespace: ['blocked'] },
+    });
+    assertIcebergError(res, 503, 'ServiceUnavailableException');
+    await lock.release();
+    assert.deepEqual(await catalog(srv.url).mustList(), []);
+    assert.equal((await catalog(srv.url).mustCreate(['blocked'])).namespace[0], 'blocked');
+  });
+});
+
+test('--header-timeout-ms closes a connection that never finishes its headers', async () => {
+  await withOwnServer({ args: ['--header-timeout-ms', '300'] }, async (srv) => {
+    const t0 = Date.now();
+    const closedAfter = await new Promise((resolve) => {
+      const s = net.connect(srv.port, '127.0.0.1');
+      s.on('error', () => {});
+      s.on('close', () => resolve(Date.now() - t0));
+      s.write('GET /health HTTP/1.1\r\nHost: x\r\n'); // no final CRLF
+      setTimeout(() => {
+        s.destroy();
+        resolve(null);
+      }, 5000);
+    });
+    assert.ok(closedAfter !== null, 'connection still open after 5 s');
+    assert.ok(closedAfter >= 200, `closed too early (${closedAfter} ms)`);
+    assert.equal((await call(srv.url, 'GET', '/health')).status, 200);
+  });
+});
+
+test('--log-level error silences request logs on stderr', async () => {
+  await withOwnServer({ args: ['--log-level', 'error'] }, async (srv) => {
+    await catalog(srv.url).mustCreate(['quiet']);
+    await call(srv.url, 'GET', '/nope');
+    await new Promise((r) => setTimeout(r, 100));
+    assert.doesNotMatch(srv.stderr(), /\binfo\b/, `info lines with --log-level error:\n${srv.stderr()}`);
+  });
+});
