@@ -1,0 +1,117 @@
+#pragma once
+
+/// \file
+/// \brief The `FileIO` interface through which Cairn writes, reads and deletes files
+/// under table locations (Iceberg metadata files, purged table trees), plus helpers that
+/// turn location URIs into local paths.
+///
+/// Locations are absolute: `file:///abs/path`, `file:/abs/path`, `file://localhost/abs`
+/// or a plain `/abs/path` (later also `s3://bucket/prefix`). Every implementation is safe
+/// for concurrent use from many threads, and none of them keeps open handles between
+/// calls.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace cairn {
+
+/// \brief File operations on one kind of storage. Errors common to every method:
+/// `kBadRequest` for an invalid location (relative, NUL byte, foreign host),
+/// `kUnsupported` for a scheme the implementation does not serve, `kIOError` for any
+/// storage failure not listed under the method.
+///
+/// Thread-safety: all implementations are safe for concurrent use.
+class FileIO {
+ public:
+  virtual ~FileIO() = default;
+
+  /// \brief Creates the file `location` holding exactly `contents`, all or nothing.
+  ///
+  /// Missing parent directories are created. The bytes go to a temporary sibling (see
+  /// `IsTempFileName`), which is synced and then moved into place only if `location`
+  /// does not exist yet; finally the directory is synced. A reader sees either no file or
+  /// the complete file, and once this returns OK the file survives a crash. If two
+  /// callers race for one location, exactly one succeeds.
+  ///
+  /// Errors: `kAlreadyExists` when `location` already exists (its content is untouched);
+  /// `kBadRequest` when `location` names a directory (ends in `/`); `kIOError` otherwise.
+  /// On any error no temporary file is left behind, except after a crash.
+  virtual Status WriteFileAtomic(std::string_view location,
+                                 std::string_view contents) = 0;
+
+  /// \brief Reads the whole file at `location`.
+  ///
+  /// Errors: `kNotFound` with the message "Failed to open input stream for file:
+  /// <location>" (the Java reference's text) when it does not exist; `kIOError` otherwise
+  /// (including when `location` is a directory).
+  virtual Result<std::string> ReadFile(std::string_view location) = 0;
+
+  /// \brief Whether a file or directory exists at `location`.
+  virtual Result<bool> Exists(std::string_view location) = 0;
+
+  /// \brief Deletes the file at `location`. A missing file is not an error, so this is
+  /// idempotent. A symbolic link is removed, never its target.
+  ///
+  /// Errors: `kIOError`, including when `location` is a directory (use `DeleteTree`).
+  virtual Status DeleteFile(std::string_view location) = 0;
+
+  /// \brief Recursively deletes `location` (a file or a directory tree), but only if it
+  /// lies strictly below `confine_to`.
+  ///
+  /// Both are normalised lexically first (`.` and `..` resolved, trailing `/` ignored);
+  /// `confine_to` itself is trusted and may be reached through symbolic links, but no
+  /// component between it and `location` may be one. Symbolic links inside the tree are
+  /// removed, never followed. A missing `location` is not an error.
+  ///
+  /// Errors: `kBadRequest` when `location` is not strictly below `confine_to` (equal to
+  /// it, outside it, under another bucket or host) or would be reached through a symbolic
+  /// link; `kIOError` when a deletion fails (part of the tree may then be gone already).
+  /// Not crash-safe: deletions are not synced, and a crash may leave part of the tree.
+  virtual Status DeleteTree(std::string_view location, std::string_view confine_to) = 0;
+
+  /// \brief Every file below the directory `prefix_dir`, recursively, sorted bytewise.
+  ///
+  /// Locations come back in the form of `prefix_dir`: `file:` URIs for a `file:` prefix,
+  /// plain paths for a plain path. Directories are not listed; symbolic links are listed
+  /// as files and not descended into. A missing `prefix_dir` gives an empty list.
+  ///
+  /// Errors: `kIOError`, including when `prefix_dir` is a file.
+  virtual Result<std::vector<std::string>> List(std::string_view prefix_dir) = 0;
+};
+
+/// \brief The local path that a `file:` location or plain absolute path names.
+///
+/// Accepts `file:///abs`, `file:/abs`, `file://localhost/abs` (scheme and host are
+/// case-insensitive) and `/abs`. URIs are percent-decoded (`%20` is a space; `+` stays a
+/// plus; `?` and `#` are taken literally); plain paths are returned unchanged. Nothing is
+/// normalised.
+///
+/// Errors: `kBadRequest` for an empty or relative location, a `file:` URI with a host
+/// other than `localhost`, a malformed `%` escape or a NUL byte (raw or `%00`);
+/// `kUnsupported` ("no FileIO for scheme s3 yet") for any other scheme.
+Result<std::string> LocalPathOf(std::string_view location);
+
+/// \brief The `file:///...` URI for the absolute local path `path`, percent-encoding
+/// every byte but unreserved characters, `/` and sub-delimiters. Inverse of
+/// `LocalPathOf`.
+std::string FileUriOf(std::string_view path);
+
+/// \brief Whether the last path component of `location` looks like one of the temporary
+/// files `WriteFileAtomic` creates (`.<name>.<tag>.tmp`). A crash can leave such files
+/// behind; anything that scans directories should skip them.
+bool IsTempFileName(std::string_view location);
+
+/// \brief A `FileIO` for the local file system (POSIX), serving `file:` URIs and plain
+/// absolute paths. Stateless; the caller owns the result.
+std::unique_ptr<FileIO> MakeLocalFileIO();
+
+/// \brief The `FileIO` that serves `location`'s scheme.
+///
+/// Errors: those of `LocalPathOf` (`kUnsupported` for `s3://` until S3 support lands).
+Result<std::unique_ptr<FileIO>> MakeFileIOFor(std::string_view location);
+
+}  // namespace cairn

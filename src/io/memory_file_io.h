@@ -1,0 +1,123 @@
+#pragma once
+
+/// \file
+/// \brief Test doubles for `FileIO`: an in-memory file system and a fault-injecting
+/// wrapper around any `FileIO` (after leveldb's `memenv`, `ErrorEnv` and
+/// `FaultInjectionTestEnv`).
+///
+///   MemoryFileIO memory;
+///   FaultInjectingFileIO io(memory);
+///   io.FailNextWrites(1);                       // the next write fails with kIOError
+///   io.SetDropUnsynced(true);                   // ...as if the process died mid-write
+///   io.WriteFileAtomic("file:///w/t/metadata/00001.metadata.json", json);  // kIOError
+///   io.Crash();                                 // the OS loses what was never synced
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "io/file_io.h"
+
+namespace cairn {
+
+/// \brief A `FileIO` that keeps files in a map, with the local implementation's error
+/// behaviour (`kAlreadyExists`, `kNotFound` message, `DeleteTree` confinement).
+///
+/// Accepts what `LocalPathOf` accepts, normalised so that `file:///a/./b`, `file:/a/b`
+/// and `/a/b` are one file, and also any `scheme://authority/path` (such as
+/// `s3://bucket/key`), kept verbatim apart from lexical normalisation of the path.
+/// Directories are implicit: one exists while some file lies below it. Every write is
+/// durable at once; use `FaultInjectingFileIO` to simulate crashes. Thread-safe (one
+/// mutex).
+class MemoryFileIO final : public FileIO {
+ public:
+  MemoryFileIO() = default;
+
+  Status WriteFileAtomic(std::string_view location, std::string_view contents) override;
+  Result<std::string> ReadFile(std::string_view location) override;
+  Result<bool> Exists(std::string_view location) override;
+  Status DeleteFile(std::string_view location) override;
+  Status DeleteTree(std::string_view location, std::string_view confine_to) override;
+  Result<std::vector<std::string>> List(std::string_view prefix_dir) override;
+
+  /// \brief How many files exist in total.
+  size_t file_count() const;
+
+ private:
+  /// True when some file lies strictly below `key`. Caller holds `mu_`.
+  bool IsDirectoryLocked(const std::string& key) const;
+
+  mutable std::mutex mu_;
+  /// Normalised location → contents. Guarded by `mu_`.
+  std::map<std::string, std::string> files_;
+};
+
+/// \brief Forwards every call to a base `FileIO` (not owned; it must outlive the wrapper)
+/// unless a knob says to fail it. Injected failures are `kIOError` with a message that
+/// starts with "Injected fault:", and the base is not called for them.
+///
+/// Crash simulation: with `SetDropUnsynced(true)`, an injected write failure behaves like
+/// a process dying halfway through `WriteFileAtomic`: it leaves behind the writer's
+/// temporary sibling (named so that `IsTempFileName` is true, holding the first half of
+/// the contents) and never creates the target. `Crash()` then removes those leftovers, as
+/// the OS drops data that was never synced. Files that `WriteFileAtomic` completed are
+/// durable and survive `Crash()`; deletions are treated as durable too.
+///
+/// Thread-safe: knobs may be changed while other threads use the wrapper.
+class FaultInjectingFileIO final : public FileIO {
+ public:
+  explicit FaultInjectingFileIO(FileIO& base) : base_(base) {}
+
+  /// \brief The next `count` calls to `WriteFileAtomic` fail.
+  void FailNextWrites(int count);
+  /// \brief Every `WriteFileAtomic` whose location contains `substring` fails, until
+  /// called again with an empty string.
+  void FailWritesMatching(std::string substring);
+  /// \brief The next `count` calls to `ReadFile`, `Exists` or `List` fail.
+  void FailNextReads(int count);
+  /// \brief The next `count` calls to `DeleteFile` or `DeleteTree` fail.
+  void FailNextDeletes(int count);
+  /// \brief Whether injected write failures leave a torn temporary file (see above).
+  void SetDropUnsynced(bool on);
+  /// \brief Turns every knob off (left-over temporary files stay until `Crash()`).
+  void Reset();
+
+  /// \brief Simulates a crash and restart: deletes from the base every file that was
+  /// written but never synced. Errors: the first failure of the base's `DeleteFile`.
+  Status Crash();
+
+  /// \brief How many calls have failed by injection so far.
+  int injected_failures() const;
+
+  Status WriteFileAtomic(std::string_view location, std::string_view contents) override;
+  Result<std::string> ReadFile(std::string_view location) override;
+  Result<bool> Exists(std::string_view location) override;
+  Status DeleteFile(std::string_view location) override;
+  Status DeleteTree(std::string_view location, std::string_view confine_to) override;
+  Result<std::vector<std::string>> List(std::string_view prefix_dir) override;
+
+ private:
+  /// Whether to fail this call: consumes one from `counter` if positive. Locks `mu_`.
+  bool TakeFailure(int& counter);
+  /// Whether to fail the read of `location` (consumes one from `fail_reads_`).
+  bool TakeReadFailure() { return TakeFailure(fail_reads_); }
+
+  FileIO& base_;
+  mutable std::mutex mu_;
+  // All guarded by mu_.
+  int fail_writes_ = 0;
+  std::string fail_writes_matching_;
+  int fail_reads_ = 0;
+  int fail_deletes_ = 0;
+  bool drop_unsynced_ = false;
+  int injected_ = 0;
+  uint64_t next_temp_ = 0;
+  std::vector<std::string> unsynced_;  ///< torn temporary files, removed by Crash()
+};
+
+}  // namespace cairn

@@ -1,0 +1,611 @@
+#include "io/file_io.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "io/memory_file_io.h"
+#include "matchers.h"
+#include "temp_dir.h"
+
+namespace cairn {
+namespace {
+
+namespace fs = std::filesystem;
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+/// The value of `result`, or a default one (recording a failure) when it is an error.
+template <class T>
+T ValueOf(Result<T> result) {
+  if (!result) {
+    ADD_FAILURE() << "unexpected error: " << result.error().message;
+    return T{};
+  }
+  return std::move(result).value();
+}
+
+/// Every entry below `dir` (hidden files included), relative to it, sorted.
+std::vector<std::string> TreeOf(const fs::path& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    out.push_back(it->path().lexically_relative(dir).string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in),
+                     std::istreambuf_iterator<char>());
+}
+
+void Spit(const fs::path& path, const std::string& contents) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << contents;
+}
+
+// --- Behaviour every FileIO shares, run against the local and the in-memory one -------
+
+struct FileIOFactory {
+  std::string name;
+  std::function<std::unique_ptr<FileIO>()> make;
+};
+
+class FileIOContractTest : public ::testing::TestWithParam<FileIOFactory> {
+ protected:
+  void SetUp() override { io_ = GetParam().make(); }
+
+  /// A `file://` URI below the scratch directory.
+  std::string Uri(std::string_view relative) const {
+    return FileUriOf(dir_.File(relative));
+  }
+  std::string Path(std::string_view relative) const { return dir_.File(relative); }
+
+  ScopedTempDir dir_{"cairn-io-test"};
+  std::unique_ptr<FileIO> io_;
+};
+
+TEST_P(FileIOContractTest, RoundTripsThroughUriAndPlainPath) {
+  ASSERT_THAT(io_->WriteFileAtomic(Uri("t/metadata/00001.metadata.json"), "{\"a\":1}"),
+              IsOk());
+  EXPECT_EQ(io_->ReadFile(Path("t/metadata/00001.metadata.json")), "{\"a\":1}");
+  EXPECT_EQ(io_->ReadFile("file:" + Path("t/metadata/00001.metadata.json")), "{\"a\":1}");
+
+  ASSERT_THAT(io_->WriteFileAtomic(Path("plain/file.bin"), std::string("a\0b", 3)),
+              IsOk());
+  EXPECT_EQ(io_->ReadFile(Uri("plain/file.bin")), std::string("a\0b", 3));
+
+  ASSERT_THAT(io_->WriteFileAtomic(Uri("empty"), ""), IsOk());
+  EXPECT_EQ(io_->ReadFile(Uri("empty")), "");
+}
+
+TEST_P(FileIOContractTest, RefusesToReplaceAnExistingFile) {
+  ASSERT_THAT(io_->WriteFileAtomic(Uri("m/v1.json"), "original"), IsOk());
+  EXPECT_THAT(io_->WriteFileAtomic(Uri("m/v1.json"), "replacement"),
+              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(io_->WriteFileAtomic(Path("m/./v1.json"), "replacement"),
+              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_EQ(io_->ReadFile(Uri("m/v1.json")), "original");
+  EXPECT_THAT(ValueOf(io_->List(Uri("m"))), ElementsAre(Uri("m/v1.json")));
+}
+
+TEST_P(FileIOContractTest, ReadOfMissingFileIsNotFoundWithTheReferenceMessage) {
+  const std::string location = Uri("missing/v1.metadata.json");
+  auto read = io_->ReadFile(location);
+  ASSERT_THAT(read, IsError(ErrorKind::kNotFound));
+  EXPECT_EQ(read.error().message, "Failed to open input stream for file: " + location);
+}
+
+TEST_P(FileIOContractTest, WriteToADirectoryLocationIsRejected) {
+  for (const char* name : {"dir/", "dir/.", "dir/sub/..", ""}) {
+    SCOPED_TRACE(name);
+    EXPECT_THAT(io_->WriteFileAtomic(Uri(name), "x"), IsError(ErrorKind::kBadRequest));
+  }
+  EXPECT_THAT(io_->WriteFileAtomic("file:///", "x"), IsError(ErrorKind::kBadRequest));
+  ASSERT_THAT(io_->WriteFileAtomic(Uri("dir/file"), "x"), IsOk());
+  EXPECT_THAT(io_->WriteFileAtomic(Uri("dir"), "x"), IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(io_->WriteFileAtomic(Uri("dir/file/below"), "x"),
+              IsError(ErrorKind::kIOError));
+  EXPECT_THAT(io_->ReadFile(Uri("dir")), IsError(ErrorKind::kIOError));
+}
+
+TEST_P(FileIOContractTest, ExistsSeesFilesAndDirectories) {
+  ASSERT_THAT(io_->WriteFileAtomic(Uri("a/b/c"), "x"), IsOk());
+  EXPECT_EQ(io_->Exists(Uri("a/b/c")), true);
+  EXPECT_EQ(io_->Exists(Path("a/b")), true);
+  EXPECT_EQ(io_->Exists(Uri("a/b/d")), false);
+  EXPECT_EQ(io_->Exists(Uri("a/b/c/below")), false);
+}
+
+TEST_P(FileIOContractTest, DeleteFileIsIdempotent) {
+  ASSERT_THAT(io_->WriteFileAtomic(Uri("f"), "x"), IsOk());
+  EXPECT_THAT(io_->DeleteFile(Uri("f")), IsOk());
+  EXPECT_EQ(io_->Exists(Uri("f")), false);
+  EXPECT_THAT(io_->DeleteFile(Uri("f")), IsOk());
+  EXPECT_THAT(io_->DeleteFile(Uri("never/was")), IsOk());
+}
+
+TEST_P(FileIOContractTest, DeleteFileOfADirectoryIsIOError) {
+  ASSERT_THAT(io_->WriteFileAtomic(Uri("d/f"), "x"), IsOk());
+  EXPECT_THAT(io_->DeleteFile(Uri("d")), IsError(ErrorKind::kIOError));
+  EXPECT_EQ(io_->Exists(Uri("d/f")), true);
+}
+
+TEST_P(FileIOContractTest, ListIsRecursiveSortedAndKeepsTheFormOfThePrefix) {
+  for (const char* name : {"t/metadata/2.json", "t/data/b.parquet", "t/data/a.parquet",
+                           "t/metadata/1.json", "other/x"}) {
+    ASSERT_THAT(io_->WriteFileAtomic(Uri(name), name), IsOk());
+  }
+  EXPECT_THAT(ValueOf(io_->List(Uri("t"))),
+              ElementsAre(Uri("t/data/a.parquet"), Uri("t/data/b.parquet"),
+                          Uri("t/metadata/1.json"), Uri("t/metadata/2.json")));
+  EXPECT_THAT(ValueOf(io_->List(Path("t/metadata/"))),
+              ElementsAre(Path("t/metadata/1.json"), Path("t/metadata/2.json")));
+  EXPECT_THAT(ValueOf(io_->List(Uri("nothing/here"))), IsEmpty());
+  EXPECT_THAT(io_->List(Uri("other/x")), IsError(ErrorKind::kIOError));
+}
+
+TEST_P(FileIOContractTest, PercentEncodedUrisNameDecodedPaths) {
+  const std::string uri = Uri("my table/caf\xC3\xA9/v1.json");
+  EXPECT_NE(uri.find("my%20table/caf%C3%A9"), std::string::npos) << uri;
+  ASSERT_THAT(io_->WriteFileAtomic(uri, "x"), IsOk());
+  EXPECT_EQ(io_->ReadFile(Path("my table/caf\xC3\xA9/v1.json")), "x");
+  EXPECT_THAT(ValueOf(io_->List(Uri("my table"))), ElementsAre(uri));
+}
+
+TEST_P(FileIOContractTest, DeleteTreeRemovesEverythingBelowAndNothingElse) {
+  for (const char* name : {"w/t1/metadata/1.json", "w/t1/data/a/b/c", "w/t10/keep",
+                           "w/t2/keep", "w/t1-sibling"}) {
+    ASSERT_THAT(io_->WriteFileAtomic(Uri(name), "x"), IsOk());
+  }
+  EXPECT_THAT(io_->DeleteTree(Uri("w/t1"), Uri("w")), IsOk());
+  EXPECT_EQ(io_->Exists(Uri("w/t1")), false);
+  EXPECT_THAT(ValueOf(io_->List(Uri("w"))),
+              ElementsAre(Uri("w/t1-sibling"), Uri("w/t10/keep"), Uri("w/t2/keep")));
+  // Idempotent, and a single file may be deleted too.
+  EXPECT_THAT(io_->DeleteTree(Uri("w/t1"), Uri("w")), IsOk());
+  EXPECT_THAT(io_->DeleteTree(Path("w/t1-sibling"), Uri("w/")), IsOk());
+  EXPECT_THAT(ValueOf(io_->List(Uri("w"))),
+              ElementsAre(Uri("w/t10/keep"), Uri("w/t2/keep")));
+}
+
+TEST_P(FileIOContractTest, DeleteTreeRefusesLocationsOutsideTheRoot) {
+  ASSERT_THAT(io_->WriteFileAtomic(Uri("w/t/f"), "x"), IsOk());
+  ASSERT_THAT(io_->WriteFileAtomic(Uri("outside/f"), "x"), IsOk());
+  ASSERT_THAT(io_->WriteFileAtomic(Uri("w-evil/f"), "x"), IsOk());
+  for (const std::string& location :
+       {Uri("outside"), Uri("w/../outside"), Uri("w/t/../../outside"), Path("w/t/../../"),
+        Uri("w"), Uri("w/."), Path("w/t/.."), Uri("w-evil"), std::string("/")}) {
+    SCOPED_TRACE(location);
+    EXPECT_THAT(io_->DeleteTree(location, Uri("w")), IsError(ErrorKind::kBadRequest));
+  }
+  EXPECT_THAT(io_->DeleteTree("s3://bucket/w/t", Uri("w")), testing::Not(IsOk()))
+      << "another scheme is never inside a file: root";
+  EXPECT_EQ(io_->Exists(Uri("w/t/f")), true);
+  EXPECT_EQ(io_->Exists(Uri("outside/f")), true);
+  EXPECT_EQ(io_->Exists(Uri("w-evil/f")), true);
+  // A `..` that stays inside is fine.
+  EXPECT_THAT(io_->DeleteTree(Uri("w/x/../t"), Uri("w")), IsOk());
+  EXPECT_EQ(io_->Exists(Uri("w/t/f")), false);
+}
+
+TEST_P(FileIOContractTest, RejectsInvalidLocations) {
+  EXPECT_THAT(io_->WriteFileAtomic("relative/path", "x"),
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->ReadFile(std::string("/tmp/a\0b", 8)),
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->Exists("file://remote-host/tmp/x"), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->DeleteFile(""), IsError(ErrorKind::kBadRequest));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllFileIOs, FileIOContractTest,
+    ::testing::Values(FileIOFactory{"Local", [] { return MakeLocalFileIO(); }},
+                      FileIOFactory{"Memory",
+                                    []() -> std::unique_ptr<FileIO> {
+                                      return std::make_unique<MemoryFileIO>();
+                                    }}),
+    [](const ::testing::TestParamInfo<FileIOFactory>& info) { return info.param.name; });
+
+// --- LocalFileIO specifics: the disk itself, temp files, symlinks, races
+// ----------------
+
+class LocalFileIOTest : public ::testing::Test {
+ protected:
+  ScopedTempDir dir_{"cairn-io-test"};
+  std::unique_ptr<FileIO> io_ = MakeLocalFileIO();
+};
+
+TEST_F(LocalFileIOTest, WritesTheBytesToDiskAndCreatesParents) {
+  const fs::path target = dir_.path() / "a/b/c/metadata/00001-x.metadata.json";
+  ASSERT_THAT(io_->WriteFileAtomic(FileUriOf(target.string()), "contents"), IsOk());
+  EXPECT_EQ(Slurp(target), "contents");
+  EXPECT_TRUE(fs::is_directory(dir_.path() / "a/b/c/metadata"));
+  EXPECT_THAT(TreeOf(dir_.path() / "a/b/c/metadata"),
+              ElementsAre("00001-x.metadata.json"));
+}
+
+TEST_F(LocalFileIOTest, LeavesNoTemporaryFilesBehind) {
+  const fs::path dir = dir_.path() / "metadata";
+  ASSERT_THAT(io_->WriteFileAtomic((dir / "v1.json").string(), "one"), IsOk());
+  EXPECT_THAT(io_->WriteFileAtomic((dir / "v1.json").string(), "two"),
+              IsError(ErrorKind::kAlreadyExists));
+  // A directory in the way also fails only after the temporary file was written.
+  fs::create_directories(dir / "v2.json");
+  EXPECT_THAT(io_->WriteFileAtomic((dir / "v2.json").string(), "two"),
+              IsError(ErrorKind::kAlreadyExists));
+  // A file where a parent directory should be fails before any temporary file exists.
+  EXPECT_THAT(io_->WriteFileAtomic((dir / "v1.json/nested").string(), "x"),
+              IsError(ErrorKind::kIOError));
+  EXPECT_THAT(TreeOf(dir), ElementsAre("v1.json", "v2.json"));
+  EXPECT_EQ(Slurp(dir / "v1.json"), "one");
+}
+
+TEST_F(LocalFileIOTest, LongFileNamesStillGetATemporarySibling) {
+  const std::string name(250, 'n');
+  ASSERT_THAT(io_->WriteFileAtomic(dir_.File(name), "x"), IsOk());
+  EXPECT_THAT(TreeOf(dir_.path()), ElementsAre(name));
+}
+
+TEST_F(LocalFileIOTest, ConcurrentWritersToOneFileExactlyOneWins) {
+  constexpr int kThreads = 8;
+  constexpr int kRounds = 25;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string location = FileUriOf(dir_.File("race/" + std::to_string(round)));
+    std::atomic<bool> go{false};
+    std::vector<Status> results(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        while (!go.load()) std::this_thread::yield();
+        results[t] = io_->WriteFileAtomic(location, "writer " + std::to_string(t));
+      });
+    }
+    go = true;
+    for (auto& thread : threads) thread.join();
+    int winner = -1;
+    for (int t = 0; t < kThreads; ++t) {
+      if (results[t]) {
+        EXPECT_EQ(winner, -1) << "two writers succeeded in round " << round;
+        winner = t;
+      } else {
+        EXPECT_THAT(results[t], IsError(ErrorKind::kAlreadyExists));
+      }
+    }
+    ASSERT_NE(winner, -1) << "no writer succeeded in round " << round;
+    EXPECT_EQ(io_->ReadFile(location), "writer " + std::to_string(winner));
+  }
+  EXPECT_THAT(TreeOf(dir_.path() / "race"), SizeIs(kRounds)) << "temporary files remain";
+}
+
+TEST_F(LocalFileIOTest, DeleteTreeRefusesToWalkThroughASymlinkOutOfTheRoot) {
+  const fs::path root = dir_.path() / "warehouse";
+  const fs::path outside = dir_.path() / "outside";
+  Spit(outside / "t/metadata/1.json", "precious");
+  fs::create_directories(root);
+  fs::create_directory_symlink(outside, root / "ns");
+
+  auto status = io_->DeleteTree(FileUriOf((root / "ns/t").string()), root.string());
+  EXPECT_THAT(status, IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(status, HasErrorMessage("symbolic link"));
+  EXPECT_THAT(io_->DeleteTree((root / "ns/t/metadata").string(), root.string()),
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_EQ(Slurp(outside / "t/metadata/1.json"), "precious");
+}
+
+TEST_F(LocalFileIOTest, DeleteTreeRemovesSymlinksButNotTheirTargets) {
+  const fs::path root = dir_.path() / "warehouse";
+  const fs::path outside = dir_.path() / "outside";
+  Spit(outside / "data/file", "precious");
+  Spit(outside / "single", "precious too");
+  Spit(root / "t/metadata/1.json", "x");
+  fs::create_directory_symlink(outside / "data", root / "t/data");
+  fs::create_symlink(outside / "single", root / "t/metadata/link");
+  fs::create_directory_symlink(outside, root / "top-link");
+
+  ASSERT_THAT(io_->DeleteTree(root.string() + "/t", FileUriOf(root.string())), IsOk());
+  EXPECT_FALSE(fs::exists(fs::symlink_status(root / "t")));
+  // The location itself may be a symlink: the link goes, the target stays.
+  ASSERT_THAT(io_->DeleteTree((root / "top-link").string(), root.string()), IsOk());
+  EXPECT_THAT(TreeOf(root), IsEmpty());
+  EXPECT_EQ(Slurp(outside / "data/file"), "precious");
+  EXPECT_EQ(Slurp(outside / "single"), "precious too");
+}
+
+TEST_F(LocalFileIOTest, DeleteTreeAcceptsARootReachedThroughASymlink) {
+  const fs::path real = dir_.path() / "real-warehouse";
+  Spit(real / "t/f", "x");
+  fs::create_directory_symlink(real, dir_.path() / "warehouse");
+  ASSERT_THAT(io_->DeleteTree((dir_.path() / "warehouse/t").string(),
+                              (dir_.path() / "warehouse").string()),
+              IsOk());
+  EXPECT_FALSE(fs::exists(real / "t"));
+  EXPECT_TRUE(fs::is_directory(real));
+}
+
+TEST_F(LocalFileIOTest, DeleteTreeOfMissingPathsIsOk) {
+  EXPECT_THAT(io_->DeleteTree(dir_.File("w/t"), dir_.File("w")), IsOk());
+  Spit(dir_.path() / "w/file", "x");
+  EXPECT_THAT(io_->DeleteTree(dir_.File("w/file/below"), dir_.File("w")), IsOk());
+  EXPECT_EQ(Slurp(dir_.path() / "w/file"), "x");
+}
+
+TEST_F(LocalFileIOTest, DeleteFileRemovesASymlinkNotItsTarget) {
+  Spit(dir_.path() / "target", "precious");
+  fs::create_symlink(dir_.path() / "target", dir_.path() / "link");
+  ASSERT_THAT(io_->DeleteFile(dir_.File("link")), IsOk());
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir_.path() / "link")));
+  EXPECT_EQ(Slurp(dir_.path() / "target"), "precious");
+}
+
+TEST_F(LocalFileIOTest, ListDoesNotDescendIntoSymlinkedDirectories) {
+  Spit(dir_.path() / "outside/secret", "x");
+  Spit(dir_.path() / "t/f", "x");
+  fs::create_directory_symlink(dir_.path() / "outside", dir_.path() / "t/link");
+  EXPECT_THAT(ValueOf(io_->List(dir_.File("t"))),
+              ElementsAre(dir_.File("t/f"), dir_.File("t/link")));
+}
+
+// --- Location parsing ------------------------------------------------------------------
+
+struct PathCase {
+  std::string location;
+  std::string path;
+};
+
+TEST(LocalPathOfTest, AcceptsFileUrisAndAbsolutePaths) {
+  const std::vector<PathCase> cases = {
+      {"file:///tmp/w/t", "/tmp/w/t"},
+      {"file:/tmp/w/t", "/tmp/w/t"},
+      {"file://localhost/tmp/w/t", "/tmp/w/t"},
+      {"FILE://LocalHost/tmp/w/t", "/tmp/w/t"},
+      {"/tmp/w/t", "/tmp/w/t"},
+      {"/", "/"},
+      {"file:///", "/"},
+      {"/tmp/w/./x/../t/", "/tmp/w/./x/../t/"},  // not normalised
+      {"file:///tmp/my%20table", "/tmp/my table"},
+      {"file:/tmp/a%2Fb%25c", "/tmp/a/b%c"},
+      {"file:///tmp/caf%C3%A9", "/tmp/caf\xC3\xA9"},
+      {"file:///tmp/a+b", "/tmp/a+b"},
+      {"file:///tmp/q?x#y", "/tmp/q?x#y"},
+      {"/tmp/my%20table", "/tmp/my%20table"},  // plain paths are not decoded
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.location);
+    EXPECT_EQ(LocalPathOf(c.location), c.path);
+  }
+}
+
+struct BadCase {
+  std::string location;
+  ErrorKind kind;
+  std::string message;
+};
+
+TEST(LocalPathOfTest, RejectsEverythingElse) {
+  const std::vector<BadCase> cases = {
+      {"", ErrorKind::kBadRequest, "empty"},
+      {"tmp/w/t", ErrorKind::kBadRequest, "absolute"},
+      {"./t", ErrorKind::kBadRequest, "absolute"},
+      {"file:tmp/w", ErrorKind::kBadRequest, "absolute"},
+      {"file://", ErrorKind::kBadRequest, "absolute"},
+      {"file://localhost", ErrorKind::kBadRequest, "absolute"},
+      {"file://host/tmp/w", ErrorKind::kBadRequest, "remote host"},
+      {"file://10.0.0.1/tmp/w", ErrorKind::kBadRequest, "remote host"},
+      {std::string("/tmp/a\0b", 8), ErrorKind::kBadRequest, "NUL"},
+      {std::string("file:///tmp/a\0b", 15), ErrorKind::kBadRequest, "NUL"},
+      {"file:///tmp/a%00b", ErrorKind::kBadRequest, "NUL"},
+      {"file:///tmp/%zz", ErrorKind::kBadRequest, "percent"},
+      {"file:///tmp/%4", ErrorKind::kBadRequest, "percent"},
+      {"file:///tmp/%", ErrorKind::kBadRequest, "percent"},
+      {"s3://bucket/w/t", ErrorKind::kUnsupported, "no FileIO for scheme s3 yet"},
+      {"S3A://bucket/w/t", ErrorKind::kUnsupported, "no FileIO for scheme s3a yet"},
+      {"gs://bucket/w", ErrorKind::kUnsupported, "scheme gs"},
+      {"hdfs://nn:8020/w", ErrorKind::kUnsupported, "scheme hdfs"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.location);
+    auto result = LocalPathOf(c.location);
+    EXPECT_THAT(result, IsError(c.kind));
+    EXPECT_THAT(result, HasErrorMessage(c.message));
+  }
+}
+
+TEST(LocalPathOfTest, BoundsTheLocationInErrorMessages) {
+  auto result = LocalPathOf(std::string(10000, 'x'));
+  ASSERT_THAT(result, IsError(ErrorKind::kBadRequest));
+  EXPECT_LT(result.error().message.size(), 400u);
+}
+
+TEST(LocalPathOfTest, FileUriOfIsItsInverse) {
+  for (const std::string path :
+       {"/tmp/w/t", "/", "/tmp/my table/x", "/a%b/c#d?e", "/caf\xC3\xA9", "/a+b:c@d"}) {
+    SCOPED_TRACE(path);
+    const std::string uri = FileUriOf(path);
+    EXPECT_TRUE(uri.starts_with("file:///")) << uri;
+    EXPECT_EQ(LocalPathOf(uri), path);
+  }
+  EXPECT_EQ(FileUriOf("/tmp/my table"), "file:///tmp/my%20table");
+}
+
+TEST(LocalPathOfTest, RecognisesTemporaryFileNames) {
+  EXPECT_TRUE(
+      IsTempFileName("/w/t/metadata/.00001-a.metadata.json.0123456789abcdef.tmp"));
+  EXPECT_TRUE(IsTempFileName(".v1.json.fault0.tmp"));
+  EXPECT_FALSE(IsTempFileName("/w/t/metadata/00001-a.metadata.json"));
+  EXPECT_FALSE(IsTempFileName("/w/t/.hidden"));
+  EXPECT_FALSE(IsTempFileName("/w/t/x.tmp"));
+  EXPECT_FALSE(IsTempFileName("/w/t/..tmp"));
+}
+
+TEST(MakeFileIOForTest, ResolvesBySchemeOfTheLocation) {
+  EXPECT_THAT(MakeFileIOFor("file:///tmp/w"), IsOk());
+  EXPECT_THAT(MakeFileIOFor("/tmp/w"), IsOk());
+  EXPECT_THAT(MakeFileIOFor("s3://bucket/w"), IsError(ErrorKind::kUnsupported));
+  EXPECT_THAT(MakeFileIOFor("w"), IsError(ErrorKind::kBadRequest));
+}
+
+// --- In-memory FileIO and fault injection ----------------------------------------------
+
+TEST(MemoryFileIOTest, TreatsEquivalentLocalFormsAsOneFile) {
+  MemoryFileIO io;
+  ASSERT_THAT(io.WriteFileAtomic("file:///w/t/./metadata/v1.json", "x"), IsOk());
+  EXPECT_EQ(io.ReadFile("/w/t/metadata/v1.json"), "x");
+  EXPECT_EQ(io.ReadFile("file:/w/x/../t/metadata/v1.json"), "x");
+  EXPECT_EQ(io.ReadFile("file://localhost/w/t/metadata/v1.json"), "x");
+  EXPECT_EQ(io.file_count(), 1u);
+}
+
+TEST(MemoryFileIOTest, ServesOtherSchemesVerbatim) {
+  MemoryFileIO io;
+  ASSERT_THAT(io.WriteFileAtomic("s3://bucket/w/t/metadata/v1.json", "x"), IsOk());
+  ASSERT_THAT(io.WriteFileAtomic("s3://bucket/w/u/v1.json", "y"), IsOk());
+  ASSERT_THAT(io.WriteFileAtomic("s3://other/w/t/metadata/v1.json", "z"), IsOk());
+  EXPECT_THAT(io.WriteFileAtomic("s3://bucket/w/t/metadata/v1.json", "x"),
+              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(ValueOf(io.List("s3://bucket/w")),
+              ElementsAre("s3://bucket/w/t/metadata/v1.json", "s3://bucket/w/u/v1.json"));
+  EXPECT_THAT(io.DeleteTree("s3://bucket/w/t", "s3://bucket/w"), IsOk());
+  EXPECT_THAT(io.DeleteTree("s3://other/w/t", "s3://bucket/w"),
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(ValueOf(io.List("s3://bucket/")), ElementsAre("s3://bucket/w/u/v1.json"));
+  EXPECT_EQ(io.ReadFile("s3://other/w/t/metadata/v1.json"), "z");
+}
+
+TEST(FaultInjectingFileIOTest, FailedWritesLeaveNoFile) {
+  MemoryFileIO memory;
+  FaultInjectingFileIO io(memory);
+  io.FailNextWrites(2);
+  EXPECT_THAT(io.WriteFileAtomic("/w/a", "x"), IsError(ErrorKind::kIOError));
+  EXPECT_THAT(io.WriteFileAtomic("/w/b", "x"), HasErrorMessage("Injected fault"));
+  EXPECT_EQ(memory.file_count(), 0u);
+  EXPECT_THAT(io.WriteFileAtomic("/w/a", "x"), IsOk());
+  EXPECT_EQ(io.ReadFile("/w/a"), "x");
+  EXPECT_EQ(io.injected_failures(), 2);
+}
+
+TEST(FaultInjectingFileIOTest, FailsWritesMatchingASubstring) {
+  MemoryFileIO memory;
+  FaultInjectingFileIO io(memory);
+  io.FailWritesMatching(".metadata.json");
+  EXPECT_THAT(io.WriteFileAtomic("/w/t/metadata/00001.metadata.json", "x"),
+              IsError(ErrorKind::kIOError));
+  EXPECT_THAT(io.WriteFileAtomic("/w/t/metadata/00002.metadata.json", "x"),
+              IsError(ErrorKind::kIOError));
+  EXPECT_THAT(io.WriteFileAtomic("/w/t/data/a.parquet", "x"), IsOk());
+  io.FailWritesMatching("");
+  EXPECT_THAT(io.WriteFileAtomic("/w/t/metadata/00001.metadata.json", "x"), IsOk());
+  EXPECT_THAT(ValueOf(memory.List("/w")),
+              ElementsAre("/w/t/data/a.parquet", "/w/t/metadata/00001.metadata.json"));
+}
+
+TEST(FaultInjectingFileIOTest, FailsReadsAndDeletesOnRequest) {
+  MemoryFileIO memory;
+  FaultInjectingFileIO io(memory);
+  ASSERT_THAT(io.WriteFileAtomic("/w/t/f", "x"), IsOk());
+  io.FailNextReads(3);
+  EXPECT_THAT(io.ReadFile("/w/t/f"), IsError(ErrorKind::kIOError));
+  EXPECT_THAT(io.Exists("/w/t/f"), IsError(ErrorKind::kIOError));
+  EXPECT_THAT(io.List("/w"), IsError(ErrorKind::kIOError));
+  EXPECT_EQ(io.ReadFile("/w/t/f"), "x");
+  io.FailNextDeletes(2);
+  EXPECT_THAT(io.DeleteFile("/w/t/f"), IsError(ErrorKind::kIOError));
+  EXPECT_THAT(io.DeleteTree("/w/t", "/w"), IsError(ErrorKind::kIOError));
+  EXPECT_EQ(io.Exists("/w/t/f"), true);
+  EXPECT_THAT(io.DeleteTree("/w/t", "/w"), IsOk());
+  EXPECT_EQ(io.Exists("/w/t/f"), false);
+  io.FailNextWrites(5);
+  io.Reset();
+  EXPECT_THAT(io.WriteFileAtomic("/w/t/f", "x"), IsOk());
+}
+
+TEST(FaultInjectingFileIOTest, CrashDropsUnsyncedDataAndKeepsCompletedWrites) {
+  MemoryFileIO memory;
+  FaultInjectingFileIO io(memory);
+  io.SetDropUnsynced(true);
+  ASSERT_THAT(io.WriteFileAtomic("/w/t/metadata/00001.metadata.json", "{\"v\":1}"),
+              IsOk());
+  io.FailNextWrites(1);
+  EXPECT_THAT(io.WriteFileAtomic("/w/t/metadata/00002.metadata.json", "{\"v\":2}"),
+              IsError(ErrorKind::kIOError));
+
+  // Before the crash: the torn temporary file is visible, the target never is.
+  auto before = io.List("/w/t/metadata");
+  ASSERT_THAT(before, IsOk());
+  ASSERT_THAT(*before, SizeIs(2));
+  EXPECT_EQ((*before)[0], "/w/t/metadata/.00002.metadata.json.fault0.tmp");
+  EXPECT_TRUE(IsTempFileName((*before)[0]));
+  EXPECT_EQ(io.ReadFile((*before)[0]), "{\"v");  // the first half of the contents
+  EXPECT_EQ(io.Exists("/w/t/metadata/00002.metadata.json"), false);
+
+  ASSERT_THAT(io.Crash(), IsOk());
+  EXPECT_THAT(ValueOf(io.List("/w/t/metadata")),
+              ElementsAre("/w/t/metadata/00001.metadata.json"));
+  EXPECT_EQ(io.ReadFile("/w/t/metadata/00001.metadata.json"), "{\"v\":1}");
+  // After the restart the same version can be written for real.
+  EXPECT_THAT(io.WriteFileAtomic("/w/t/metadata/00002.metadata.json", "{\"v\":2}"),
+              IsOk());
+  EXPECT_THAT(io.Crash(), IsOk());
+  EXPECT_EQ(io.ReadFile("/w/t/metadata/00002.metadata.json"), "{\"v\":2}");
+}
+
+TEST(FaultInjectingFileIOTest, WithoutDropUnsyncedAFailedWriteLeavesNothing) {
+  MemoryFileIO memory;
+  FaultInjectingFileIO io(memory);
+  io.FailNextWrites(1);
+  EXPECT_THAT(io.WriteFileAtomic("/w/v1", "x"), IsError(ErrorKind::kIOError));
+  EXPECT_EQ(memory.file_count(), 0u);
+  EXPECT_THAT(io.Crash(), IsOk());
+}
+
+TEST(FaultInjectingFileIOTest, WrapsTheLocalFileIOToo) {
+  ScopedTempDir dir("cairn-io-test");
+  auto local = MakeLocalFileIO();
+  FaultInjectingFileIO io(*local);
+  io.SetDropUnsynced(true);
+  io.FailWritesMatching("v2");
+  ASSERT_THAT(io.WriteFileAtomic(dir.File("m/v1"), "one"), IsOk());
+  EXPECT_THAT(io.WriteFileAtomic(dir.File("m/v2"), "two"), IsError(ErrorKind::kIOError));
+  EXPECT_THAT(TreeOf(dir.path() / "m"), ElementsAre(".v2.fault0.tmp", "v1"));
+  ASSERT_THAT(io.Crash(), IsOk());
+  EXPECT_THAT(TreeOf(dir.path() / "m"), ElementsAre("v1"));
+}
+
+TEST(FaultInjectingFileIOTest, ConcurrentUseIsSafe) {
+  MemoryFileIO memory;
+  FaultInjectingFileIO io(memory);
+  io.FailNextWrites(10);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        const std::string location = "/w/" + std::to_string(t) + "/" + std::to_string(i);
+        if (!io.WriteFileAtomic(location, "x")) ++failures;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 10);
+  EXPECT_EQ(memory.file_count(), 190u);
+}
+
+}  // namespace
+}  // namespace cairn

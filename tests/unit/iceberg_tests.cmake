@@ -1,0 +1,1 @@
+set(CAIRN_ICEBERG_TESTS)

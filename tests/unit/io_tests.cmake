@@ -1,0 +1,3 @@
+set(CAIRN_IO_TESTS
+  unit/file_io_test.cc
+)
