@@ -54,6 +54,10 @@ Status ValidateName(std::string_view what, std::string_view name) {
     }
     const size_t len = Utf8SequenceLength(name, i);
     if (len == 0) return BadRequest("Invalid {}: not valid UTF-8", what);
+    // C1 controls U+0080..U+009F are encoded as C2 80..C2 9F.
+    if (len == 2 && c == 0xC2 && static_cast<unsigned char>(name[i + 1]) <= 0x9F) {
+      return BadRequest("Invalid {}: must not contain control characters", what);
+    }
     i += len;
   }
   if (name == "." || name == "..") {

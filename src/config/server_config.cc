@@ -10,6 +10,7 @@
 
 #include "catalog/names.h"
 #include "common/macros.h"
+#include "io/file_io.h"
 
 namespace cairn {
 namespace {
@@ -143,10 +144,6 @@ const std::vector<Setting>& SettingTable() {
   return kSettings;
 }
 
-std::string FileUri(const std::filesystem::path& absolute) {
-  return "file://" + absolute.generic_string();
-}
-
 }  // namespace
 
 const std::vector<SettingInfo>& Settings() {
@@ -201,7 +198,7 @@ Status FinalizeConfig(ServerConfig& config) {
   if (ec) return InvalidConfig("data-dir: cannot create '{}': {}", config.data_dir, ec.message());
   config.data_dir = data_dir.string();
   if (config.data_dir.size() > 1 && config.data_dir.back() == '/') config.data_dir.pop_back();
-  config.warehouse_root = FileUri(data_dir / "warehouse");
+  config.warehouse_root = FileUriOf((data_dir / "warehouse").string());
   if (config.store.empty()) {
     config.sqlite.path = (data_dir / "cairn.db").string();
   } else {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <limits>
 #include <chrono>
 #include <mutex>
 #include <unordered_map>
@@ -36,6 +37,13 @@ std::string ParentKey(const NamespacePath& path) {
   return JoinLevels(path, path.empty() ? 0 : path.size() - 1);
 }
 std::string FullKey(const NamespacePath& path) { return JoinLevels(path, path.size()); }
+
+/// The SQL LIMIT for a page of at most `limit` rows: one more, to learn whether more
+/// follow; -1 (no limit) when unbounded or too large to add one to.
+int64_t FetchLimit(std::optional<size_t> limit) {
+  if (!limit || *limit >= static_cast<size_t>(std::numeric_limits<int64_t>::max())) return -1;
+  return static_cast<int64_t>(*limit) + 1;
+}
 
 int64_t NowMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -441,8 +449,7 @@ class SqliteStore final : public MetaStore {
         conn->Prepare("SELECT name FROM namespaces WHERE catalog_id = ? AND parent_path = ? "
                       "AND name > ? ORDER BY name LIMIT ?"));
     Query query(*conn, stmt);
-    const int64_t fetch = limit ? static_cast<int64_t>(*limit) + 1 : -1;
-    query.Bind(catalog_id).Bind(FullKey(parent)).Bind(after).Bind(fetch);
+    query.Bind(catalog_id).Bind(FullKey(parent)).Bind(after).Bind(FetchLimit(limit));
     return ReadNamePage(query, limit, "list namespaces");
   }
 
@@ -649,8 +656,7 @@ class SqliteStore final : public MetaStore {
         conn->Prepare("SELECT name FROM entities WHERE namespace_id = ? AND kind = ? "
                       "AND name > ? ORDER BY name LIMIT ?"));
     Query query(*conn, stmt);
-    query.Bind(*ns_id).Bind(kind).Bind(after).Bind(
-        limit ? static_cast<int64_t>(*limit) + 1 : int64_t{-1});
+    query.Bind(*ns_id).Bind(kind).Bind(after).Bind(FetchLimit(limit));
     return ReadNamePage(query, limit, "list entities");
   }
 

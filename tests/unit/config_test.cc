@@ -1,1 +1,407 @@
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "config/server_config.h"
+#include "matchers.h"
+#include "temp_dir.h"
+
+namespace cairn {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::StartsWith;
+
+/// One setting: a good value and what it sets, bad values that must be refused.
+struct SettingCase {
+  std::string key;
+  /// Renders the fields the setting controls, to compare before and after.
+  std::function<std::string(const ServerConfig&)> get;
+  std::string good;
+  std::string expected_after_good;
+  std::vector<std::string> bad;
+};
+
+std::string Ms(std::chrono::milliseconds ms) { return std::to_string(ms.count()); }
+
+const std::vector<SettingCase>& SettingCases() {
+  static const std::vector<SettingCase> kCases = {
+      {"listen",
+       [](const ServerConfig& c) {
+         return c.http.host + " " + std::to_string(c.http.port);
+       },
+       "0.0.0.0:8181",
+       "0.0.0.0 8181",
+       {"nonsense", ":80", "host:99999", "host:", "", "host:-1", "host:8o"}},
+      {"data-dir",
+       [](const ServerConfig& c) { return c.data_dir; },
+       "/srv/cairn",
+       "/srv/cairn",
+       {""}},
+      {"store",
+       [](const ServerConfig& c) { return c.store; },
+       "sqlite:/srv/cairn/meta.db",
+       "sqlite:/srv/cairn/meta.db",
+       {"sqlite:", "mysql://x", "/srv/cairn.db", "postgresql://h/db", "postgres://h/db"}},
+      {"default-catalog",
+       [](const ServerConfig& c) { return c.default_catalog; },
+       "main",
+       "main",
+       {"", "config", "namespaces", "a/b", ".."}},
+      {"log-level",
+       [](const ServerConfig& c) { return c.log_level; },
+       "debug",
+       "debug",
+       {"verbose", "INFO", ""}},
+      {"max-body-bytes",
+       [](const ServerConfig& c) { return std::to_string(c.http.max_body_bytes); },
+       "1024",
+       "1024",
+       {"0", "x", "-1", "4294967296", "1k", " 1", "1.5", ""}},
+      {"header-timeout-ms",
+       [](const ServerConfig& c) { return Ms(c.http.header_timeout); },
+       "1500",
+       "1500",
+       {"0", "3600001", "abc", "-5"}},
+      {"read-timeout-ms",
+       [](const ServerConfig& c) { return Ms(c.http.read_timeout); },
+       "1",
+       "1",
+       {"0", "3600001", "1s"}},
+      {"write-timeout-ms",
+       [](const ServerConfig& c) { return Ms(c.http.write_timeout); },
+       "3600000",
+       "3600000",
+       {"0", "3600001", "+5"}},
+      {"io-threads",
+       [](const ServerConfig& c) { return std::to_string(c.http.io_threads); },
+       "64",
+       "64",
+       {"0", "65", "two"}},
+      {"worker-threads",
+       [](const ServerConfig& c) {
+         return std::to_string(c.http.worker_threads) + " " +
+                std::to_string(c.sqlite.pool_size);
+       },
+       "8",
+       "8 8",
+       {"0", "257", "many"}},
+      {"worker-queue",
+       [](const ServerConfig& c) { return std::to_string(c.http.worker_queue); },
+       "1000000",
+       "1000000",
+       {"0", "1000001", "-1"}},
+      {"shutdown-grace-ms",
+       [](const ServerConfig& c) { return Ms(c.http.shutdown_grace); },
+       "250",
+       "250",
+       {"0", "3600001", "soon"}},
+      {"sqlite-synchronous",
+       [](const ServerConfig& c) { return c.sqlite.synchronous; },
+       "normal",
+       "normal",
+       {"off", "FULL", "extra", ""}},
+      {"sqlite-busy-timeout-ms",
+       [](const ServerConfig& c) { return std::to_string(c.sqlite.busy_timeout_ms); },
+       "0",
+       "0",
+       {"600001", "-1", "x"}},
+  };
+  return kCases;
+}
+
+TEST(ConfigSettingsTest, EverySettingIsCoveredByTheTestTable) {
+  std::set<std::string> documented;
+  for (const auto& info : Settings()) {
+    EXPECT_FALSE(info.help.empty()) << info.key;
+    EXPECT_TRUE(documented.insert(std::string(info.key)).second)
+        << "duplicate " << info.key;
+  }
+  std::set<std::string> tested;
+  for (const auto& c : SettingCases()) tested.insert(c.key);
+  EXPECT_EQ(documented, tested);
+}
+
+TEST(ApplySettingTest, GoodValueSetsTheSetting) {
+  for (const auto& c : SettingCases()) {
+    SCOPED_TRACE(c.key + " = " + c.good);
+    ServerConfig config;
+    ASSERT_THAT(ApplySetting(config, c.key, c.good), IsOk());
+    EXPECT_EQ(c.get(config), c.expected_after_good);
+  }
+}
+
+TEST(ApplySettingTest, BadValueIsInvalidConfigNamingTheSettingAndLeavesConfigUnchanged) {
+  for (const auto& c : SettingCases()) {
+    const std::string defaults = c.get(ServerConfig{});
+    ASSERT_NE(defaults, c.expected_after_good)
+        << c.key << ": pick a non-default good value";
+    for (const auto& bad : c.bad) {
+      SCOPED_TRACE(c.key + " = '" + bad + "'");
+      ServerConfig config;
+      const auto status = ApplySetting(config, c.key, bad);
+      EXPECT_THAT(status, IsError(ErrorKind::kInvalidConfig));
+      EXPECT_THAT(status, HasErrorMessageThat(StartsWith(c.key + ": ")));
+      EXPECT_EQ(c.get(config), defaults);
+    }
+  }
+}
+
+TEST(ApplySettingTest, UnknownKeyIsInvalidConfigNamingTheKey) {
+  ServerConfig config;
+  const auto status = ApplySetting(config, "max-bodybytes", "1");
+  EXPECT_THAT(status, IsError(ErrorKind::kInvalidConfig));
+  EXPECT_THAT(status, HasErrorMessage("max-bodybytes: unknown setting"));
+}
+
+TEST(ApplySettingTest, ListenAcceptsHostPortForms) {
+  struct Case {
+    std::string value;
+    std::string host;
+    uint16_t port;
+  };
+  for (const auto& c : std::vector<Case>{{"127.0.0.1:0", "127.0.0.1", 0},
+                                         {"[::1]:9001", "::1", 9001},
+                                         {"localhost:80", "localhost", 80},
+                                         {"0.0.0.0:65535", "0.0.0.0", 65535},
+                                         {"[::]:1", "::", 1}}) {
+    SCOPED_TRACE(c.value);
+    ServerConfig config;
+    ASSERT_THAT(ApplySetting(config, "listen", c.value), IsOk());
+    EXPECT_EQ(config.http.host, c.host);
+    EXPECT_EQ(config.http.port, c.port);
+  }
+}
+
+TEST(ApplySettingTest, ListenRejectsMalformedAddresses) {
+  for (const std::string value : {"nonsense", ":80", "host:99999", "host:65536",
+                                  "localhost:", "[]:80", "[::1]", "host:80/x"}) {
+    SCOPED_TRACE(value);
+    ServerConfig config;
+    const auto status = ApplySetting(config, "listen", value);
+    EXPECT_THAT(status, IsError(ErrorKind::kInvalidConfig));
+    EXPECT_THAT(status, HasErrorMessageThat(StartsWith("listen: expected HOST:PORT")));
+    EXPECT_THAT(status, HasErrorMessage(value));
+  }
+}
+
+TEST(ApplySettingTest, PostgresStoreIsRefusedWithAHint) {
+  ServerConfig config;
+  EXPECT_THAT(ApplySetting(config, "store", "postgresql://localhost/cairn"),
+              HasErrorMessage("use sqlite:PATH"));
+}
+
+TEST(ApplySettingTest, LaterValueOverridesEarlierOne) {
+  ServerConfig config;
+  ASSERT_THAT(ApplySetting(config, "log-level", "warn"), IsOk());
+  ASSERT_THAT(ApplySetting(config, "log-level", "error"), IsOk());
+  EXPECT_EQ(config.log_level, "error");
+}
+
+// ---------------------------------------------------------------------------------------
+// Config files
+
+class ConfigFileTest : public ::testing::Test {
+ protected:
+  std::string WriteFile(const std::string& name, const std::string& text) {
+    const std::string path = dir_.File(name);
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    return path;
+  }
+
+  ScopedTempDir dir_{"cairn-config"};
+  ServerConfig config_;
+};
+
+TEST_F(ConfigFileTest, AppliesStringAndIntegerSettings) {
+  const auto path = WriteFile("good.toml", R"(# a comment
+listen = "127.0.0.1:0"
+max-body-bytes = 1024
+log-level = "warn"
+worker-threads = 2
+sqlite-busy-timeout-ms = 0
+data-dir = "/var/lib/cairn"
+)");
+  ASSERT_THAT(ApplyConfigFile(config_, path), IsOk());
+  EXPECT_EQ(config_.http.host, "127.0.0.1");
+  EXPECT_EQ(config_.http.port, 0);
+  EXPECT_EQ(config_.http.max_body_bytes, 1024u);
+  EXPECT_EQ(config_.log_level, "warn");
+  EXPECT_EQ(config_.http.worker_threads, 2u);
+  EXPECT_EQ(config_.sqlite.pool_size, 2u);
+  EXPECT_EQ(config_.sqlite.busy_timeout_ms, 0);
+  EXPECT_EQ(config_.data_dir, "/var/lib/cairn");
+}
+
+TEST_F(ConfigFileTest, EmptyFileChangesNothing) {
+  const auto path = WriteFile("empty.toml", "");
+  ASSERT_THAT(ApplyConfigFile(config_, path), IsOk());
+  EXPECT_EQ(config_.http.port, ServerConfig{}.http.port);
+  EXPECT_EQ(config_.data_dir, ServerConfig{}.data_dir);
+}
+
+TEST_F(ConfigFileTest, UnknownKeyIsNamed) {
+  const auto path =
+      WriteFile("unknown.toml", "listen = \"127.0.0.1:0\"\nbogus-key = 1\n");
+  const auto status = ApplyConfigFile(config_, path);
+  EXPECT_THAT(status, IsError(ErrorKind::kInvalidConfig));
+  EXPECT_THAT(status, HasErrorMessageThat(StartsWith("bogus-key: unknown setting")));
+}
+
+TEST_F(ConfigFileTest, InvalidValueNamesTheSetting) {
+  struct Case {
+    std::string text;
+    std::string key;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"max-body-bytes = \"x\"\n", "max-body-bytes"},
+           {"max-body-bytes = -5\n", "max-body-bytes"},
+           {"max-body-bytes = 1.5\n", "max-body-bytes"},
+           {"worker-threads = true\n", "worker-threads"},
+           {"log-level = true\n", "log-level"},
+           {"listen = [\"127.0.0.1:0\"]\n", "listen"},
+           {"listen = { host = \"x\" }\n", "listen"},
+           {"[listen]\nhost = \"x\"\n", "listen"},
+           {"io-threads = 1979-05-27\n", "io-threads"},
+       }) {
+    SCOPED_TRACE(c.text);
+    const auto path = WriteFile("bad.toml", c.text);
+    const auto status = ApplyConfigFile(config_, path);
+    EXPECT_THAT(status, IsError(ErrorKind::kInvalidConfig));
+    EXPECT_THAT(status, HasErrorMessageThat(StartsWith(c.key + ": ")));
+  }
+}
+
+TEST_F(ConfigFileTest, NonScalarValueMessageNamesTheFile) {
+  const auto path = WriteFile("array.toml", "listen = [1, 2]\n");
+  EXPECT_THAT(ApplyConfigFile(config_, path), HasErrorMessage(path));
+}
+
+TEST_F(ConfigFileTest, SyntaxErrorNamesTheFileAndLine) {
+  const auto path = WriteFile("syntax.toml", "listen = \"127.0.0.1:0\"\nlog-level = \n");
+  const auto status = ApplyConfigFile(config_, path);
+  EXPECT_THAT(status, IsError(ErrorKind::kInvalidConfig));
+  EXPECT_THAT(status, HasErrorMessage(path + ":2:"));
+}
+
+TEST_F(ConfigFileTest, SyntaxErrorOnLaterLineReportsThatLine) {
+  const auto path = WriteFile(
+      "syntax4.toml", "# one\n# two\nlog-level = \"info\"\nlisten = 127.0.0.1:0\n");
+  EXPECT_THAT(ApplyConfigFile(config_, path), HasErrorMessage(path + ":4:"));
+}
+
+TEST_F(ConfigFileTest, MissingFileIsInvalidConfigNamingIt) {
+  const std::string path = dir_.File("does-not-exist.toml");
+  const auto status = ApplyConfigFile(config_, path);
+  EXPECT_THAT(status, IsError(ErrorKind::kInvalidConfig));
+  EXPECT_THAT(status, HasErrorMessage("does-not-exist.toml"));
+}
+
+// ---------------------------------------------------------------------------------------
+// FinalizeConfig
+
+class FinalizeConfigTest : public ::testing::Test {
+ protected:
+  ScopedTempDir dir_{"cairn-finalize"};
+  ServerConfig config_;
+};
+
+/// Changes the working directory for the scope of the object.
+class ScopedCurrentPath {
+ public:
+  explicit ScopedCurrentPath(const fs::path& path) : saved_(fs::current_path()) {
+    fs::current_path(path);
+  }
+  ~ScopedCurrentPath() {
+    std::error_code ec;
+    fs::current_path(saved_, ec);
+  }
+  ScopedCurrentPath(const ScopedCurrentPath&) = delete;
+  ScopedCurrentPath& operator=(const ScopedCurrentPath&) = delete;
+
+ private:
+  fs::path saved_;
+};
+
+TEST_F(FinalizeConfigTest, CreatesWarehouseAndDerivesStorePathAndWarehouseRoot) {
+  const fs::path data = dir_.path() / "data";
+  config_.data_dir = data.string();
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  EXPECT_EQ(config_.data_dir, data.lexically_normal().string());
+  EXPECT_TRUE(fs::is_directory(data / "warehouse"));
+  EXPECT_EQ(config_.sqlite.path, (data / "cairn.db").lexically_normal().string());
+  EXPECT_EQ(config_.warehouse_root,
+            "file://" + (data / "warehouse").lexically_normal().generic_string());
+  EXPECT_THAT(config_.warehouse_root, StartsWith("file:///"));
+}
+
+TEST_F(FinalizeConfigTest, MakesRelativeDataDirAbsolute) {
+  ScopedCurrentPath cwd(dir_.path());
+  config_.data_dir = "./rel/cairn-data";
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  const fs::path expected = fs::current_path() / "rel" / "cairn-data";
+  EXPECT_TRUE(fs::path(config_.data_dir).is_absolute());
+  EXPECT_EQ(config_.data_dir, expected.string());
+  EXPECT_TRUE(fs::is_directory(expected / "warehouse"));
+  EXPECT_EQ(config_.sqlite.path, (expected / "cairn.db").string());
+  EXPECT_EQ(config_.warehouse_root,
+            "file://" + (expected / "warehouse").generic_string());
+}
+
+TEST_F(FinalizeConfigTest, NormalisesDotDotAndTrailingSlash) {
+  config_.data_dir = (dir_.path() / "a" / ".." / "b").string() + "/";
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  const fs::path expected = (dir_.path() / "b").lexically_normal();
+  EXPECT_EQ(config_.data_dir, expected.string());
+  EXPECT_EQ(config_.sqlite.path, (expected / "cairn.db").string());
+  EXPECT_EQ(config_.warehouse_root,
+            "file://" + (expected / "warehouse").generic_string());
+  EXPECT_TRUE(fs::is_directory(expected / "warehouse"));
+}
+
+TEST_F(FinalizeConfigTest, ExplicitStoreOverridesDefaultPathAndIsMadeAbsolute) {
+  ScopedCurrentPath cwd(dir_.path());
+  config_.data_dir = "data";
+  ASSERT_THAT(ApplySetting(config_, "store", "sqlite:meta/cairn.sqlite"), IsOk());
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  EXPECT_EQ(config_.sqlite.path, (fs::current_path() / "meta" / "cairn.sqlite").string());
+}
+
+TEST_F(FinalizeConfigTest, InMemoryStoreStaysInMemory) {
+  config_.data_dir = dir_.File("data");
+  ASSERT_THAT(ApplySetting(config_, "store", "sqlite::memory:"), IsOk());
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  EXPECT_EQ(config_.sqlite.path, ":memory:");
+}
+
+TEST_F(FinalizeConfigTest, IsIdempotent) {
+  config_.data_dir = dir_.File("data");
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  const ServerConfig first = config_;
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  EXPECT_EQ(config_.data_dir, first.data_dir);
+  EXPECT_EQ(config_.sqlite.path, first.sqlite.path);
+  EXPECT_EQ(config_.warehouse_root, first.warehouse_root);
+}
+
+TEST_F(FinalizeConfigTest, DataDirThatIsAFileIsInvalidConfigNamingDataDir) {
+  const std::string file = dir_.File("plain-file");
+  std::ofstream(file) << "x";
+  config_.data_dir = file;
+  const auto status = FinalizeConfig(config_);
+  EXPECT_THAT(status, IsError(ErrorKind::kInvalidConfig));
+  EXPECT_THAT(status, HasErrorMessageThat(StartsWith("data-dir: ")));
+  EXPECT_THAT(status, HasErrorMessage(file));
+}
+
+}  // namespace
+}  // namespace cairn

@@ -1,1 +1,660 @@
+// MetaStore contract tests, parameterised over backends. To test another backend (e.g.
+// PostgreSQL) add one `StoreFactory` to `Backends()`; the suite runs unchanged.
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "matchers.h"
+#include "store/meta_store.h"
+#include "temp_dir.h"
+
+namespace cairn {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
+
+/// One database that a test can open, close and open again.
+class StoreBackend {
+ public:
+  virtual ~StoreBackend() = default;
+  /// Opens the backend's database (again, after a previous store was destroyed).
+  virtual Result<std::unique_ptr<MetaStore>> Open() = 0;
+};
+
+struct StoreFactory {
+  std::string name;  // a valid test-name suffix
+  /// True when data written through one `Open()` is visible to the next; such backends
+  /// also run `PersistentMetaStoreTest`.
+  bool persistent = false;
+  std::function<std::unique_ptr<StoreBackend>()> make;
+};
+
+class SqliteMemoryBackend final : public StoreBackend {
+ public:
+  Result<std::unique_ptr<MetaStore>> Open() override {
+    return OpenSqliteStore({.path = ":memory:"});
+  }
+};
+
+class SqliteFileBackend final : public StoreBackend {
+ public:
+  Result<std::unique_ptr<MetaStore>> Open() override {
+    // "normal" keeps the tests fast (no fsync per commit); durability is not under test.
+    return OpenSqliteStore({.path = path_, .synchronous = "normal", .pool_size = 4});
+  }
+
+ private:
+  ScopedTempDir dir_{"cairn-store"};
+  std::string path_ = dir_.File("cairn.db");
+};
+
+void PrintTo(const StoreFactory& factory, std::ostream* os) { *os << factory.name; }
+
+std::vector<StoreFactory> Backends() {
+  return {
+      {"SqliteMemory", false, [] { return std::make_unique<SqliteMemoryBackend>(); }},
+      {"SqliteFile", true, [] { return std::make_unique<SqliteFileBackend>(); }},
+  };
+}
+
+std::vector<StoreFactory> PersistentBackends() {
+  std::vector<StoreFactory> out;
+  for (auto& factory : Backends()) {
+    if (factory.persistent) out.push_back(std::move(factory));
+  }
+  return out;
+}
+
+class MetaStoreTest : public ::testing::TestWithParam<StoreFactory> {
+ protected:
+  void SetUp() override {
+    backend_ = GetParam().make();
+    Reopen();
+    auto catalog = store_->CreateCatalog("main", "file:///warehouse/main", {});
+    ASSERT_THAT(catalog, IsOk());
+    catalog_ = catalog->id;
+  }
+
+  void Reopen() {
+    store_.reset();
+    auto store = backend_->Open();
+    ASSERT_THAT(store, IsOk());
+    store_ = std::move(*store);
+  }
+
+  void Create(const NamespacePath& path, const Properties& properties = {}) {
+    ASSERT_THAT(store_->CreateNamespace(catalog_, path, properties), IsOk())
+        << DottedName(path);
+  }
+
+  /// All pages of a listing, following `after` with page size `limit`.
+  std::vector<NamePage> AllPages(const NamespacePath& parent, size_t limit) {
+    std::vector<NamePage> pages;
+    std::string after;
+    for (;;) {
+      auto page = store_->ListNamespaces(catalog_, parent, after, limit);
+      EXPECT_THAT(page, IsOk());
+      if (!page || pages.size() > 100) return pages;
+      pages.push_back(*page);
+      if (!page->has_more) return pages;
+      if (page->names.empty()) {
+        ADD_FAILURE() << "has_more set on an empty page";
+        return pages;
+      }
+      after = page->names.back();
+    }
+  }
+
+  std::unique_ptr<StoreBackend> backend_;
+  std::unique_ptr<MetaStore> store_;
+  int64_t catalog_ = 0;
+};
+
+TEST_P(MetaStoreTest, PingSucceeds) { EXPECT_THAT(store_->Ping(), IsOk()); }
+
+// --- catalogs --------------------------------------------------------------------------
+
+TEST_P(MetaStoreTest, CreatedCatalogCanBeLoadedWithItsProperties) {
+  auto created = store_->CreateCatalog("analytics", "file:///wh/analytics",
+                                       {{"owner", "bob"}, {"tier", "gold"}});
+  ASSERT_THAT(created, IsOk());
+  EXPECT_EQ(created->name, "analytics");
+  EXPECT_EQ(created->location, "file:///wh/analytics");
+  EXPECT_NE(created->id, catalog_);
+
+  auto loaded = store_->GetCatalog("analytics");
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ(*loaded, *created);
+  EXPECT_EQ(loaded->properties, (Properties{{"owner", "bob"}, {"tier", "gold"}}));
+}
+
+TEST_P(MetaStoreTest, CreatingExistingCatalogFailsWithAlreadyExists) {
+  auto again = store_->CreateCatalog("main", "file:///elsewhere", {{"k", "v"}});
+  EXPECT_THAT(again, IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(again, HasErrorMessage("main"));
+  // The original is untouched.
+  auto loaded = store_->GetCatalog("main");
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ(loaded->location, "file:///warehouse/main");
+  EXPECT_THAT(loaded->properties, IsEmpty());
+}
+
+TEST_P(MetaStoreTest, GettingMissingCatalogFailsWithNoSuchWarehouse) {
+  auto missing = store_->GetCatalog("nope");
+  EXPECT_THAT(missing, IsError(ErrorKind::kNoSuchWarehouse));
+  EXPECT_THAT(missing, HasErrorMessage("nope"));
+}
+
+TEST_P(MetaStoreTest, CatalogNamesAreCaseSensitive) {
+  EXPECT_THAT(store_->GetCatalog("Main"), IsError(ErrorKind::kNoSuchWarehouse));
+  EXPECT_THAT(store_->CreateCatalog("Main", "file:///wh/Main", {}), IsOk());
+}
+
+// --- namespaces ------------------------------------------------------------------------
+
+TEST_P(MetaStoreTest, CreatesNestedNamespacesAndLoadsThemWithProperties) {
+  Create({"a"}, {{"owner", "alice"}});
+  Create({"a", "b"}, {{"k1", "v1"}, {"k2", ""}});
+  Create({"a", "b", "c"});
+
+  auto top = store_->LoadNamespace(catalog_, {"a"});
+  ASSERT_THAT(top, IsOk());
+  EXPECT_EQ(top->path, (NamespacePath{"a"}));
+  EXPECT_EQ(top->properties, (Properties{{"owner", "alice"}}));
+
+  auto mid = store_->LoadNamespace(catalog_, {"a", "b"});
+  ASSERT_THAT(mid, IsOk());
+  EXPECT_EQ(mid->path, (NamespacePath{"a", "b"}));
+  EXPECT_EQ(mid->properties, (Properties{{"k1", "v1"}, {"k2", ""}}));
+
+  auto leaf = store_->LoadNamespace(catalog_, {"a", "b", "c"});
+  ASSERT_THAT(leaf, IsOk());
+  EXPECT_THAT(leaf->properties, IsEmpty());
+  EXPECT_NE(leaf->id, mid->id);
+}
+
+TEST_P(MetaStoreTest, CreatingNamespaceUnderMissingParentFailsWithNoSuchNamespace) {
+  Create({"a"});
+  auto status = store_->CreateNamespace(catalog_, {"a", "b", "c"}, {});
+  EXPECT_THAT(status, IsError(ErrorKind::kNoSuchNamespace));
+  EXPECT_THAT(status, HasErrorMessage("a.b"));
+  EXPECT_THAT(store_->NamespaceExists(catalog_, {"a", "b", "c"}),
+              ::testing::Optional(false));
+}
+
+TEST_P(MetaStoreTest, CreatingExistingNamespaceFailsWithAlreadyExistsAndKeepsProperties) {
+  Create({"a"}, {{"k", "original"}});
+  auto status = store_->CreateNamespace(catalog_, {"a"}, {{"k", "new"}, {"extra", "x"}});
+  EXPECT_THAT(status, IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(status, HasErrorMessage("a"));
+  auto loaded = store_->LoadNamespace(catalog_, {"a"});
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ(loaded->properties, (Properties{{"k", "original"}}));
+}
+
+TEST_P(MetaStoreTest, SameNameMayExistUnderDifferentParentsAndCatalogs) {
+  Create({"a"});
+  Create({"b"});
+  Create({"a", "x"});
+  Create({"b", "x"});
+  auto other = store_->CreateCatalog("other", "file:///wh/other", {});
+  ASSERT_THAT(other, IsOk());
+  EXPECT_THAT(store_->CreateNamespace(other->id, {"a"}, {}), IsOk());
+  EXPECT_THAT(store_->NamespaceExists(other->id, {"b"}), ::testing::Optional(false));
+  EXPECT_THAT(store_->LoadNamespace(other->id, {"a", "x"}),
+              IsError(ErrorKind::kNoSuchNamespace));
+}
+
+TEST_P(MetaStoreTest, LoadingMissingNamespaceFailsWithNoSuchNamespace) {
+  Create({"a"});
+  auto missing = store_->LoadNamespace(catalog_, {"a", "zz"});
+  EXPECT_THAT(missing, IsError(ErrorKind::kNoSuchNamespace));
+  EXPECT_THAT(missing, HasErrorMessage("a.zz"));
+}
+
+TEST_P(MetaStoreTest, NamespaceExistsReportsPresence) {
+  Create({"a"});
+  Create({"a", "b"});
+  EXPECT_THAT(store_->NamespaceExists(catalog_, {"a"}), ::testing::Optional(true));
+  EXPECT_THAT(store_->NamespaceExists(catalog_, {"a", "b"}), ::testing::Optional(true));
+  EXPECT_THAT(store_->NamespaceExists(catalog_, {"b"}), ::testing::Optional(false));
+  EXPECT_THAT(store_->NamespaceExists(catalog_, {"b", "a"}), ::testing::Optional(false));
+  EXPECT_THAT(store_->NamespaceExists(catalog_, {"a", "b", "c"}),
+              ::testing::Optional(false));
+}
+
+TEST_P(MetaStoreTest, LevelsAreNotConfusedWithNamesContainingDots) {
+  Create({"a.b"});
+  EXPECT_THAT(store_->NamespaceExists(catalog_, {"a", "b"}), ::testing::Optional(false));
+  EXPECT_THAT(store_->CreateNamespace(catalog_, {"a", "b"}, {}),
+              IsError(ErrorKind::kNoSuchNamespace));
+}
+
+// --- listing ---------------------------------------------------------------------------
+
+TEST_P(MetaStoreTest, ListsDirectChildrenOnlySortedBytewise) {
+  // Bytewise: upper case before lower case, ASCII before multi-byte UTF-8.
+  for (const std::string name : {"b", "\xC3\xA9t\xC3\xA9", "B", "a", "a b", "ab", "Z"}) {
+    Create({name});
+  }
+  Create({"a", "child"});
+  Create({"a", "child", "grandchild"});
+  Create({"b", "other"});
+
+  auto top = store_->ListNamespaces(catalog_, {}, "", std::nullopt);
+  ASSERT_THAT(top, IsOk());
+  EXPECT_THAT(top->names,
+              ElementsAre("B", "Z", "a", "a b", "ab", "b", "\xC3\xA9t\xC3\xA9"));
+  EXPECT_FALSE(top->has_more);
+
+  auto children = store_->ListNamespaces(catalog_, {"a"}, "", std::nullopt);
+  ASSERT_THAT(children, IsOk());
+  EXPECT_THAT(children->names, ElementsAre("child"));
+
+  auto grandchildren = store_->ListNamespaces(catalog_, {"a", "child"}, "", std::nullopt);
+  ASSERT_THAT(grandchildren, IsOk());
+  EXPECT_THAT(grandchildren->names, ElementsAre("grandchild"));
+
+  auto leaf =
+      store_->ListNamespaces(catalog_, {"a", "child", "grandchild"}, "", std::nullopt);
+  ASSERT_THAT(leaf, IsOk());
+  EXPECT_THAT(leaf->names, IsEmpty());
+  EXPECT_FALSE(leaf->has_more);
+}
+
+TEST_P(MetaStoreTest, ListingIsPerCatalog) {
+  Create({"a"});
+  auto other = store_->CreateCatalog("other", "file:///wh/other", {});
+  ASSERT_THAT(other, IsOk());
+  auto listed = store_->ListNamespaces(other->id, {}, "", std::nullopt);
+  ASSERT_THAT(listed, IsOk());
+  EXPECT_THAT(listed->names, IsEmpty());
+}
+
+TEST_P(MetaStoreTest, ListingMissingParentFailsWithNoSuchNamespace) {
+  auto listed = store_->ListNamespaces(catalog_, {"ghost"}, "", std::nullopt);
+  EXPECT_THAT(listed, IsError(ErrorKind::kNoSuchNamespace));
+  EXPECT_THAT(listed, HasErrorMessage("ghost"));
+}
+
+TEST_P(MetaStoreTest, ListingEmptyCatalogReturnsNothing) {
+  for (std::optional<size_t> limit :
+       {std::optional<size_t>{}, std::optional<size_t>{3}}) {
+    auto listed = store_->ListNamespaces(catalog_, {}, "", limit);
+    ASSERT_THAT(listed, IsOk());
+    EXPECT_THAT(listed->names, IsEmpty());
+    EXPECT_FALSE(listed->has_more);
+  }
+}
+
+TEST_P(MetaStoreTest, KeysetPagesHaveExactHasMoreAtBoundaries) {
+  struct Case {
+    size_t total;
+    size_t limit;
+    std::vector<size_t> page_sizes;  // has_more is true on all pages but the last
+  };
+  const std::vector<Case> cases = {
+      {5, 2, {2, 2, 1}}, {4, 2, {2, 2}}, {2, 2, {2}}, {1, 2, {1}},    {0, 2, {0}},
+      {3, 1, {1, 1, 1}}, {5, 5, {5}},    {5, 6, {5}}, {6, 3, {3, 3}},
+  };
+  int catalog_index = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(::testing::Message() << c.total << " names, limit " << c.limit);
+    auto catalog =
+        store_->CreateCatalog("c" + std::to_string(catalog_index++), "file:///x", {});
+    ASSERT_THAT(catalog, IsOk());
+    catalog_ = catalog->id;
+    std::vector<std::string> expected;
+    for (size_t i = 0; i < c.total; ++i) {
+      expected.push_back("ns" + std::to_string(i));
+      Create({expected.back()});
+    }
+    const auto pages = AllPages({}, c.limit);
+    ASSERT_EQ(pages.size(), c.page_sizes.size());
+    std::vector<std::string> seen;
+    for (size_t p = 0; p < pages.size(); ++p) {
+      EXPECT_EQ(pages[p].names.size(), c.page_sizes[p]) << "page " << p;
+      EXPECT_EQ(pages[p].has_more, p + 1 < pages.size()) << "page " << p;
+      seen.insert(seen.end(), pages[p].names.begin(), pages[p].names.end());
+    }
+    EXPECT_EQ(seen, expected);
+  }
+}
+
+TEST_P(MetaStoreTest, PagesOfChildrenStayWithinTheParent) {
+  Create({"p"});
+  Create({"q"});
+  for (const std::string name : {"c1", "c2", "c3"}) {
+    Create({"p", name});
+    Create({"q", name + "-q"});
+  }
+  const auto pages = AllPages({"p"}, 2);
+  ASSERT_EQ(pages.size(), 2u);
+  EXPECT_THAT(pages[0].names, ElementsAre("c1", "c2"));
+  EXPECT_TRUE(pages[0].has_more);
+  EXPECT_THAT(pages[1].names, ElementsAre("c3"));
+  EXPECT_FALSE(pages[1].has_more);
+}
+
+TEST_P(MetaStoreTest, AfterNeedNotBeAnExistingName) {
+  for (const std::string name : {"a", "b", "c", "d"}) Create({name});
+  auto page = store_->ListNamespaces(catalog_, {}, "b0", 10);
+  ASSERT_THAT(page, IsOk());
+  EXPECT_THAT(page->names, ElementsAre("c", "d"));
+  EXPECT_FALSE(page->has_more);
+
+  auto past_end = store_->ListNamespaces(catalog_, {}, "zzz", 10);
+  ASSERT_THAT(past_end, IsOk());
+  EXPECT_THAT(past_end->names, IsEmpty());
+  EXPECT_FALSE(past_end->has_more);
+}
+
+TEST_P(MetaStoreTest, NoLimitReturnsEverythingAfter) {
+  for (int i = 0; i < 30; ++i)
+    Create({"n" + std::string(i < 10 ? "0" : "") + std::to_string(i)});
+  auto all = store_->ListNamespaces(catalog_, {}, "", std::nullopt);
+  ASSERT_THAT(all, IsOk());
+  EXPECT_EQ(all->names.size(), 30u);
+  EXPECT_FALSE(all->has_more);
+  EXPECT_TRUE(std::is_sorted(all->names.begin(), all->names.end()));
+
+  auto rest = store_->ListNamespaces(catalog_, {}, "n09", std::nullopt);
+  ASSERT_THAT(rest, IsOk());
+  EXPECT_EQ(rest->names.size(), 20u);
+  EXPECT_EQ(rest->names.front(), "n10");
+}
+
+TEST_P(MetaStoreTest, LargestPossibleLimitReturnsEverything) {
+  // `limit` is "at most this many": the largest size_t must not behave like a limit of 0.
+  for (const std::string name : {"a", "b", "c"}) Create({name});
+  auto page =
+      store_->ListNamespaces(catalog_, {}, "", std::numeric_limits<size_t>::max());
+  ASSERT_THAT(page, IsOk());
+  EXPECT_THAT(page->names, ElementsAre("a", "b", "c"));
+  EXPECT_FALSE(page->has_more);
+}
+
+// --- drop ------------------------------------------------------------------------------
+
+TEST_P(MetaStoreTest, DroppingMissingNamespaceFailsWithNoSuchNamespace) {
+  auto status = store_->DropNamespace(catalog_, {"ghost"});
+  EXPECT_THAT(status, IsError(ErrorKind::kNoSuchNamespace));
+  EXPECT_THAT(status, HasErrorMessage("ghost"));
+}
+
+TEST_P(MetaStoreTest, DroppingNamespaceWithChildFailsUntilChildIsDropped) {
+  Create({"a"});
+  Create({"a", "b"});
+  auto status = store_->DropNamespace(catalog_, {"a"});
+  EXPECT_THAT(status, IsError(ErrorKind::kNamespaceNotEmpty));
+  EXPECT_THAT(status, HasErrorMessage("a"));
+  EXPECT_THAT(store_->NamespaceExists(catalog_, {"a"}), ::testing::Optional(true));
+
+  ASSERT_THAT(store_->DropNamespace(catalog_, {"a", "b"}), IsOk());
+  ASSERT_THAT(store_->DropNamespace(catalog_, {"a"}), IsOk());
+  EXPECT_THAT(store_->NamespaceExists(catalog_, {"a"}), ::testing::Optional(false));
+  EXPECT_THAT(store_->DropNamespace(catalog_, {"a"}),
+              IsError(ErrorKind::kNoSuchNamespace));
+}
+
+TEST_P(MetaStoreTest, ChildOfSiblingDoesNotBlockDrop) {
+  Create({"a"});
+  Create({"ab"});
+  Create({"ab", "child"});
+  EXPECT_THAT(store_->DropNamespace(catalog_, {"a"}), IsOk());
+}
+
+TEST_P(MetaStoreTest, DroppedNamespaceIsGoneFromListings) {
+  Create({"a"});
+  Create({"b"});
+  ASSERT_THAT(store_->DropNamespace(catalog_, {"a"}), IsOk());
+  auto listed = store_->ListNamespaces(catalog_, {}, "", std::nullopt);
+  ASSERT_THAT(listed, IsOk());
+  EXPECT_THAT(listed->names, ElementsAre("b"));
+}
+
+TEST_P(MetaStoreTest, RecreatedNamespaceStartsWithoutOldProperties) {
+  Create({"a"}, {{"old", "1"}, {"shared", "old"}});
+  ASSERT_THAT(store_->DropNamespace(catalog_, {"a"}), IsOk());
+  Create({"a"}, {{"shared", "new"}});
+  auto loaded = store_->LoadNamespace(catalog_, {"a"});
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ(loaded->properties, (Properties{{"shared", "new"}}));
+}
+
+// --- properties ------------------------------------------------------------------------
+
+TEST_P(MetaStoreTest, PropertyUpdateReportsUpdatedRemovedAndMissing) {
+  Create({"a"}, {{"keep", "1"}, {"drop1", "x"}, {"drop2", "y"}, {"change", "old"}});
+  auto outcome = store_->UpdateNamespaceProperties(
+      catalog_, {"a"}, {{"change", "new"}, {"add", "v"}}, {"drop2", "absent", "drop1"});
+  ASSERT_THAT(outcome, IsOk());
+  EXPECT_THAT(outcome->updated, UnorderedElementsAre("add", "change"));
+  EXPECT_THAT(outcome->removed, UnorderedElementsAre("drop1", "drop2"));
+  EXPECT_THAT(outcome->missing, ElementsAre("absent"));
+
+  auto loaded = store_->LoadNamespace(catalog_, {"a"});
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ(loaded->properties,
+            (Properties{{"keep", "1"}, {"change", "new"}, {"add", "v"}}));
+}
+
+TEST_P(MetaStoreTest, EmptyPropertyUpdateChangesNothing) {
+  Create({"a"}, {{"k", "v"}});
+  auto outcome = store_->UpdateNamespaceProperties(catalog_, {"a"}, {}, {});
+  ASSERT_THAT(outcome, IsOk());
+  EXPECT_THAT(outcome->updated, IsEmpty());
+  EXPECT_THAT(outcome->removed, IsEmpty());
+  EXPECT_THAT(outcome->missing, IsEmpty());
+  auto loaded = store_->LoadNamespace(catalog_, {"a"});
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ(loaded->properties, (Properties{{"k", "v"}}));
+}
+
+TEST_P(MetaStoreTest, PropertyUpdateOfMissingNamespaceFailsWithNoSuchNamespace) {
+  auto outcome = store_->UpdateNamespaceProperties(catalog_, {"ghost"}, {{"k", "v"}}, {});
+  EXPECT_THAT(outcome, IsError(ErrorKind::kNoSuchNamespace));
+}
+
+TEST_P(MetaStoreTest, PropertiesOfNestedNamespacesAreIndependent) {
+  Create({"a"}, {{"k", "parent"}});
+  Create({"a", "b"}, {{"k", "child"}});
+  ASSERT_THAT(store_->UpdateNamespaceProperties(catalog_, {"a", "b"}, {}, {"k"}), IsOk());
+  auto parent = store_->LoadNamespace(catalog_, {"a"});
+  ASSERT_THAT(parent, IsOk());
+  EXPECT_EQ(parent->properties, (Properties{{"k", "parent"}}));
+}
+
+TEST_P(MetaStoreTest, StoresArbitraryBytesInNamesAndProperties) {
+  const std::string name = "\xE6\x97\xA5 'quoted' \"double\" ; DROP TABLE namespaces; --";
+  const std::string value = std::string("nul\0inside", 10);
+  Create({name}, {{"k", value}});
+  auto loaded = store_->LoadNamespace(catalog_, {name});
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ(loaded->properties.at("k"), value);
+}
+
+// --- concurrency and persistence -------------------------------------------------------
+
+TEST_P(MetaStoreTest, ConcurrentWritersAllSucceed) {
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 20;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        const std::string name = "t" + std::to_string(t) + "-" + std::to_string(i);
+        if (!store_->CreateNamespace(catalog_, {name}, {{"i", std::to_string(i)}})) {
+          ++failures;
+        }
+        if (!store_->LoadNamespace(catalog_, {name})) ++failures;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  auto listed = store_->ListNamespaces(catalog_, {}, "", std::nullopt);
+  ASSERT_THAT(listed, IsOk());
+  EXPECT_EQ(listed->names.size(), static_cast<size_t>(kThreads * kPerThread));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreTest, ::testing::ValuesIn(Backends()),
+                         [](const ::testing::TestParamInfo<StoreFactory>& info) {
+                           return info.param.name;
+                         });
+
+/// The contract tests that need a database surviving `Reopen()`.
+class PersistentMetaStoreTest : public MetaStoreTest {};
+
+TEST_P(PersistentMetaStoreTest, DataSurvivesReopen) {
+  Create({"a"}, {{"k", "v"}});
+  Create({"a", "b"});
+  Reopen();
+  ASSERT_THAT(store_->Ping(), IsOk());
+  auto catalog = store_->GetCatalog("main");
+  ASSERT_THAT(catalog, IsOk());
+  EXPECT_EQ(catalog->id, catalog_);
+  EXPECT_EQ(catalog->location, "file:///warehouse/main");
+  auto loaded = store_->LoadNamespace(catalog_, {"a"});
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ(loaded->properties, (Properties{{"k", "v"}}));
+  auto children = store_->ListNamespaces(catalog_, {"a"}, "", std::nullopt);
+  ASSERT_THAT(children, IsOk());
+  EXPECT_THAT(children->names, ElementsAre("b"));
+}
+
+TEST_P(PersistentMetaStoreTest, ReopeningTwiceKeepsSchemaAndData) {
+  Create({"a"});
+  Reopen();
+  Reopen();
+  EXPECT_THAT(store_->CreateCatalog("main", "file:///x", {}),
+              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(store_->NamespaceExists(catalog_, {"a"}), ::testing::Optional(true));
+  EXPECT_THAT(store_->CreateNamespace(catalog_, {"a", "b"}, {}), IsOk());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, PersistentMetaStoreTest,
+                         ::testing::ValuesIn(PersistentBackends()),
+                         [](const ::testing::TestParamInfo<StoreFactory>& info) {
+                           return info.param.name;
+                         });
+
+// --- SQLite specifics ------------------------------------------------------------------
+
+/// Runs a single-integer query directly on a SQLite file.
+int64_t QueryInt(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr),
+            SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  int64_t value = -1;
+  if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK &&
+      sqlite3_step(stmt) == SQLITE_ROW) {
+    value = sqlite3_column_int64(stmt, 0);
+  } else {
+    ADD_FAILURE() << sql << ": " << sqlite3_errmsg(db);
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close_v2(db);
+  return value;
+}
+
+TEST(SqliteStoreTest, MigrationsAreAppliedOnceAcrossReopens) {
+  ScopedTempDir dir("cairn-migrate");
+  const std::string path = dir.File("cairn.db");
+  int64_t versions_after_first_open = 0;
+  for (int i = 0; i < 3; ++i) {
+    auto store = OpenSqliteStore({.path = path, .synchronous = "normal"});
+    ASSERT_THAT(store, IsOk()) << "open #" << i;
+    if (i == 0) {
+      ASSERT_THAT((*store)->CreateCatalog("main", "file:///x", {}), IsOk());
+      versions_after_first_open = QueryInt(path, "SELECT COUNT(*) FROM schema_version");
+    }
+  }
+  // One row per schema version, 1..N, each recorded once however often the file is
+  // opened.
+  EXPECT_GE(versions_after_first_open, 1);
+  EXPECT_EQ(QueryInt(path, "SELECT COUNT(*) FROM schema_version"),
+            versions_after_first_open);
+  EXPECT_EQ(QueryInt(path, "SELECT COUNT(DISTINCT version) FROM schema_version"),
+            versions_after_first_open);
+  EXPECT_EQ(QueryInt(path, "SELECT MAX(version) FROM schema_version"),
+            versions_after_first_open);
+  EXPECT_EQ(QueryInt(path, "SELECT COUNT(*) FROM catalogs"), 1);
+}
+
+TEST(SqliteStoreTest, UsesWriteAheadLogging) {
+  ScopedTempDir dir("cairn-wal");
+  const std::string path = dir.File("cairn.db");
+  {
+    auto store = OpenSqliteStore({.path = path});
+    ASSERT_THAT(store, IsOk());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr),
+            SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &stmt, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)), "wal");
+  sqlite3_finalize(stmt);
+  sqlite3_close_v2(db);
+}
+
+TEST(SqliteStoreTest, RefusesNewerSchemaVersion) {
+  ScopedTempDir dir("cairn-newer");
+  const std::string path = dir.File("cairn.db");
+  ASSERT_THAT(OpenSqliteStore({.path = path}), IsOk());
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "INSERT INTO schema_version VALUES (99, 0)", nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close_v2(db);
+  }
+  auto reopened = OpenSqliteStore({.path = path});
+  EXPECT_THAT(reopened, IsError(ErrorKind::kIOError));
+  EXPECT_THAT(reopened, HasErrorMessage("newer"));
+}
+
+TEST(SqliteStoreTest, RejectsUnknownSynchronousMode) {
+  auto store = OpenSqliteStore({.path = ":memory:", .synchronous = "off"});
+  EXPECT_THAT(store, IsError(ErrorKind::kInvalidConfig));
+  EXPECT_THAT(store, HasErrorMessage("'off'"));
+}
+
+TEST(SqliteStoreTest, UnopenablePathIsIOError) {
+  ScopedTempDir dir("cairn-unopenable");
+  auto store = OpenSqliteStore({.path = dir.File("no/such/dir/cairn.db")});
+  EXPECT_THAT(store, IsError(ErrorKind::kIOError));
+  EXPECT_THAT(store, HasErrorMessage("no/such/dir/cairn.db"));
+}
+
+TEST(SqliteStoreTest, InMemoryStoresAreIndependent) {
+  auto first = OpenSqliteStore({.path = ":memory:"});
+  auto second = OpenSqliteStore({.path = ":memory:"});
+  ASSERT_THAT(first, IsOk());
+  ASSERT_THAT(second, IsOk());
+  ASSERT_THAT((*first)->CreateCatalog("main", "file:///x", {}), IsOk());
+  EXPECT_THAT((*second)->GetCatalog("main"), IsError(ErrorKind::kNoSuchWarehouse));
+}
+
+}  // namespace
+}  // namespace cairn
