@@ -8,7 +8,7 @@ CAIRN_BUILD_PACKAGES=(
   g++ cmake ninja-build pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libsqlite3-dev libtomlplusplus-dev libcli11-dev libspdlog-dev libfmt-dev
-  libexpected-dev libssl-dev
+  libexpected-dev libssl-dev zlib1g-dev
 )
 # Extra Debian packages needed to run the tests.
 CAIRN_TEST_PACKAGES=(libgtest-dev libgmock-dev sqlite3)

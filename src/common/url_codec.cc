@@ -1,6 +1,8 @@
 #include "common/url_codec.h"
 
+#include <boost/url/encode.hpp>
 #include <boost/url/encoding_opts.hpp>
+#include <boost/url/rfc/unreserved_chars.hpp>
 #include <boost/url/pct_string_view.hpp>
 
 namespace cairn {
@@ -36,6 +38,10 @@ Result<std::vector<std::string>> DecodeNamespaceSegment(std::string_view raw) {
     }
     start = pos + 3;
   }
+}
+
+std::string PercentEncodeSegment(std::string_view segment) {
+  return boost::urls::encode(segment, boost::urls::unreserved_chars);
 }
 
 std::string HexEncode(std::string_view bytes) {

@@ -20,6 +20,10 @@ Result<std::string> FormDecodeSegment(std::string_view raw);
 /// Errors: `kBadRequest` for a malformed escape.
 Result<std::vector<std::string>> DecodeNamespaceSegment(std::string_view raw);
 
+/// \brief Percent-encodes every byte of `segment` except RFC 3986 unreserved characters,
+/// so that it can be one segment of a URI path (`a b/c` ⇒ `a%20b%2Fc`).
+std::string PercentEncodeSegment(std::string_view segment);
+
 /// \brief Lower-case hex encoding of arbitrary bytes (used for opaque page tokens).
 std::string HexEncode(std::string_view bytes);
 

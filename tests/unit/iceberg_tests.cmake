@@ -1,1 +1,7 @@
-set(CAIRN_ICEBERG_TESTS)
+# Unit tests of the Iceberg table-metadata model and its JSON serde (fixtures in resources/).
+set(CAIRN_ICEBERG_TESTS
+  unit/iceberg_partition_sort_test.cc
+  unit/iceberg_schema_test.cc
+  unit/iceberg_table_metadata_test.cc
+  unit/iceberg_types_test.cc
+)

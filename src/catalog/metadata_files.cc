@@ -1,0 +1,119 @@
+#include "catalog/metadata_files.h"
+
+#include <zlib.h>
+
+#include <charconv>
+
+#include "common/macros.h"
+#include "common/uuid.h"
+#include "iceberg/json_serde.h"
+
+namespace cairn {
+namespace {
+
+constexpr std::string_view kMetadataPathProperty = "write.metadata.path";
+constexpr std::string_view kCompressionProperty = "write.metadata.compression-codec";
+constexpr std::string_view kGzipSuffix = ".gz.metadata.json";
+constexpr std::string_view kLegacyGzipSuffix = ".metadata.json.gz";
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool IsGzip(std::string_view location) {
+  return EndsWith(location, kGzipSuffix) || EndsWith(location, kLegacyGzipSuffix);
+}
+
+/// The version number at the start of a metadata file name (`00012-<uuid>...` ⇒ 12), or -1.
+int64_t ParseVersion(std::string_view location) {
+  const size_t slash = location.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? location : location.substr(slash + 1);
+  const size_t dash = name.find('-');
+  if (dash == std::string_view::npos || dash == 0) return -1;
+  int64_t version = -1;
+  const auto [ptr, ec] = std::from_chars(name.data(), name.data() + dash, version);
+  if (ec != std::errc() || ptr != name.data() + dash || version < 0) return -1;
+  return version;
+}
+
+Result<std::string> Gzip(std::string_view input) {
+  z_stream stream{};
+  // windowBits 15 + 16 writes a gzip header and trailer.
+  if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+      Z_OK) {
+    return Internal("gzip: deflateInit2 failed");
+  }
+  std::string out(deflateBound(&stream, static_cast<uLong>(input.size())), '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
+  stream.avail_in = static_cast<uInt>(input.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  if (rc != Z_STREAM_END) return Internal("gzip: deflate failed ({})", rc);
+  return out;
+}
+
+Result<std::string> Gunzip(std::string_view input, std::string_view location) {
+  z_stream stream{};
+  if (inflateInit2(&stream, 15 + 32) != Z_OK) return Internal("gzip: inflateInit2 failed");
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
+  stream.avail_in = static_cast<uInt>(input.size());
+  std::string out;
+  char buffer[64 * 1024];
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    stream.next_out = reinterpret_cast<Bytef*>(buffer);
+    stream.avail_out = sizeof(buffer);
+    rc = inflate(&stream, Z_NO_FLUSH);
+    out.append(buffer, sizeof(buffer) - stream.avail_out);
+  }
+  inflateEnd(&stream);
+  if (rc != Z_STREAM_END) {
+    return BadRequest("Invalid metadata file {}: not valid gzip data", location);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string NextMetadataLocation(const iceberg::TableMetadata& metadata,
+                                 std::string_view previous_location) {
+  const int64_t version = previous_location.empty() ? 0 : ParseVersion(previous_location) + 1;
+  std::string dir;
+  if (auto it = metadata.properties.find(std::string(kMetadataPathProperty));
+      it != metadata.properties.end() && !it->second.empty()) {
+    dir = it->second;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  } else {
+    dir = metadata.location + "/metadata";
+  }
+  auto codec = metadata.properties.find(std::string(kCompressionProperty));
+  const bool gzip = codec != metadata.properties.end() && codec->second == "gzip";
+  return fmt::format("{}/{:05d}-{}{}", dir, version, RandomUuid(),
+                     gzip ? kGzipSuffix : std::string_view(".metadata.json"));
+}
+
+Result<std::string> EncodeMetadataFile(const iceberg::TableMetadata& metadata,
+                                       std::string_view location) {
+  std::string json = iceberg::TableMetadataToJsonString(metadata);
+  if (!IsGzip(location)) return json;
+  return Gzip(json);
+}
+
+Result<iceberg::TableMetadata> DecodeMetadataFile(std::string_view bytes,
+                                                  std::string_view location) {
+  std::string inflated;
+  if (IsGzip(location)) {
+    CAIRN_ASSIGN_OR_RAISE(inflated, Gunzip(bytes, location));
+    bytes = inflated;
+  }
+  auto metadata = iceberg::TableMetadataFromJsonString(bytes);
+  if (!metadata) {
+    return BadRequest("Invalid metadata file {}: {}", location, metadata.error().message);
+  }
+  return metadata;
+}
+
+}  // namespace cairn

@@ -1,0 +1,33 @@
+#pragma once
+
+/// \file
+/// \brief Naming, encoding and decoding of Iceberg metadata files
+/// (`<dir>/NNNNN-<uuid>.metadata.json`, gzip-compressed as `.gz.metadata.json`).
+
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "iceberg/table_metadata.h"
+
+namespace cairn {
+
+/// \brief Where the next metadata file of `metadata` goes: in `write.metadata.path` or
+/// `<location>/metadata/`, numbered one past the version parsed from
+/// `previous_location`'s file name (`00000` for a new table or an unparsable name), with
+/// a fresh UUID, and `.gz.metadata.json` when `write.metadata.compression-codec=gzip`.
+std::string NextMetadataLocation(const iceberg::TableMetadata& metadata,
+                                 std::string_view previous_location);
+
+/// \brief The bytes of a metadata file at `location` (gzip when the name says so).
+/// Errors: `kInternal` if compression fails.
+Result<std::string> EncodeMetadataFile(const iceberg::TableMetadata& metadata,
+                                       std::string_view location);
+
+/// \brief Parses a metadata file read from `location`, gunzipping `.gz.metadata.json`
+/// and legacy `.metadata.json.gz` names. Errors: `kBadRequest` when it is not valid
+/// (compressed) table metadata, naming the location.
+Result<iceberg::TableMetadata> DecodeMetadataFile(std::string_view bytes,
+                                                  std::string_view location);
+
+}  // namespace cairn

@@ -1,0 +1,385 @@
+#include "catalog/table_service.h"
+
+#include <algorithm>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "catalog/metadata_files.h"
+#include "catalog/names.h"
+#include "common/macros.h"
+#include "common/url_codec.h"
+#include "common/uuid.h"
+#include "iceberg/json_serde.h"
+#include "iceberg/metadata_builder.h"
+#include "iceberg/new_table.h"
+
+namespace cairn {
+namespace {
+
+constexpr std::string_view kDeleteAfterCommit = "write.metadata.delete-after-commit.enabled";
+
+Status ValidateIdent(const TableIdent& ident) {
+  CAIRN_RETURN_IF_ERROR(ValidateNamespace(ident.ns));
+  return ValidateName("table name", ident.name);
+}
+
+std::string StripTrailingSlash(std::string location) {
+  while (location.size() > 1 && location.back() == '/') location.pop_back();
+  return location;
+}
+
+bool IsWithin(std::string_view location, std::string_view root) {
+  return location.size() > root.size() && location.substr(0, root.size()) == root &&
+         location[root.size()] == '/';
+}
+
+/// Only the snapshots some branch or tag points at (`snapshots=refs`).
+iceberg::TableMetadata WithReferencedSnapshots(iceberg::TableMetadata metadata) {
+  std::set<int64_t> referenced;
+  for (const auto& [name, ref] : metadata.refs) referenced.insert(ref.snapshot_id);
+  std::erase_if(metadata.snapshots, [&](const iceberg::Snapshot& s) {
+    return referenced.count(s.snapshot_id) == 0;
+  });
+  return metadata;
+}
+
+/// The format version a create-commit starts from: its first upgrade-format-version.
+int CreateFormatVersion(const std::vector<iceberg::TableUpdate>& updates) {
+  for (const auto& update : updates) {
+    if (const auto* upgrade = std::get_if<iceberg::UpgradeFormatVersion>(&update)) {
+      return upgrade->format_version;
+    }
+  }
+  return iceberg::TableMetadata::kDefaultFormatVersion;
+}
+
+}  // namespace
+
+std::string DottedName(const TableIdent& ident) {
+  return DottedName(ident.ns) + "." + ident.name;
+}
+
+TableService::TableService(MetaStore& store, CatalogService& catalogs, FileIO& io,
+                           std::function<int64_t()> clock)
+    : store_(store), catalogs_(catalogs), io_(io), clock_(std::move(clock)) {}
+
+Result<TableListing> TableService::ListTables(std::string_view catalog, const NamespacePath& ns,
+                                              const PageRequest& page) {
+  CAIRN_RETURN_IF_ERROR(ValidateNamespace(ns));
+  CAIRN_ASSIGN_OR_RAISE(std::string after, HexDecode(page.token, "pageToken"));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  std::optional<size_t> limit;
+  if (page.page_size) limit = std::min(*page.page_size, kMaxPageSize);
+  CAIRN_ASSIGN_OR_RAISE(
+      auto names, store_.ListEntities(record.id, ns, EntityKind::kIcebergTable, after, limit));
+  TableListing listing{std::move(names.names), {}};
+  if (names.has_more && !listing.names.empty()) {
+    listing.next_page_token = HexEncode(listing.names.back());
+  }
+  return listing;
+}
+
+std::string TableService::DefaultLocation(const CatalogRecord& catalog,
+                                          const TableIdent& ident) const {
+  // A fresh suffix per table: a new table never lands on a dropped table's files.
+  std::string location = StripTrailingSlash(catalog.location);
+  for (const auto& level : ident.ns) location += "/" + PercentEncodeSegment(level);
+  std::string uuid = RandomUuid();
+  std::erase(uuid, '-');
+  return location + "/" + PercentEncodeSegment(ident.name) + "-" + uuid;
+}
+
+Error TableService::NameTaken(const CatalogRecord& catalog, const TableIdent& ident) {
+  auto existing = store_.LoadEntity(catalog.id, ident.ns, ident.name);
+  if (existing && *existing && (*existing)->kind == EntityKind::kIcebergView) {
+    return Error{ErrorKind::kAlreadyExists,
+                 fmt::format("View with same name already exists: {}", DottedName(ident))};
+  }
+  if (existing && *existing && (*existing)->kind == EntityKind::kLanceTable) {
+    return Error{ErrorKind::kAlreadyExists,
+                 fmt::format("Lance table with same name already exists: {}", DottedName(ident))};
+  }
+  return Error{ErrorKind::kAlreadyExists,
+               fmt::format("Table already exists: {}", DottedName(ident))};
+}
+
+Result<LoadedTable> TableService::WriteMetadata(const iceberg::TableMetadata& metadata,
+                                                std::string_view previous_location) {
+  LoadedTable written;
+  written.metadata_location = NextMetadataLocation(metadata, previous_location);
+  written.metadata_json = iceberg::TableMetadataToJsonString(metadata);
+  CAIRN_ASSIGN_OR_RAISE(auto bytes, EncodeMetadataFile(metadata, written.metadata_location));
+  CAIRN_RETURN_IF_ERROR(io_.WriteFileAtomic(written.metadata_location, bytes));
+  return written;
+}
+
+Result<LoadedTable> TableService::CreateTable(std::string_view catalog, const NamespacePath& ns,
+                                              const CreateTableInput& input) {
+  const TableIdent ident{ns, input.name};
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  CAIRN_ASSIGN_OR_RAISE(bool ns_exists, store_.NamespaceExists(record.id, ns));
+  if (!ns_exists) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ns));
+  CAIRN_ASSIGN_OR_RAISE(auto existing, store_.LoadEntity(record.id, ns, input.name));
+  if (existing) return tl::unexpected(NameTaken(record, ident));
+
+  iceberg::NewTableRequest request;
+  request.schema = input.schema;
+  request.spec = input.spec;
+  request.sort_order = input.sort_order;
+  request.location = input.location && !input.location->empty()
+                         ? StripTrailingSlash(*input.location)
+                         : DefaultLocation(record, ident);
+  request.properties = input.properties;
+  request.table_uuid = RandomUuid();
+  request.now_ms = clock_();
+  CAIRN_ASSIGN_OR_RAISE(auto metadata, iceberg::NewTableMetadata(request));
+  if (input.stage_create) {
+    return LoadedTable{"", iceberg::TableMetadataToJsonString(metadata)};
+  }
+  CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(metadata, ""));
+  auto created = store_.CreateEntity(record.id, ns, input.name, EntityKind::kIcebergTable,
+                                     written.metadata_location, written.metadata_json);
+  if (!created) {
+    (void)io_.DeleteFile(written.metadata_location);  // nobody will ever point at it
+    if (created.error().kind == ErrorKind::kAlreadyExists) {
+      return tl::unexpected(NameTaken(record, ident));
+    }
+    return tl::unexpected(created.error());
+  }
+  return written;
+}
+
+Result<EntityRecord> TableService::LoadEntity(const CatalogRecord& catalog,
+                                              const TableIdent& ident) {
+  CAIRN_ASSIGN_OR_RAISE(auto entity, store_.LoadEntity(catalog.id, ident.ns, ident.name));
+  if (!entity || entity->kind != EntityKind::kIcebergTable) {
+    return NoSuchTable("Table does not exist: {}", DottedName(ident));
+  }
+  return std::move(*entity);
+}
+
+Result<LoadedTable> TableService::LoadTable(std::string_view catalog, const TableIdent& ident,
+                                            SnapshotsMode mode) {
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
+  LoadedTable loaded{std::move(entity.metadata_location), std::move(entity.metadata)};
+  if (mode == SnapshotsMode::kRefs) {
+    CAIRN_ASSIGN_OR_RAISE(auto metadata,
+                          iceberg::TableMetadataFromJsonString(loaded.metadata_json));
+    loaded.metadata_json =
+        iceberg::TableMetadataToJsonString(WithReferencedSnapshots(std::move(metadata)));
+  }
+  return loaded;
+}
+
+Result<std::string> TableService::CurrentMetadataLocation(std::string_view catalog,
+                                                          const TableIdent& ident) {
+  CAIRN_ASSIGN_OR_RAISE(auto loaded, LoadTable(catalog, ident));
+  return loaded.metadata_location;
+}
+
+Status TableService::TableExists(std::string_view catalog, const TableIdent& ident) {
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
+  (void)entity;
+  return Ok();
+}
+
+Status TableService::DropTable(std::string_view catalog, const TableIdent& ident, bool purge) {
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
+  CAIRN_ASSIGN_OR_RAISE(bool dropped,
+                        store_.DropEntity(record.id, ident.ns, ident.name, EntityKind::kIcebergTable));
+  if (!dropped) return NoSuchTable("Table does not exist: {}", DottedName(ident));
+  if (!purge) return Ok();
+  // The drop is committed; deleting files is best effort from here on.
+  auto metadata = iceberg::TableMetadataFromJsonString(entity.metadata);
+  if (!metadata) return Ok();
+  const std::string root = StripTrailingSlash(record.location);
+  if (IsWithin(metadata->location, root)) {
+    if (auto status = io_.DeleteTree(metadata->location, root); !status) {
+      spdlog::warn("purge of {} left files behind: {}", metadata->location, status.error().message);
+    }
+    return Ok();
+  }
+  // Outside the warehouse other data may share the directory: delete only what the
+  // catalog knows belongs to this table.
+  (void)io_.DeleteFile(entity.metadata_location);
+  for (const auto& entry : metadata->metadata_log) (void)io_.DeleteFile(entry.metadata_file);
+  return Ok();
+}
+
+Status TableService::RenameTable(std::string_view catalog, const TableIdent& from,
+                                 const TableIdent& to) {
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(from));
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(to));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  auto renamed = store_.RenameEntity(record.id, from.ns, from.name, to.ns, to.name,
+                                     EntityKind::kIcebergTable);
+  if (renamed) return Ok();
+  switch (renamed.error().kind) {
+    case ErrorKind::kNoSuchTable:
+      return NoSuchTable("Table does not exist: {}", DottedName(from));
+    case ErrorKind::kAlreadyExists: {
+      Error taken = NameTaken(record, to);
+      return tl::unexpected(Error{
+          taken.kind, taken.message.rfind("View", 0) == 0
+                          ? fmt::format("Cannot rename {} to {}. View already exists",
+                                        DottedName(from), DottedName(to))
+                          : fmt::format("Cannot rename {} to {}. Table already exists",
+                                        DottedName(from), DottedName(to))});
+    }
+    default:
+      return renamed;
+  }
+}
+
+Result<LoadedTable> TableService::RegisterTable(std::string_view catalog,
+                                                const TableIdent& ident,
+                                                std::string_view metadata_location,
+                                                bool overwrite) {
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_PRECHECK(!metadata_location.empty(), "Invalid field 'metadata-location': must not be empty");
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  CAIRN_ASSIGN_OR_RAISE(bool ns_exists, store_.NamespaceExists(record.id, ident.ns));
+  if (!ns_exists) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ident.ns));
+  CAIRN_ASSIGN_OR_RAISE(auto bytes, io_.ReadFile(metadata_location));
+  CAIRN_ASSIGN_OR_RAISE(auto metadata, DecodeMetadataFile(bytes, metadata_location));
+  const LoadedTable registered{std::string(metadata_location),
+                               iceberg::TableMetadataToJsonString(metadata)};
+  CAIRN_ASSIGN_OR_RAISE(auto existing, store_.LoadEntity(record.id, ident.ns, ident.name));
+  if (existing) {
+    if (!overwrite || existing->kind != EntityKind::kIcebergTable) {
+      return tl::unexpected(NameTaken(record, ident));
+    }
+    CAIRN_ASSIGN_OR_RAISE(bool swapped,
+                          store_.SwapEntities({EntitySwap{existing->id, existing->metadata_location,
+                                                          registered.metadata_location,
+                                                          registered.metadata_json}}));
+    if (!swapped) return CommitFailed("Table {} changed while registering", DottedName(ident));
+    return registered;
+  }
+  auto created = store_.CreateEntity(record.id, ident.ns, ident.name, EntityKind::kIcebergTable,
+                                     registered.metadata_location, registered.metadata_json);
+  if (!created) {
+    if (created.error().kind == ErrorKind::kAlreadyExists) {
+      return tl::unexpected(NameTaken(record, ident));
+    }
+    return tl::unexpected(created.error());
+  }
+  return registered;
+}
+
+Result<LoadedTable> TableService::CreateFromCommit(
+    const CatalogRecord& catalog, const TableIdent& ident,
+    const std::vector<iceberg::TableRequirement>& requirements,
+    const std::vector<iceberg::TableUpdate>& updates) {
+  for (const auto& requirement : requirements) {
+    CAIRN_PRECHECK(std::holds_alternative<iceberg::AssertCreate>(requirement),
+                   "Invalid create requirements: assert-create must be the only requirement");
+  }
+  CAIRN_ASSIGN_OR_RAISE(bool ns_exists, store_.NamespaceExists(catalog.id, ident.ns));
+  if (!ns_exists) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ident.ns));
+  CAIRN_ASSIGN_OR_RAISE(auto existing, store_.LoadEntity(catalog.id, ident.ns, ident.name));
+  if (existing) {
+    if (existing->kind == EntityKind::kIcebergTable) {
+      return CommitFailed("Requirement failed: table already exists");
+    }
+    return tl::unexpected(NameTaken(catalog, ident));
+  }
+  auto builder = iceberg::MetadataBuilder::FromEmpty(CreateFormatVersion(updates), clock_());
+  for (const auto& update : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(update));
+  CAIRN_ASSIGN_OR_RAISE(auto metadata, builder.Build());
+  if (metadata.location.empty()) metadata.location = DefaultLocation(catalog, ident);
+  CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(metadata, ""));
+  auto created = store_.CreateEntity(catalog.id, ident.ns, ident.name, EntityKind::kIcebergTable,
+                                     written.metadata_location, written.metadata_json);
+  if (!created) {
+    (void)io_.DeleteFile(written.metadata_location);
+    if (created.error().kind == ErrorKind::kAlreadyExists) {
+      return tl::unexpected(NameTaken(catalog, ident));
+    }
+    return tl::unexpected(created.error());
+  }
+  return written;
+}
+
+Result<bool> TableService::SwapLanded(const CatalogRecord& catalog, const TableIdent& ident,
+                                      std::string_view new_location) {
+  CAIRN_ASSIGN_OR_RAISE(auto entity, store_.LoadEntity(catalog.id, ident.ns, ident.name));
+  return entity && entity->metadata_location == new_location;
+}
+
+void TableService::DeleteDroppedMetadataFiles(const iceberg::TableMetadata& base,
+                                              const iceberg::TableMetadata& updated) {
+  auto it = base.properties.find(std::string(kDeleteAfterCommit));
+  if (it == base.properties.end() || it->second != "true") {
+    it = updated.properties.find(std::string(kDeleteAfterCommit));
+    if (it == updated.properties.end() || it->second != "true") return;
+  }
+  std::set<std::string> kept;
+  for (const auto& entry : updated.metadata_log) kept.insert(entry.metadata_file);
+  for (const auto& entry : base.metadata_log) {
+    if (kept.count(entry.metadata_file) == 0) (void)io_.DeleteFile(entry.metadata_file);
+  }
+}
+
+Result<LoadedTable> TableService::CommitTable(
+    std::string_view catalog, const TableIdent& ident,
+    const std::vector<iceberg::TableRequirement>& requirements,
+    const std::vector<iceberg::TableUpdate>& updates) {
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  const bool create = std::any_of(requirements.begin(), requirements.end(), [](const auto& r) {
+    return std::holds_alternative<iceberg::AssertCreate>(r);
+  });
+  if (create) return CreateFromCommit(record, ident, requirements, updates);
+
+  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
+    CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
+    CAIRN_ASSIGN_OR_RAISE(auto base, iceberg::TableMetadataFromJsonString(entity.metadata));
+    // Requirements are checked against the latest state on every attempt: a retry after
+    // a lost swap succeeds only if the client's assumptions still hold.
+    for (const auto& requirement : requirements) {
+      CAIRN_RETURN_IF_ERROR(iceberg::CheckRequirement(requirement, &base));
+    }
+    auto builder = iceberg::MetadataBuilder::FromBase(base, entity.metadata_location, clock_());
+    for (const auto& update : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(update));
+    if (!builder.HasChanges()) {
+      return LoadedTable{std::move(entity.metadata_location), std::move(entity.metadata)};
+    }
+    CAIRN_ASSIGN_OR_RAISE(auto updated, builder.Build());
+    CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(updated, entity.metadata_location));
+    auto swapped = store_.SwapEntities({EntitySwap{entity.id, entity.metadata_location,
+                                                   written.metadata_location,
+                                                   written.metadata_json}});
+    if (!swapped) {
+      // The store failed mid-swap: find out whether the pointer moved.
+      auto landed = SwapLanded(record, ident, written.metadata_location);
+      if (!landed) {
+        return CommitStateUnknown("Commit state unknown for {}: {}", DottedName(ident),
+                                  swapped.error().message);
+      }
+      if (!*landed) {
+        (void)io_.DeleteFile(written.metadata_location);
+        return tl::unexpected(swapped.error());
+      }
+      swapped = true;
+    }
+    if (*swapped) {
+      DeleteDroppedMetadataFiles(base, updated);
+      return written;
+    }
+    // Another writer won the swap: our file is an orphan; rebuild on the new state.
+    (void)io_.DeleteFile(written.metadata_location);
+  }
+  return CommitFailed("Commit failed: {} attempts lost to concurrent updates of {}",
+                      kMaxCommitAttempts, DottedName(ident));
+}
+
+}  // namespace cairn

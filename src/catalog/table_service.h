@@ -1,0 +1,145 @@
+#pragma once
+
+/// \file
+/// \brief Iceberg tables in the catalog: create (also staged), load, list, drop (with
+/// purge), rename, register, and commit with the protocol of DESIGN.md §4 — build the new
+/// metadata from the current one, write the metadata file, then compare-and-swap the
+/// pointer in the store, retrying on a lost swap.
+///
+/// Thread-safe: holds no mutable state; the store and FileIO are thread-safe.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog_service.h"
+#include "common/result.h"
+#include "iceberg/table_metadata.h"
+#include "iceberg/table_update.h"
+#include "io/file_io.h"
+#include "store/meta_store.h"
+
+namespace cairn {
+
+/// \brief A table's identity inside a catalog.
+struct TableIdent {
+  NamespacePath ns;
+  std::string name;
+};
+
+/// \brief `ns.name` as the reference prints identifiers in messages.
+std::string DottedName(const TableIdent& ident);
+
+/// \brief A table as loaded or committed.
+struct LoadedTable {
+  /// Current metadata file; empty for a staged (not yet created) table.
+  std::string metadata_location;
+  /// The metadata as JSON text (what the store holds and the metadata file contains).
+  std::string metadata_json;
+};
+
+/// \brief What a create-table request asks for.
+struct CreateTableInput {
+  std::string name;
+  iceberg::Schema schema;
+  std::optional<iceberg::PartitionSpec> spec;
+  std::optional<iceberg::SortOrder> sort_order;
+  std::optional<std::string> location;
+  Properties properties;
+  bool stage_create = false;
+};
+
+/// \brief One page of table names in a namespace.
+struct TableListing {
+  std::vector<std::string> names;
+  std::optional<std::string> next_page_token;
+};
+
+/// \brief Which snapshots a load returns (`snapshots=all|refs`).
+enum class SnapshotsMode { kAll, kRefs };
+
+class TableService {
+ public:
+  /// \brief Commit attempts before a lost race is reported as 409.
+  static constexpr int kMaxCommitAttempts = 10;
+
+  /// \brief All references must outlive the service. `clock` returns the commit time in
+  /// milliseconds since the epoch (tests pass a fake).
+  TableService(MetaStore& store, CatalogService& catalogs, FileIO& io,
+               std::function<int64_t()> clock);
+
+  /// \brief Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`.
+  Result<TableListing> ListTables(std::string_view catalog, const NamespacePath& ns,
+                                  const PageRequest& page);
+
+  /// \brief Creates a table (writes `00000-<uuid>.metadata.json`), or with
+  /// `stage_create` only returns the metadata it would have. Errors: `kBadRequest`,
+  /// `kNoSuchWarehouse`, `kNoSuchNamespace`, `kAlreadyExists` (a table or a view has the
+  /// name), `kIOError`.
+  Result<LoadedTable> CreateTable(std::string_view catalog, const NamespacePath& ns,
+                                  const CreateTableInput& input);
+
+  /// \brief Loads from the store only (never object storage). Errors: `kNoSuchTable`
+  /// (also when the namespace does not exist), `kBadRequest`, `kNoSuchWarehouse`.
+  Result<LoadedTable> LoadTable(std::string_view catalog, const TableIdent& ident,
+                                SnapshotsMode mode = SnapshotsMode::kAll);
+
+  /// \brief The current metadata location only (one indexed read): for ETags.
+  /// Errors: as `LoadTable`.
+  Result<std::string> CurrentMetadataLocation(std::string_view catalog,
+                                              const TableIdent& ident);
+
+  /// \brief Errors: `kNoSuchTable`, `kBadRequest`, `kNoSuchWarehouse`.
+  Status TableExists(std::string_view catalog, const TableIdent& ident);
+
+  /// \brief Removes the table from the catalog; with `purge`, also deletes its files
+  /// (the table directory when it lies inside the catalog's warehouse, else the metadata
+  /// files the catalog knows of). Errors: `kNoSuchTable`, `kBadRequest`.
+  Status DropTable(std::string_view catalog, const TableIdent& ident, bool purge);
+
+  /// \brief Errors: `kNoSuchTable` (source), `kNoSuchNamespace` (target namespace),
+  /// `kAlreadyExists` (target taken by a table or view), `kBadRequest`.
+  Status RenameTable(std::string_view catalog, const TableIdent& from, const TableIdent& to);
+
+  /// \brief Registers an existing metadata file; with `overwrite` replaces the pointer
+  /// of an existing table. Errors: `kNotFound` (no such file), `kBadRequest` (invalid
+  /// file), `kNoSuchNamespace`, `kAlreadyExists`.
+  Result<LoadedTable> RegisterTable(std::string_view catalog, const TableIdent& ident,
+                                    std::string_view metadata_location, bool overwrite);
+
+  /// \brief Applies a commit (DESIGN.md §4). With an `assert-create` requirement, creates
+  /// the table from the updates. Errors: `kNoSuchTable`/`kNoSuchNamespace`, `kBadRequest`
+  /// (invalid change or requirement mix), `kCommitFailed` (requirement failed, stale
+  /// snapshot, or too many lost races), `kAlreadyExists` (lost a create race),
+  /// `kCommitStateUnknown` (cannot tell whether the pointer swap happened).
+  Result<LoadedTable> CommitTable(std::string_view catalog, const TableIdent& ident,
+                                  const std::vector<iceberg::TableRequirement>& requirements,
+                                  const std::vector<iceberg::TableUpdate>& updates);
+
+ private:
+  Result<LoadedTable> CreateFromCommit(const CatalogRecord& catalog, const TableIdent& ident,
+                                       const std::vector<iceberg::TableRequirement>& requirements,
+                                       const std::vector<iceberg::TableUpdate>& updates);
+  /// Loads the table entity; `kNoSuchTable` when absent or not a table.
+  Result<EntityRecord> LoadEntity(const CatalogRecord& catalog, const TableIdent& ident);
+  /// The error for a name already used in the namespace, by what uses it.
+  Error NameTaken(const CatalogRecord& catalog, const TableIdent& ident);
+  std::string DefaultLocation(const CatalogRecord& catalog, const TableIdent& ident) const;
+  /// Writes the metadata file for `metadata`; returns its location and JSON text.
+  Result<LoadedTable> WriteMetadata(const iceberg::TableMetadata& metadata,
+                                    std::string_view previous_location);
+  /// After a failed swap whose outcome is unclear: reads the pointer back.
+  Result<bool> SwapLanded(const CatalogRecord& catalog, const TableIdent& ident,
+                          std::string_view new_location);
+  void DeleteDroppedMetadataFiles(const iceberg::TableMetadata& base,
+                                  const iceberg::TableMetadata& updated);
+
+  MetaStore& store_;
+  CatalogService& catalogs_;
+  FileIO& io_;
+  std::function<int64_t()> clock_;
+};
+
+}  // namespace cairn

@@ -1,0 +1,110 @@
+#pragma once
+
+/// \file
+/// \brief Private helpers for `iceberg/json_serde.cc`: typed reads from Boost.JSON values
+/// that report errors as `kBadRequest` naming the full field path
+/// (`schemas[0].fields[2].type`), exact 64-bit integer handling, and a pretty printer.
+/// Include only from .cc files.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include "common/result.h"
+
+namespace cairn::iceberg::json_internal {
+
+/// \brief `parent.key`, or `key` when `parent` is empty.
+std::string FieldPath(std::string_view parent, std::string_view key);
+/// \brief `parent[index]`.
+std::string IndexPath(std::string_view parent, size_t index);
+/// \brief `a string`, `an array`, ... for messages.
+std::string_view KindName(const boost::json::value& value);
+
+/// \brief `Invalid field '<path>': <message>`, or just the message when `path` is empty
+/// (the value is the root of what the caller parsed).
+template <typename... Args>
+tl::unexpected<Error> InvalidField(std::string_view path, fmt::format_string<Args...> fmt,
+                                   Args&&... args) {
+  std::string message = fmt::format(fmt, std::forward<Args>(args)...);
+  if (path.empty()) return BadRequest("{}", message);
+  return BadRequest("Invalid field '{}': {}", path, message);
+}
+
+/// \brief `Missing required field '<path>'`.
+tl::unexpected<Error> MissingField(std::string_view path);
+
+// Conversions of a value found at `path`.
+Result<const boost::json::object*> AsObject(const boost::json::value& value,
+                                            std::string_view path);
+Result<const boost::json::array*> AsArray(const boost::json::value& value,
+                                          std::string_view path);
+/// Integral JSON numbers only (never via double); errors on out-of-range values.
+Result<int32_t> AsInt32(const boost::json::value& value, std::string_view path);
+Result<int64_t> AsInt64(const boost::json::value& value, std::string_view path);
+Result<bool> AsBool(const boost::json::value& value, std::string_view path);
+Result<std::string> AsString(const boost::json::value& value, std::string_view path);
+
+/// \brief The member `key`, treating JSON null as absent.
+const boost::json::value* FindNonNull(const boost::json::object& obj,
+                                      std::string_view key);
+
+// Member reads. `parent` is the path of `obj`. Required reads fail on missing or null
+// members; optional reads return nullopt / empty for them.
+Result<int32_t> ReadInt32(const boost::json::object& obj, std::string_view key,
+                          std::string_view parent);
+Result<std::optional<int32_t>> ReadOptionalInt32(const boost::json::object& obj,
+                                                 std::string_view key,
+                                                 std::string_view parent);
+Result<int64_t> ReadInt64(const boost::json::object& obj, std::string_view key,
+                          std::string_view parent);
+Result<std::optional<int64_t>> ReadOptionalInt64(const boost::json::object& obj,
+                                                 std::string_view key,
+                                                 std::string_view parent);
+Result<bool> ReadBool(const boost::json::object& obj, std::string_view key,
+                      std::string_view parent);
+Result<std::string> ReadString(const boost::json::object& obj, std::string_view key,
+                               std::string_view parent);
+Result<std::optional<std::string>> ReadOptionalString(const boost::json::object& obj,
+                                                      std::string_view key,
+                                                      std::string_view parent);
+Result<const boost::json::array*> ReadArray(const boost::json::object& obj,
+                                            std::string_view key,
+                                            std::string_view parent);
+/// nullptr when absent or null.
+Result<const boost::json::array*> ReadOptionalArray(const boost::json::object& obj,
+                                                    std::string_view key,
+                                                    std::string_view parent);
+/// nullptr when absent or null.
+Result<const boost::json::object*> ReadOptionalObject(const boost::json::object& obj,
+                                                      std::string_view key,
+                                                      std::string_view parent);
+Result<std::vector<int32_t>> ReadInt32List(const boost::json::object& obj,
+                                           std::string_view key, std::string_view parent);
+/// Empty when absent or null.
+Result<std::vector<int32_t>> ReadOptionalInt32List(const boost::json::object& obj,
+                                                   std::string_view key,
+                                                   std::string_view parent);
+Result<std::vector<std::string>> ReadStringList(const boost::json::object& obj,
+                                                std::string_view key,
+                                                std::string_view parent);
+/// Empty when absent or null.
+Result<std::map<std::string, std::string>> ReadOptionalStringMap(
+    const boost::json::object& obj, std::string_view key, std::string_view parent);
+
+/// \brief A JSON object of strings.
+boost::json::object StringMapToJson(const std::map<std::string, std::string>& map);
+/// \brief A JSON array of ints.
+boost::json::array Int32ListToJson(const std::vector<int32_t>& values);
+
+/// \brief Serializes with two-space indentation (`"key": value`), keeping key order.
+std::string SerializePretty(const boost::json::value& value);
+
+}  // namespace cairn::iceberg::json_internal
