@@ -1,6 +1,7 @@
 // cairn: the command-line entry point. `cairn serve` wires configuration, store, catalog
 // service, routes and the HTTP server together and runs until SIGINT/SIGTERM.
 
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -11,10 +12,12 @@
 
 #include "admin/admin_routes.h"
 #include "catalog/catalog_service.h"
+#include "catalog/table_service.h"
 #include "config/server_config.h"
 #include "http/router.h"
 #include "http/server.h"
 #include "iceberg/rest/routes.h"
+#include "io/file_io.h"
 
 #ifndef CAIRN_VERSION
 #  define CAIRN_VERSION "0.0.0"
@@ -54,9 +57,16 @@ int Serve(const std::optional<std::string>& config_file,
   CatalogService catalog(**store, CatalogSettings{config.default_catalog, config.warehouse_root});
   if (auto status = catalog.EnsureDefaultCatalog(); !status) return FailStart(status.error());
 
+  auto file_io = MakeLocalFileIO();
+  TableService tables(**store, catalog, *file_io, [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  });
+
   Router router;
   HttpMetrics metrics;
-  iceberg_rest::AddIcebergRoutes(router, catalog);
+  iceberg_rest::AddIcebergRoutes(router, catalog, tables);
   AddAdminRoutes(router, catalog, metrics);
 
   HttpServer server(config.http, router, metrics);

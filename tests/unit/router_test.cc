@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "catalog/catalog_service.h"
+#include "catalog/table_service.h"
+#include "io/memory_file_io.h"
 #include "iceberg/rest/routes.h"
 #include "matchers.h"
 #include "store/meta_store.h"
@@ -229,7 +231,8 @@ class IcebergRoutesTest : public ::testing::Test {
         *store_, CatalogSettings{.default_catalog = "default",
                                  .warehouse_root = "file:///tmp/cairn-test-warehouse"});
     ASSERT_THAT(catalog_->EnsureDefaultCatalog(), IsOk());
-    iceberg_rest::AddIcebergRoutes(router_, *catalog_);
+    tables_ = std::make_unique<TableService>(*store_, *catalog_, io_, [] { return int64_t{0}; });
+    iceberg_rest::AddIcebergRoutes(router_, *catalog_, *tables_);
   }
 
   /// Matches and, when found, runs the handler with the captures filled in.
@@ -246,6 +249,8 @@ class IcebergRoutesTest : public ::testing::Test {
 
   std::unique_ptr<MetaStore> store_;
   std::unique_ptr<CatalogService> catalog_;
+  MemoryFileIO io_;
+  std::unique_ptr<TableService> tables_;
   Router router_;
 };
 
@@ -303,7 +308,7 @@ TEST_F(IcebergRoutesTest, RoutesConfigAndNamespacePathsWithAndWithoutBaseAndPref
 
 TEST_F(IcebergRoutesTest, RejectsUnknownPathsAndMethods) {
   EXPECT_EQ(router_.Match("GET", "/iceberg/v2/config").kind, Kind::kNotFound);
-  EXPECT_EQ(router_.Match("GET", "/v1/namespaces/a/tables").kind, Kind::kNotFound);
+  EXPECT_EQ(router_.Match("GET", "/v1/namespaces/a/functions").kind, Kind::kNotFound);
   const auto put = router_.Match("PUT", "/iceberg/v1/namespaces/a");
   EXPECT_EQ(put.kind, Kind::kMethodNotAllowed);
   EXPECT_EQ(put.allowed, "GET, HEAD, DELETE");
@@ -312,13 +317,22 @@ TEST_F(IcebergRoutesTest, RejectsUnknownPathsAndMethods) {
   EXPECT_EQ(head.allowed, "GET");
 }
 
-TEST_F(IcebergRoutesTest, AdvertisesExactlyTheSixNamespaceEndpoints) {
+TEST_F(IcebergRoutesTest, AdvertisesExactlyTheNamespaceAndTableEndpoints) {
   EXPECT_THAT(iceberg_rest::AdvertisedEndpoints(),
               ElementsAre("GET /v1/{prefix}/namespaces", "POST /v1/{prefix}/namespaces",
                           "GET /v1/{prefix}/namespaces/{namespace}",
                           "HEAD /v1/{prefix}/namespaces/{namespace}",
                           "DELETE /v1/{prefix}/namespaces/{namespace}",
-                          "POST /v1/{prefix}/namespaces/{namespace}/properties"));
+                          "POST /v1/{prefix}/namespaces/{namespace}/properties",
+                          "GET /v1/{prefix}/namespaces/{namespace}/tables",
+                          "POST /v1/{prefix}/namespaces/{namespace}/tables",
+                          "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+                          "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+                          "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+                          "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+                          "POST /v1/{prefix}/namespaces/{namespace}/register",
+                          "POST /v1/{prefix}/tables/rename",
+                          "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics"));
 }
 
 TEST_F(IcebergRoutesTest,
@@ -331,6 +345,9 @@ TEST_F(IcebergRoutesTest,
     concrete.replace(concrete.find("{prefix}"), 8, "wh");
     if (auto pos = concrete.find("{namespace}"); pos != std::string::npos) {
       concrete.replace(pos, 11, "ns");
+    }
+    if (auto pos = concrete.find("{table}"); pos != std::string::npos) {
+      concrete.replace(pos, 7, "t");
     }
     std::string no_prefix = concrete;
     no_prefix.erase(no_prefix.find("/wh"), 3);

@@ -1,26 +1,15 @@
 #include "iceberg/rest/handlers.h"
 
-#include <charconv>
-
 #include "common/macros.h"
 #include "common/url_codec.h"
 #include "iceberg/rest/json_serde.h"
+#include "iceberg/rest/request_util.h"
 
 namespace cairn::iceberg_rest {
 namespace {
 
 /// The separator Cairn advertises for multi-level namespaces in paths and `parent`.
 constexpr char kNamespaceSeparator = '\x1f';
-
-/// The catalog a request addresses: its `{prefix}` capture, or "" (the default catalog)
-/// on the routes without a prefix.
-Result<std::string> CatalogOf(const Request& request) {
-  return FormDecodeSegment(request.PathParam("prefix"));
-}
-
-Result<NamespacePath> NamespaceOf(const Request& request) {
-  return DecodeNamespaceSegment(request.PathParam("namespace"));
-}
 
 /// `parent` arrives already percent-decoded: its levels are separated by the 0x1F byte.
 NamespacePath SplitParent(std::string_view parent) {
@@ -33,17 +22,6 @@ NamespacePath SplitParent(std::string_view parent) {
     if (pos == std::string_view::npos) return levels;
     start = pos + 1;
   }
-}
-
-Result<std::optional<size_t>> ParsePageSize(std::optional<std::string_view> raw) {
-  if (!raw) return std::optional<size_t>{};
-  size_t value = 0;
-  const auto* end = raw->data() + raw->size();
-  const auto [ptr, ec] = std::from_chars(raw->data(), end, value);
-  if (raw->empty() || ec != std::errc() || ptr != end || value == 0) {
-    return BadRequest("Invalid pageSize '{}': expected a positive integer", *raw);
-  }
-  return std::optional<size_t>(value);
 }
 
 }  // namespace
@@ -61,11 +39,7 @@ Result<Response> GetConfig(CatalogService& catalog, const std::vector<std::strin
 
 Result<Response> ListNamespaces(CatalogService& catalog, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog_name, CatalogOf(request));
-  const auto token = request.QueryParam("pageToken");
-  CAIRN_ASSIGN_OR_RAISE(auto page_size, ParsePageSize(request.QueryParam("pageSize")));
-  // Without pageToken and pageSize the spec asks for everything in one response.
-  PageRequest page{std::string(token.value_or("")), page_size};
-  if (token && !page_size) page.page_size = kMaxPageSize;
+  CAIRN_ASSIGN_OR_RAISE(auto page, PageOf(request));
   CAIRN_ASSIGN_OR_RAISE(
       auto listing,
       catalog.ListNamespaces(catalog_name, SplitParent(request.QueryParam("parent").value_or("")),

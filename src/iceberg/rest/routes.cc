@@ -3,25 +3,52 @@
 #include <array>
 
 #include "iceberg/rest/handlers.h"
+#include "iceberg/rest/table_handlers.h"
 
 namespace cairn::iceberg_rest {
 namespace {
 
-using CatalogHandler = Result<Response> (*)(CatalogService&, const Request&);
+/// Which service a handler works on.
+enum class Service { kCatalog, kTables };
 
 struct Endpoint {
   const char* method;
   const char* path;  ///< as in the spec, starting with /v1/{prefix}
-  CatalogHandler handler;
+  Service service;
+  Result<Response> (*catalog_handler)(CatalogService&, const Request&);
+  Result<Response> (*table_handler)(TableService&, const Request&);
 };
 
-constexpr std::array<Endpoint, 6> kEndpoints = {{
-    {"GET", "/v1/{prefix}/namespaces", ListNamespaces},
-    {"POST", "/v1/{prefix}/namespaces", CreateNamespace},
-    {"GET", "/v1/{prefix}/namespaces/{namespace}", LoadNamespace},
-    {"HEAD", "/v1/{prefix}/namespaces/{namespace}", NamespaceExists},
-    {"DELETE", "/v1/{prefix}/namespaces/{namespace}", DropNamespace},
-    {"POST", "/v1/{prefix}/namespaces/{namespace}/properties", UpdateNamespaceProperties},
+constexpr Endpoint Catalog(const char* method, const char* path,
+                           Result<Response> (*handler)(CatalogService&, const Request&)) {
+  return {method, path, Service::kCatalog, handler, nullptr};
+}
+constexpr Endpoint Tables(const char* method, const char* path,
+                          Result<Response> (*handler)(TableService&, const Request&)) {
+  return {method, path, Service::kTables, nullptr, handler};
+}
+
+constexpr const char* kNamespaces = "/v1/{prefix}/namespaces";
+constexpr const char* kNamespace = "/v1/{prefix}/namespaces/{namespace}";
+constexpr const char* kTables = "/v1/{prefix}/namespaces/{namespace}/tables";
+constexpr const char* kTable = "/v1/{prefix}/namespaces/{namespace}/tables/{table}";
+
+constexpr std::array<Endpoint, 15> kEndpoints = {{
+    Catalog("GET", kNamespaces, ListNamespaces),
+    Catalog("POST", kNamespaces, CreateNamespace),
+    Catalog("GET", kNamespace, LoadNamespace),
+    Catalog("HEAD", kNamespace, NamespaceExists),
+    Catalog("DELETE", kNamespace, DropNamespace),
+    Catalog("POST", "/v1/{prefix}/namespaces/{namespace}/properties", UpdateNamespaceProperties),
+    Tables("GET", kTables, ListTables),
+    Tables("POST", kTables, CreateTable),
+    Tables("GET", kTable, LoadTable),
+    Tables("HEAD", kTable, TableExists),
+    Tables("POST", kTable, CommitTable),
+    Tables("DELETE", kTable, DropTable),
+    Tables("POST", "/v1/{prefix}/namespaces/{namespace}/register", RegisterTable),
+    Tables("POST", "/v1/{prefix}/tables/rename", RenameTable),
+    Tables("POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", ReportMetrics),
 }};
 
 constexpr std::array<const char*, 2> kBases = {"/iceberg", ""};
@@ -34,6 +61,13 @@ std::string WithoutPrefix(std::string_view path) {
   return out;
 }
 
+Handler Bind(const Endpoint& endpoint, CatalogService& catalog, TableService& tables) {
+  if (endpoint.service == Service::kCatalog) {
+    return [&catalog, fn = endpoint.catalog_handler](const Request& r) { return fn(catalog, r); };
+  }
+  return [&tables, fn = endpoint.table_handler](const Request& r) { return fn(tables, r); };
+}
+
 }  // namespace
 
 std::vector<std::string> AdvertisedEndpoints() {
@@ -44,7 +78,7 @@ std::vector<std::string> AdvertisedEndpoints() {
   return out;
 }
 
-void AddIcebergRoutes(Router& router, CatalogService& catalog) {
+void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tables) {
   auto endpoints = AdvertisedEndpoints();
   for (const char* base : kBases) {
     router.Add(Route{"GET", std::string(base) + "/v1/config", Protocol::kIceberg, true,
@@ -52,9 +86,7 @@ void AddIcebergRoutes(Router& router, CatalogService& catalog) {
                        return GetConfig(catalog, endpoints, request);
                      }});
     for (const auto& endpoint : kEndpoints) {
-      Handler handler = [&catalog, fn = endpoint.handler](const Request& request) {
-        return fn(catalog, request);
-      };
+      Handler handler = Bind(endpoint, catalog, tables);
       router.Add(Route{endpoint.method, std::string(base) + endpoint.path, Protocol::kIceberg,
                        true, handler});
       router.Add(Route{endpoint.method, std::string(base) + WithoutPrefix(endpoint.path),

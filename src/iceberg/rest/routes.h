@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "catalog/catalog_service.h"
+#include "catalog/table_service.h"
 #include "http/router.h"
 
 namespace cairn::iceberg_rest {
@@ -17,7 +18,7 @@ namespace cairn::iceberg_rest {
 /// writes them (with `{prefix}`); `/v1/config` itself is not listed.
 std::vector<std::string> AdvertisedEndpoints();
 
-/// \brief Adds all Iceberg REST routes to `router`. `catalog` must outlive the router.
-void AddIcebergRoutes(Router& router, CatalogService& catalog);
+/// \brief Adds all Iceberg REST routes to `router`. The services must outlive the router.
+void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tables);
 
 }  // namespace cairn::iceberg_rest

@@ -1,0 +1,45 @@
+#include "iceberg/rest/request_util.h"
+
+#include <charconv>
+
+#include "common/macros.h"
+#include "common/url_codec.h"
+
+namespace cairn::iceberg_rest {
+
+Result<std::string> CatalogOf(const Request& request) {
+  return FormDecodeSegment(request.PathParam("prefix"));
+}
+
+Result<NamespacePath> NamespaceOf(const Request& request) {
+  return DecodeNamespaceSegment(request.PathParam("namespace"));
+}
+
+Result<TableIdent> TableOf(const Request& request) {
+  TableIdent ident;
+  CAIRN_ASSIGN_OR_RAISE(ident.ns, NamespaceOf(request));
+  CAIRN_ASSIGN_OR_RAISE(ident.name, FormDecodeSegment(request.PathParam("table")));
+  return ident;
+}
+
+Result<PageRequest> PageOf(const Request& request) {
+  const auto token = request.QueryParam("pageToken");
+  const auto raw_size = request.QueryParam("pageSize");
+  PageRequest page{std::string(token.value_or("")), std::nullopt};
+  if (raw_size) {
+    size_t value = 0;
+    const auto* end = raw_size->data() + raw_size->size();
+    const auto [ptr, ec] = std::from_chars(raw_size->data(), end, value);
+    if (raw_size->empty() || ec != std::errc() || ptr != end || value == 0) {
+      return BadRequest("Invalid pageSize '{}': expected a positive integer", *raw_size);
+    }
+    page.page_size = value;
+  } else if (token) {
+    // A paginating client without a size gets server-sized pages; without pageToken and
+    // pageSize the spec asks for everything in one response.
+    page.page_size = kMaxPageSize;
+  }
+  return page;
+}
+
+}  // namespace cairn::iceberg_rest

@@ -1,0 +1,29 @@
+#pragma once
+
+/// \file
+/// \brief What every Iceberg REST handler reads from a request: the catalog (`{prefix}`),
+/// the namespace and table path segments, and the pagination parameters.
+
+#include <string>
+
+#include "catalog/catalog_service.h"
+#include "catalog/table_service.h"
+#include "common/result.h"
+#include "http/request.h"
+
+namespace cairn::iceberg_rest {
+
+/// \brief The `{prefix}` capture decoded, or "" (the default catalog) without one.
+Result<std::string> CatalogOf(const Request& request);
+
+/// \brief The `{namespace}` capture split on `%1F` and decoded.
+Result<NamespacePath> NamespaceOf(const Request& request);
+
+/// \brief `{namespace}` and `{table}` decoded.
+Result<TableIdent> TableOf(const Request& request);
+
+/// \brief `pageToken` / `pageSize` as a `PageRequest`: without both, everything; with a
+/// token but no size, pages of `kMaxPageSize`. Errors: `kBadRequest` for a bad `pageSize`.
+Result<PageRequest> PageOf(const Request& request);
+
+}  // namespace cairn::iceberg_rest

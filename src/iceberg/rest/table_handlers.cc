@@ -1,0 +1,161 @@
+#include "iceberg/rest/table_handlers.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/macros.h"
+#include "iceberg/rest/request_util.h"
+#include "iceberg/rest/table_serde.h"
+
+namespace cairn::iceberg_rest {
+namespace {
+
+Result<SnapshotsMode> SnapshotsModeOf(const Request& request) {
+  const auto mode = request.QueryParam("snapshots");
+  if (!mode || *mode == "all") return SnapshotsMode::kAll;
+  if (*mode == "refs") return SnapshotsMode::kRefs;
+  return BadRequest("Invalid snapshots '{}': expected all or refs", *mode);
+}
+
+Result<bool> PurgeRequested(const Request& request) {
+  const auto purge = request.QueryParam("purgeRequested");
+  if (!purge || *purge == "false" || *purge == "False") return false;
+  if (*purge == "true" || *purge == "True") return true;
+  return BadRequest("Invalid purgeRequested '{}': expected true or false", *purge);
+}
+
+/// True when an `If-None-Match` list names `etag` (quotes and weak markers tolerated).
+bool ETagMatches(std::string_view header, std::string_view etag) {
+  const auto bare = [](std::string_view tag) {
+    if (tag.rfind("W/", 0) == 0) tag.remove_prefix(2);
+    if (tag.size() >= 2 && tag.front() == '"' && tag.back() == '"') {
+      tag = tag.substr(1, tag.size() - 2);
+    }
+    return tag;
+  };
+  const std::string_view wanted = bare(etag);
+  size_t start = 0;
+  while (start <= header.size()) {
+    size_t comma = header.find(',', start);
+    std::string_view item = header.substr(start, comma == std::string_view::npos ? comma : comma - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item == "*" || bare(item) == wanted) return true;
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return false;
+}
+
+Response WithETag(Response response, std::string etag) {
+  response.headers.emplace_back("ETag", std::move(etag));
+  return response;
+}
+
+}  // namespace
+
+std::string TableETag(std::string_view metadata_location, SnapshotsMode mode) {
+  // FNV-1a 64: cheap and stable; the ETag only has to change with the representation.
+  uint64_t hash = 14695981039346656037ULL;
+  const auto mix = [&hash](std::string_view bytes) {
+    for (unsigned char c : bytes) {
+      hash ^= c;
+      hash *= 1099511628211ULL;
+    }
+  };
+  mix(metadata_location);
+  mix(mode == SnapshotsMode::kRefs ? "|snapshots=refs" : "|snapshots=all");
+  return fmt::format("\"{:016x}\"", hash);
+}
+
+Result<Response> ListTables(TableService& tables, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto page, PageOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto listing, tables.ListTables(catalog, ns, page));
+  return Response::Json(ListTablesResponseToJson(ns, listing));
+}
+
+Result<Response> CreateTable(TableService& tables, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto input, CreateTableRequestFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(auto created, tables.CreateTable(catalog, ns, input));
+  Response response = Response::Json(LoadTableResultToJson(created));
+  if (created.metadata_location.empty()) return response;  // staged: nothing to tag
+  return WithETag(std::move(response), TableETag(created.metadata_location, SnapshotsMode::kAll));
+}
+
+Result<Response> LoadTable(TableService& tables, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto mode, SnapshotsModeOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto loaded, tables.LoadTable(catalog, ident, mode));
+  std::string etag = TableETag(loaded.metadata_location, mode);
+  if (auto if_none_match = request.Header("if-none-match");
+      if_none_match && ETagMatches(*if_none_match, etag)) {
+    return WithETag(Response{304, {}, {}, {}}, std::move(etag));
+  }
+  return WithETag(Response::Json(LoadTableResultToJson(loaded)), std::move(etag));
+}
+
+Result<Response> TableExists(TableService& tables, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
+  CAIRN_RETURN_IF_ERROR(tables.TableExists(catalog, ident));
+  return Response::NoContent();
+}
+
+Result<Response> CommitTable(TableService& tables, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto commit, CommitTableRequestFromJson(request.body));
+  if (commit.identifier &&
+      (commit.identifier->ns != ident.ns || commit.identifier->name != ident.name)) {
+    return BadRequest("Invalid field 'identifier': {} does not match the table in the path {}",
+                      DottedName(*commit.identifier), DottedName(ident));
+  }
+  CAIRN_ASSIGN_OR_RAISE(auto committed,
+                        tables.CommitTable(catalog, ident, commit.requirements, commit.updates));
+  return WithETag(Response::Json(CommitTableResponseToJson(committed)),
+                  TableETag(committed.metadata_location, SnapshotsMode::kAll));
+}
+
+Result<Response> DropTable(TableService& tables, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
+  CAIRN_ASSIGN_OR_RAISE(bool purge, PurgeRequested(request));
+  CAIRN_RETURN_IF_ERROR(tables.DropTable(catalog, ident, purge));
+  return Response::NoContent();
+}
+
+Result<Response> RenameTable(TableService& tables, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto rename, RenameTableRequestFromJson(request.body));
+  CAIRN_RETURN_IF_ERROR(tables.RenameTable(catalog, rename.source, rename.destination));
+  return Response::NoContent();
+}
+
+Result<Response> RegisterTable(TableService& tables, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto body, RegisterTableRequestFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(auto registered,
+                        tables.RegisterTable(catalog, TableIdent{ns, body.name},
+                                             body.metadata_location, body.overwrite));
+  return WithETag(Response::Json(LoadTableResultToJson(registered)),
+                  TableETag(registered.metadata_location, SnapshotsMode::kAll));
+}
+
+Result<Response> ReportMetrics(TableService& tables, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto report, ReportMetricsRequestFromJson(request.body));
+  CAIRN_RETURN_IF_ERROR(tables.TableExists(catalog, ident));
+  // Reports go to the log, one line each with the whole report, for log shippers.
+  spdlog::info("metrics-report catalog={} table={} report-type={} request_id={} report={}",
+               catalog.empty() ? "(default)" : catalog, DottedName(ident), report.report_type,
+               request.request_id, report.compact_json);
+  return Response::NoContent();
+}
+
+}  // namespace cairn::iceberg_rest

@@ -1,0 +1,169 @@
+#include "iceberg/rest/table_serde.h"
+
+#include <boost/json.hpp>
+
+#include "common/json_util.h"
+#include "common/macros.h"
+#include "iceberg/json_serde.h"
+#include "iceberg/update_serde.h"
+
+namespace cairn::iceberg_rest {
+namespace {
+
+constexpr std::string_view kName = "name";
+constexpr std::string_view kNamespace = "namespace";
+constexpr std::string_view kSchema = "schema";
+constexpr std::string_view kLocation = "location";
+constexpr std::string_view kPartitionSpec = "partition-spec";
+constexpr std::string_view kWriteOrder = "write-order";
+constexpr std::string_view kStageCreate = "stage-create";
+constexpr std::string_view kProperties = "properties";
+constexpr std::string_view kIdentifier = "identifier";
+constexpr std::string_view kRequirements = "requirements";
+constexpr std::string_view kUpdates = "updates";
+constexpr std::string_view kSource = "source";
+constexpr std::string_view kDestination = "destination";
+constexpr std::string_view kMetadataLocation = "metadata-location";
+constexpr std::string_view kOverwrite = "overwrite";
+constexpr std::string_view kReportType = "report-type";
+
+const boost::json::value* Member(const boost::json::object& obj, std::string_view key) {
+  const auto* value = obj.if_contains(key);
+  return (value == nullptr || value->is_null()) ? nullptr : value;
+}
+
+Result<bool> OptionalBool(const boost::json::object& obj, std::string_view key) {
+  const auto* value = Member(obj, key);
+  if (value == nullptr) return false;
+  if (!value->is_bool()) return BadRequest("Invalid field '{}': expected a boolean", key);
+  return value->as_bool();
+}
+
+/// The spec marks `spec-id` / `order-id` read-only, so clients may leave them out.
+boost::json::value WithDefaultId(const boost::json::value& value, std::string_view id_key) {
+  if (!value.is_object() || value.as_object().contains(id_key)) return value;
+  boost::json::object copy = value.as_object();
+  copy[id_key] = 0;
+  return copy;
+}
+
+Result<TableIdent> TableIdentFromJson(const boost::json::object& obj, std::string_view key) {
+  const auto* value = Member(obj, key);
+  if (value == nullptr) return BadRequest("Missing required field '{}'", key);
+  const auto* ident = value->if_object();
+  if (ident == nullptr) return BadRequest("Invalid field '{}': expected an object", key);
+  TableIdent out;
+  auto ns = GetStringArray(*ident, kNamespace);
+  if (!ns) return BadRequest("Invalid field '{}': {}", key, ns.error().message);
+  auto name = GetString(*ident, kName);
+  if (!name) return BadRequest("Invalid field '{}': {}", key, name.error().message);
+  out.ns = std::move(*ns);
+  out.name = std::move(*name);
+  return out;
+}
+
+std::string JsonString(std::string_view s) { return boost::json::serialize(boost::json::string(s)); }
+
+}  // namespace
+
+Result<CreateTableInput> CreateTableRequestFromJson(std::string_view body) {
+  CAIRN_ASSIGN_OR_RAISE(auto json, ParseJsonObject(body));
+  CreateTableInput input;
+  CAIRN_ASSIGN_OR_RAISE(input.name, GetString(json, kName));
+  const auto* schema = Member(json, kSchema);
+  if (schema == nullptr) return BadRequest("Missing required field 'schema'");
+  CAIRN_ASSIGN_OR_RAISE(input.schema, iceberg::SchemaFromJson(*schema, kSchema));
+  CAIRN_ASSIGN_OR_RAISE(input.location, GetOptionalString(json, kLocation));
+  if (const auto* spec = Member(json, kPartitionSpec)) {
+    CAIRN_ASSIGN_OR_RAISE(input.spec, iceberg::PartitionSpecFromJson(
+                                          WithDefaultId(*spec, "spec-id"), kPartitionSpec));
+  }
+  if (const auto* order = Member(json, kWriteOrder)) {
+    CAIRN_ASSIGN_OR_RAISE(input.sort_order, iceberg::SortOrderFromJson(
+                                                WithDefaultId(*order, "order-id"), kWriteOrder));
+  }
+  CAIRN_ASSIGN_OR_RAISE(input.stage_create, OptionalBool(json, kStageCreate));
+  CAIRN_ASSIGN_OR_RAISE(input.properties, GetOptionalStringMap(json, kProperties));
+  return input;
+}
+
+Result<CommitTableRequest> CommitTableRequestFromJson(std::string_view body) {
+  CAIRN_ASSIGN_OR_RAISE(auto json, ParseJsonObject(body));
+  CommitTableRequest request;
+  if (Member(json, kIdentifier) != nullptr) {
+    CAIRN_ASSIGN_OR_RAISE(request.identifier, TableIdentFromJson(json, kIdentifier));
+  }
+  for (auto [key, is_updates] : {std::pair{kRequirements, false}, std::pair{kUpdates, true}}) {
+    const auto* value = Member(json, key);
+    if (value == nullptr) return BadRequest("Missing required field '{}'", key);
+    const auto* array = value->if_array();
+    if (array == nullptr) return BadRequest("Invalid field '{}': expected an array", key);
+    for (size_t i = 0; i < array->size(); ++i) {
+      const std::string path = fmt::format("{}[{}]", key, i);
+      if (is_updates) {
+        CAIRN_ASSIGN_OR_RAISE(auto update, iceberg::TableUpdateFromJson((*array)[i], path));
+        request.updates.push_back(std::move(update));
+      } else {
+        CAIRN_ASSIGN_OR_RAISE(auto requirement,
+                              iceberg::TableRequirementFromJson((*array)[i], path));
+        request.requirements.push_back(std::move(requirement));
+      }
+    }
+  }
+  return request;
+}
+
+Result<RenameTableRequest> RenameTableRequestFromJson(std::string_view body) {
+  CAIRN_ASSIGN_OR_RAISE(auto json, ParseJsonObject(body));
+  RenameTableRequest request;
+  CAIRN_ASSIGN_OR_RAISE(request.source, TableIdentFromJson(json, kSource));
+  CAIRN_ASSIGN_OR_RAISE(request.destination, TableIdentFromJson(json, kDestination));
+  return request;
+}
+
+Result<RegisterTableRequest> RegisterTableRequestFromJson(std::string_view body) {
+  CAIRN_ASSIGN_OR_RAISE(auto json, ParseJsonObject(body));
+  RegisterTableRequest request;
+  CAIRN_ASSIGN_OR_RAISE(request.name, GetString(json, kName));
+  CAIRN_ASSIGN_OR_RAISE(request.metadata_location, GetString(json, kMetadataLocation));
+  CAIRN_ASSIGN_OR_RAISE(request.overwrite, OptionalBool(json, kOverwrite));
+  return request;
+}
+
+Result<MetricsReport> ReportMetricsRequestFromJson(std::string_view body) {
+  CAIRN_ASSIGN_OR_RAISE(auto json, ParseJsonObject(body));
+  MetricsReport report;
+  CAIRN_ASSIGN_OR_RAISE(report.report_type, GetString(json, kReportType));
+  report.compact_json = boost::json::serialize(json);
+  return report;
+}
+
+std::string LoadTableResultToJson(const LoadedTable& table) {
+  std::string out = "{";
+  if (!table.metadata_location.empty()) {
+    out += "\"metadata-location\":" + JsonString(table.metadata_location) + ",";
+  }
+  out += "\"metadata\":" + table.metadata_json + ",\"config\":{}}";
+  return out;
+}
+
+std::string CommitTableResponseToJson(const LoadedTable& table) {
+  return "{\"metadata-location\":" + JsonString(table.metadata_location) +
+         ",\"metadata\":" + table.metadata_json + "}";
+}
+
+std::string ListTablesResponseToJson(const NamespacePath& ns, const TableListing& listing) {
+  boost::json::array ns_json;
+  for (const auto& level : ns) ns_json.emplace_back(level);
+  boost::json::array identifiers;
+  identifiers.reserve(listing.names.size());
+  for (const auto& name : listing.names) {
+    identifiers.emplace_back(boost::json::object{{kNamespace, ns_json}, {kName, name}});
+  }
+  boost::json::object out;
+  out["identifiers"] = std::move(identifiers);
+  if (listing.next_page_token) out["next-page-token"] = *listing.next_page_token;
+  return boost::json::serialize(out);
+}
+
+}  // namespace cairn::iceberg_rest

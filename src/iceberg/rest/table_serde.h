@@ -1,0 +1,56 @@
+#pragma once
+
+/// \file
+/// \brief JSON of the Iceberg REST table payloads: CreateTableRequest, CommitTableRequest,
+/// RenameTableRequest, RegisterTableRequest, ReportMetricsRequest (checked, not modelled),
+/// and the LoadTableResult / CommitTableResponse / ListTablesResponse bodies. Parsers
+/// return `kBadRequest` naming the field; unknown fields are ignored.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog/table_service.h"
+#include "common/result.h"
+#include "iceberg/table_update.h"
+
+namespace cairn::iceberg_rest {
+
+struct CommitTableRequest {
+  std::optional<TableIdent> identifier;
+  std::vector<iceberg::TableRequirement> requirements;
+  std::vector<iceberg::TableUpdate> updates;
+};
+
+struct RenameTableRequest {
+  TableIdent source;
+  TableIdent destination;
+};
+
+struct RegisterTableRequest {
+  std::string name;
+  std::string metadata_location;
+  bool overwrite = false;
+};
+
+Result<CreateTableInput> CreateTableRequestFromJson(std::string_view body);
+Result<CommitTableRequest> CommitTableRequestFromJson(std::string_view body);
+Result<RenameTableRequest> RenameTableRequestFromJson(std::string_view body);
+Result<RegisterTableRequest> RegisterTableRequestFromJson(std::string_view body);
+/// \brief A metrics report, checked: an object with a string `report-type`.
+struct MetricsReport {
+  std::string report_type;
+  /// The report re-serialised on one line (for the log).
+  std::string compact_json;
+};
+Result<MetricsReport> ReportMetricsRequestFromJson(std::string_view body);
+
+/// \brief `LoadTableResult` (`metadata-location` omitted for a staged table, `config` {}).
+/// The stored metadata text is spliced in as it is, without re-serialising.
+std::string LoadTableResultToJson(const LoadedTable& table);
+/// \brief `CommitTableResponse`.
+std::string CommitTableResponseToJson(const LoadedTable& table);
+/// \brief `ListTablesResponse`: identifiers in `ns`, `next-page-token` when more remain.
+std::string ListTablesResponseToJson(const NamespacePath& ns, const TableListing& listing);
+
+}  // namespace cairn::iceberg_rest
