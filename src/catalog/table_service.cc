@@ -175,12 +175,6 @@ Result<LoadedTable> TableService::LoadTable(std::string_view catalog, const Tabl
   return loaded;
 }
 
-Result<std::string> TableService::CurrentMetadataLocation(std::string_view catalog,
-                                                          const TableIdent& ident) {
-  CAIRN_ASSIGN_OR_RAISE(auto loaded, LoadTable(catalog, ident));
-  return loaded.metadata_location;
-}
-
 Status TableService::TableExists(std::string_view catalog, const TableIdent& ident) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));

@@ -86,11 +86,6 @@ class TableService {
   Result<LoadedTable> LoadTable(std::string_view catalog, const TableIdent& ident,
                                 SnapshotsMode mode = SnapshotsMode::kAll);
 
-  /// \brief The current metadata location only (one indexed read): for ETags.
-  /// Errors: as `LoadTable`.
-  Result<std::string> CurrentMetadataLocation(std::string_view catalog,
-                                              const TableIdent& ident);
-
   /// \brief Errors: `kNoSuchTable`, `kBadRequest`, `kNoSuchWarehouse`.
   Status TableExists(std::string_view catalog, const TableIdent& ident);
 
