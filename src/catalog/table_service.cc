@@ -34,6 +34,17 @@ bool IsWithin(std::string_view location, std::string_view root) {
          location[root.size()] == '/';
 }
 
+/// True for a location Cairn chose itself (`<warehouse>/.../<name>-<32 hex>`): only such a
+/// directory is known to hold nothing but this table, so only it may be deleted whole.
+bool IsAssignedLocation(std::string_view location, std::string_view warehouse) {
+  if (!IsWithin(location, warehouse)) return false;
+  const std::string_view last = location.substr(location.rfind('/') + 1);
+  constexpr size_t kSuffix = 33;  // '-' and 32 hex digits
+  if (last.size() <= kSuffix || last[last.size() - kSuffix] != '-') return false;
+  return last.substr(last.size() - 32).find_first_not_of("0123456789abcdef") ==
+         std::string_view::npos;
+}
+
 /// Only the snapshots some branch or tag points at (`snapshots=refs`).
 iceberg::TableMetadata WithReferencedSnapshots(iceberg::TableMetadata metadata) {
   std::set<int64_t> referenced;
@@ -195,13 +206,13 @@ Status TableService::DropTable(std::string_view catalog, const TableIdent& ident
   auto metadata = iceberg::TableMetadataFromJsonString(entity.metadata);
   if (!metadata) return Ok();
   const std::string root = StripTrailingSlash(record.location);
-  if (IsWithin(metadata->location, root)) {
+  if (IsAssignedLocation(metadata->location, root)) {
     if (auto status = io_.DeleteTree(metadata->location, root); !status) {
       spdlog::warn("purge of {} left files behind: {}", metadata->location, status.error().message);
     }
     return Ok();
   }
-  // Outside the warehouse other data may share the directory: delete only what the
+  // A location the client chose may be shared with other data: delete only what the
   // catalog knows belongs to this table.
   (void)io_.DeleteFile(entity.metadata_location);
   for (const auto& entry : metadata->metadata_log) (void)io_.DeleteFile(entry.metadata_file);
@@ -287,6 +298,8 @@ Result<LoadedTable> TableService::CreateFromCommit(
     return tl::unexpected(NameTaken(catalog, ident));
   }
   auto builder = iceberg::MetadataBuilder::FromEmpty(CreateFormatVersion(updates), clock_());
+  // A fresh UUID unless the updates assign one (Java create transactions do).
+  CAIRN_RETURN_IF_ERROR(builder.Apply(iceberg::AssignUuid{RandomUuid()}));
   for (const auto& update : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(update));
   CAIRN_ASSIGN_OR_RAISE(auto metadata, builder.Build());
   if (metadata.location.empty()) metadata.location = DefaultLocation(catalog, ident);
@@ -311,11 +324,9 @@ Result<bool> TableService::SwapLanded(const CatalogRecord& catalog, const TableI
 
 void TableService::DeleteDroppedMetadataFiles(const iceberg::TableMetadata& base,
                                               const iceberg::TableMetadata& updated) {
-  auto it = base.properties.find(std::string(kDeleteAfterCommit));
-  if (it == base.properties.end() || it->second != "true") {
-    it = updated.properties.find(std::string(kDeleteAfterCommit));
-    if (it == updated.properties.end() || it->second != "true") return;
-  }
+  // The new metadata's setting decides, so a commit that turns it off deletes nothing.
+  auto it = updated.properties.find(std::string(kDeleteAfterCommit));
+  if (it == updated.properties.end() || it->second != "true") return;
   std::set<std::string> kept;
   for (const auto& entry : updated.metadata_log) kept.insert(entry.metadata_file);
   for (const auto& entry : base.metadata_log) {

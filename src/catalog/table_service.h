@@ -90,8 +90,8 @@ class TableService {
   Status TableExists(std::string_view catalog, const TableIdent& ident);
 
   /// \brief Removes the table from the catalog; with `purge`, also deletes its files
-  /// (the table directory when it lies inside the catalog's warehouse, else the metadata
-  /// files the catalog knows of). Errors: `kNoSuchTable`, `kBadRequest`.
+  /// (the whole table directory when Cairn chose the location, else the metadata files
+  /// the catalog knows of). Errors: `kNoSuchTable`, `kBadRequest`.
   Status DropTable(std::string_view catalog, const TableIdent& ident, bool purge);
 
   /// \brief Errors: `kNoSuchTable` (source), `kNoSuchNamespace` (target namespace),

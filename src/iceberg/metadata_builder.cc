@@ -141,15 +141,8 @@ Status MetadataBuilder::ApplyOne(const AddPartitionSpec& u) {
   const Schema* schema = metadata_.CurrentSchema();
   CAIRN_PRECHECK(schema != nullptr, "Cannot add a partition spec before a current schema is set");
   PartitionSpec spec = u.spec;
-  CAIRN_RETURN_IF_ERROR(spec.Validate());
-  CAIRN_RETURN_IF_ERROR(CheckCompatibility(spec, *schema));
-  CAIRN_RETURN_IF_ERROR(CheckPartitionNames(spec, *schema));
-  if (metadata_.format_version == 1) {
-    for (size_t i = 0; i < spec.fields.size(); ++i) {
-      CAIRN_PRECHECK(spec.fields[i].field_id == kPartitionDataIdStart + static_cast<int32_t>(i),
-                     "Spec does not use sequential IDs that are required in v1");
-    }
-  }
+  // As the reference does, a spec compatible with an existing one is reused before the
+  // new-spec checks run.
   int32_t spec_id = PartitionSpec::kInitialSpecId;
   bool found = false;
   for (const auto& existing : metadata_.partition_specs) {
@@ -171,6 +164,15 @@ Status MetadataBuilder::ApplyOne(const AddPartitionSpec& u) {
       last_added_spec_id_.reset();
     }
     return Ok();
+  }
+  CAIRN_RETURN_IF_ERROR(spec.Validate());
+  CAIRN_RETURN_IF_ERROR(CheckCompatibility(spec, *schema));
+  CAIRN_RETURN_IF_ERROR(CheckPartitionNames(spec, *schema));
+  if (metadata_.format_version == 1) {
+    for (size_t i = 0; i < spec.fields.size(); ++i) {
+      CAIRN_PRECHECK(spec.fields[i].field_id == kPartitionDataIdStart + static_cast<int32_t>(i),
+                     "Spec does not use sequential IDs that are required in v1");
+    }
   }
   spec.spec_id = spec_id;
   metadata_.last_partition_id = std::max(metadata_.last_partition_id, spec.LastAssignedFieldId());
@@ -428,7 +430,7 @@ Status MetadataBuilder::ApplyOne(const RemovePartitionSpecs& u) {
 
 Status MetadataBuilder::ApplyOne(const RemoveSchemas& u) {
   const std::set<int32_t> ids(u.schema_ids.begin(), u.schema_ids.end());
-  CAIRN_PRECHECK(ids.count(metadata_.current_schema_id) == 0, "Cannot remove current schema");
+  CAIRN_PRECHECK(ids.count(metadata_.current_schema_id) == 0, "Cannot remove the current schema");
   if (ids.empty()) return Ok();
   std::erase_if(metadata_.schemas, [&](const Schema& s) { return ids.count(s.schema_id) > 0; });
   ++changes_;
@@ -480,8 +482,12 @@ std::vector<SnapshotLogEntry> MetadataBuilder::UpdatedSnapshotLog() const {
 Result<TableMetadata> MetadataBuilder::Build() {
   TableMetadata out = metadata_;
   out.last_updated_ms = last_updated_ms_.value_or(now_ms_);
+  const bool log_rewritten = !main_moves_to_added_.empty() || removed_snapshots_;
   out.snapshot_log = UpdatedSnapshotLog();
-  if (out.current_snapshot_id && out.SnapshotById(*out.current_snapshot_id) != nullptr) {
+  // Checked only when this commit rewrote the log: files written by other tools may
+  // have a log that does not end at the current snapshot, and stay committable.
+  if (log_rewritten && out.current_snapshot_id &&
+      out.SnapshotById(*out.current_snapshot_id) != nullptr) {
     CAIRN_PRECHECK(!out.snapshot_log.empty() &&
                        out.snapshot_log.back().snapshot_id == *out.current_snapshot_id,
                    "Cannot set invalid snapshot log: latest entry is not the current snapshot");
