@@ -1,0 +1,2 @@
+# Unit tests of the Lance REST Namespace adapter.
+set(CAIRN_LANCE_TESTS)
