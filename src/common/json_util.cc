@@ -5,16 +5,39 @@
 namespace cairn {
 namespace {
 
-std::string_view KindName(const boost::json::value& v) {
-  switch (v.kind()) {
+Result<std::vector<std::string>> ToStringArray(const boost::json::value& value,
+                                               std::string_view key) {
+  const auto* array = value.if_array();
+  if (array == nullptr) {
+    return BadRequest("Invalid field '{}': expected an array of strings, got {}", key,
+                      JsonKindName(value));
+  }
+  std::vector<std::string> out;
+  out.reserve(array->size());
+  for (size_t i = 0; i < array->size(); ++i) {
+    const auto* s = (*array)[i].if_string();
+    if (s == nullptr) {
+      return BadRequest("Invalid field '{}[{}]': expected a string, got {}", key, i,
+                        JsonKindName((*array)[i]));
+    }
+    out.emplace_back(*s);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view JsonKindName(const boost::json::value& value) {
+  switch (value.kind()) {
     case boost::json::kind::null:
       return "null";
     case boost::json::kind::bool_:
       return "a boolean";
     case boost::json::kind::int64:
     case boost::json::kind::uint64:
+      return "an integer";
     case boost::json::kind::double_:
-      return "a number";
+      return "a non-integral number";
     case boost::json::kind::string:
       return "a string";
     case boost::json::kind::array:
@@ -25,33 +48,10 @@ std::string_view KindName(const boost::json::value& v) {
   return "unknown";
 }
 
-/// Finds `key`, treating JSON null the same as absent.
 const boost::json::value* FindNonNull(const boost::json::object& obj, std::string_view key) {
   const auto* value = obj.if_contains(key);
   return (value == nullptr || value->is_null()) ? nullptr : value;
 }
-
-Result<std::vector<std::string>> ToStringArray(const boost::json::value& value,
-                                               std::string_view key) {
-  const auto* array = value.if_array();
-  if (array == nullptr) {
-    return BadRequest("Invalid field '{}': expected an array of strings, got {}", key,
-                      KindName(value));
-  }
-  std::vector<std::string> out;
-  out.reserve(array->size());
-  for (size_t i = 0; i < array->size(); ++i) {
-    const auto* s = (*array)[i].if_string();
-    if (s == nullptr) {
-      return BadRequest("Invalid field '{}[{}]': expected a string, got {}", key, i,
-                        KindName((*array)[i]));
-    }
-    out.emplace_back(*s);
-  }
-  return out;
-}
-
-}  // namespace
 
 Result<boost::json::object> ParseJsonObject(std::string_view text) {
   boost::json::error_code ec;
@@ -62,7 +62,7 @@ Result<boost::json::object> ParseJsonObject(std::string_view text) {
   auto* obj = value.if_object();
   if (obj == nullptr) {
     return BadRequest("Invalid request body: expected a JSON object, got {}",
-                      KindName(value));
+                      JsonKindName(value));
   }
   return std::move(*obj);
 }
@@ -74,7 +74,7 @@ Result<std::string> GetString(const boost::json::object& obj, std::string_view k
   }
   const auto* s = value->if_string();
   if (s == nullptr) {
-    return BadRequest("Invalid field '{}': expected a string, got {}", key, KindName(*value));
+    return BadRequest("Invalid field '{}': expected a string, got {}", key, JsonKindName(*value));
   }
   return std::string(*s);
 }
@@ -119,13 +119,13 @@ Result<std::map<std::string, std::string>> GetOptionalStringMap(
   const auto* map = value->if_object();
   if (map == nullptr) {
     return BadRequest("Invalid field '{}': expected an object of string values, got {}",
-                      key, KindName(*value));
+                      key, JsonKindName(*value));
   }
   for (const auto& entry : *map) {
     const auto* s = entry.value().if_string();
     if (s == nullptr) {
       return BadRequest("Invalid field '{}.{}': expected a string value, got {}", key,
-                        std::string_view(entry.key()), KindName(entry.value()));
+                        std::string_view(entry.key()), JsonKindName(entry.value()));
     }
     out.emplace(std::string(entry.key()), std::string(*s));
   }

@@ -19,6 +19,12 @@
 
 namespace cairn {
 
+/// \brief "a string", "an integer", ... for messages about a value of the wrong type.
+std::string_view JsonKindName(const boost::json::value& value);
+
+/// \brief The member `key` of `obj`, treating JSON null as absent (nullptr).
+const boost::json::value* FindNonNull(const boost::json::object& obj, std::string_view key);
+
 /// \brief Parses `text` as a JSON object. Errors: `kBadRequest` for malformed JSON or a
 /// non-object top-level value (the message says which, without echoing the body).
 Result<boost::json::object> ParseJsonObject(std::string_view text);

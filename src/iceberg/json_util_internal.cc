@@ -79,27 +79,6 @@ std::string IndexPath(std::string_view parent, size_t index) {
   return fmt::format("{}[{}]", parent, index);
 }
 
-std::string_view KindName(const boost::json::value& value) {
-  switch (value.kind()) {
-    case boost::json::kind::null:
-      return "null";
-    case boost::json::kind::bool_:
-      return "a boolean";
-    case boost::json::kind::int64:
-    case boost::json::kind::uint64:
-      return "an integer";
-    case boost::json::kind::double_:
-      return "a non-integral number";
-    case boost::json::kind::string:
-      return "a string";
-    case boost::json::kind::array:
-      return "an array";
-    case boost::json::kind::object:
-      return "an object";
-  }
-  return "unknown";
-}
-
 tl::unexpected<Error> MissingField(std::string_view path) {
   return BadRequest("Missing required field '{}'", path);
 }
@@ -151,11 +130,6 @@ Result<std::string> AsString(const boost::json::value& value, std::string_view p
   return InvalidField(path, "expected a string, got {}", KindName(value));
 }
 
-const boost::json::value* FindNonNull(const boost::json::object& obj,
-                                      std::string_view key) {
-  const auto* value = obj.if_contains(key);
-  return (value == nullptr || value->is_null()) ? nullptr : value;
-}
 
 namespace {
 

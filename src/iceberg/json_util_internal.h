@@ -17,6 +17,7 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include "common/json_util.h"
 #include "common/result.h"
 
 namespace cairn::iceberg::json_internal {
@@ -26,7 +27,7 @@ std::string FieldPath(std::string_view parent, std::string_view key);
 /// \brief `parent[index]`.
 std::string IndexPath(std::string_view parent, size_t index);
 /// \brief `a string`, `an array`, ... for messages.
-std::string_view KindName(const boost::json::value& value);
+inline std::string_view KindName(const boost::json::value& value) { return JsonKindName(value); }
 
 /// \brief `Invalid field '<path>': <message>`, or just the message when `path` is empty
 /// (the value is the root of what the caller parsed).
@@ -53,8 +54,7 @@ Result<bool> AsBool(const boost::json::value& value, std::string_view path);
 Result<std::string> AsString(const boost::json::value& value, std::string_view path);
 
 /// \brief The member `key`, treating JSON null as absent.
-const boost::json::value* FindNonNull(const boost::json::object& obj,
-                                      std::string_view key);
+using ::cairn::FindNonNull;
 
 // Member reads. `parent` is the path of `obj`. Required reads fail on missing or null
 // members; optional reads return nullopt / empty for them.

@@ -271,12 +271,12 @@ TEST_F(IcebergHandlersTest, CreateRejectsBadBodiesNamingTheField) {
       {"namespace an object", R"({"namespace":{"a":1}})",
        "Invalid field 'namespace': expected an array of strings, got an object"},
       {"element not a string", R"({"namespace":["a",1]})",
-       "Invalid field 'namespace[1]': expected a string, got a number"},
+       "Invalid field 'namespace[1]': expected a string, got an integer"},
       {"null element", R"({"namespace":["a","b",null]})", "'namespace[2]'"},
       {"properties not an object", R"({"namespace":["a"],"properties":["k"]})",
        "Invalid field 'properties': expected an object of string values, got an array"},
       {"property value not a string", R"({"namespace":["a"],"properties":{"k":1}})",
-       "Invalid field 'properties.k': expected a string value, got a number"},
+       "Invalid field 'properties.k': expected a string value, got an integer"},
       {"property value null", R"({"namespace":["a"],"properties":{"k":null}})",
        "'properties.k'"},
       {"empty namespace", R"({"namespace":[]})", "at least one level"},
@@ -301,7 +301,7 @@ TEST_F(IcebergHandlersTest, UpdatePropertiesRejectsBadBodiesNamingTheField) {
   Create(R"({"namespace":["a"]})");
   const std::vector<BodyErrorCase> cases = {
       {"malformed JSON", "{", "Malformed JSON"},
-      {"not an object", "42", "expected a JSON object, got a number"},
+      {"not an object", "42", "expected a JSON object, got an integer"},
       {"updates wrong type", R"({"updates":["k"]})",
        "Invalid field 'updates': expected an object of string values, got an array"},
       {"updates value wrong type", R"({"updates":{"k":true}})",

@@ -27,13 +27,8 @@ constexpr std::string_view kMetadataLocation = "metadata-location";
 constexpr std::string_view kOverwrite = "overwrite";
 constexpr std::string_view kReportType = "report-type";
 
-const boost::json::value* Member(const boost::json::object& obj, std::string_view key) {
-  const auto* value = obj.if_contains(key);
-  return (value == nullptr || value->is_null()) ? nullptr : value;
-}
-
 Result<bool> OptionalBool(const boost::json::object& obj, std::string_view key) {
-  const auto* value = Member(obj, key);
+  const auto* value = FindNonNull(obj, key);
   if (value == nullptr) return false;
   if (!value->is_bool()) return BadRequest("Invalid field '{}': expected a boolean", key);
   return value->as_bool();
@@ -48,7 +43,7 @@ boost::json::value WithDefaultId(const boost::json::value& value, std::string_vi
 }
 
 Result<TableIdent> TableIdentFromJson(const boost::json::object& obj, std::string_view key) {
-  const auto* value = Member(obj, key);
+  const auto* value = FindNonNull(obj, key);
   if (value == nullptr) return BadRequest("Missing required field '{}'", key);
   const auto* ident = value->if_object();
   if (ident == nullptr) return BadRequest("Invalid field '{}': expected an object", key);
@@ -70,15 +65,15 @@ Result<CreateTableInput> CreateTableRequestFromJson(std::string_view body) {
   CAIRN_ASSIGN_OR_RAISE(auto json, ParseJsonObject(body));
   CreateTableInput input;
   CAIRN_ASSIGN_OR_RAISE(input.name, GetString(json, kName));
-  const auto* schema = Member(json, kSchema);
+  const auto* schema = FindNonNull(json, kSchema);
   if (schema == nullptr) return BadRequest("Missing required field 'schema'");
   CAIRN_ASSIGN_OR_RAISE(input.schema, iceberg::SchemaFromJson(*schema, kSchema));
   CAIRN_ASSIGN_OR_RAISE(input.location, GetOptionalString(json, kLocation));
-  if (const auto* spec = Member(json, kPartitionSpec)) {
+  if (const auto* spec = FindNonNull(json, kPartitionSpec)) {
     CAIRN_ASSIGN_OR_RAISE(input.spec, iceberg::PartitionSpecFromJson(
                                           WithDefaultId(*spec, "spec-id"), kPartitionSpec));
   }
-  if (const auto* order = Member(json, kWriteOrder)) {
+  if (const auto* order = FindNonNull(json, kWriteOrder)) {
     CAIRN_ASSIGN_OR_RAISE(input.sort_order, iceberg::SortOrderFromJson(
                                                 WithDefaultId(*order, "order-id"), kWriteOrder));
   }
@@ -90,11 +85,11 @@ Result<CreateTableInput> CreateTableRequestFromJson(std::string_view body) {
 Result<CommitTableRequest> CommitTableRequestFromJson(std::string_view body) {
   CAIRN_ASSIGN_OR_RAISE(auto json, ParseJsonObject(body));
   CommitTableRequest request;
-  if (Member(json, kIdentifier) != nullptr) {
+  if (FindNonNull(json, kIdentifier) != nullptr) {
     CAIRN_ASSIGN_OR_RAISE(request.identifier, TableIdentFromJson(json, kIdentifier));
   }
   for (auto [key, is_updates] : {std::pair{kRequirements, false}, std::pair{kUpdates, true}}) {
-    const auto* value = Member(json, key);
+    const auto* value = FindNonNull(json, key);
     if (value == nullptr) return BadRequest("Missing required field '{}'", key);
     const auto* array = value->if_array();
     if (array == nullptr) return BadRequest("Invalid field '{}': expected an array", key);
