@@ -203,20 +203,32 @@ Status TableService::DropTable(std::string_view catalog, const TableIdent& ident
   if (!dropped) return NoSuchTable("Table does not exist: {}", DottedName(ident));
   if (!purge) return Ok();
   // The drop is committed; deleting files is best effort from here on.
-  auto metadata = iceberg::TableMetadataFromJsonString(entity.metadata);
-  if (!metadata) return Ok();
-  const std::string root = StripTrailingSlash(record.location);
-  if (IsAssignedLocation(metadata->location, root)) {
-    if (auto status = io_.DeleteTree(metadata->location, root); !status) {
-      spdlog::warn("purge of {} left files behind: {}", metadata->location, status.error().message);
-    }
-    return Ok();
-  }
-  // A location the client chose may be shared with other data: delete only what the
-  // catalog knows belongs to this table.
-  (void)io_.DeleteFile(entity.metadata_location);
-  for (const auto& entry : metadata->metadata_log) (void)io_.DeleteFile(entry.metadata_file);
+  PurgeFiles(record, entity);
   return Ok();
+}
+
+void TableService::PurgeFiles(const CatalogRecord& catalog, const EntityRecord& dropped) {
+  auto metadata = iceberg::TableMetadataFromJsonString(dropped.metadata);
+  if (!metadata) return;
+  const auto in_use = [&](std::string_view location) {
+    auto used = store_.LocationInUse(location, dropped.id);
+    return !used || *used;  // when unsure, keep the files
+  };
+  const std::string root = StripTrailingSlash(catalog.location);
+  if (IsAssignedLocation(metadata->location, root) && !in_use(metadata->location)) {
+    if (auto status = io_.DeleteTree(metadata->location, root); !status) {
+      spdlog::warn("purge of {} left files behind: {}", metadata->location,
+                   status.error().message);
+    }
+    return;
+  }
+  // A location the client chose (or one another table also uses) may hold other data:
+  // delete only the metadata files of this table that no other table points at.
+  std::vector<std::string> files{dropped.metadata_location};
+  for (const auto& entry : metadata->metadata_log) files.push_back(entry.metadata_file);
+  for (const auto& file : files) {
+    if (!in_use(file)) (void)io_.DeleteFile(file);
+  }
 }
 
 Status TableService::RenameTable(std::string_view catalog, const TableIdent& from,

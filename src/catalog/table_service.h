@@ -90,8 +90,9 @@ class TableService {
   Status TableExists(std::string_view catalog, const TableIdent& ident);
 
   /// \brief Removes the table from the catalog; with `purge`, also deletes its files
-  /// (the whole table directory when Cairn chose the location, else the metadata files
-  /// the catalog knows of). Errors: `kNoSuchTable`, `kBadRequest`.
+  /// (the whole table directory when Cairn chose the location and no other table uses it,
+  /// else the metadata files the catalog knows of that no other table points at).
+  /// Errors: `kNoSuchTable`, `kBadRequest`.
   Status DropTable(std::string_view catalog, const TableIdent& ident, bool purge);
 
   /// \brief Errors: `kNoSuchTable` (source), `kNoSuchNamespace` (target namespace),
@@ -128,6 +129,8 @@ class TableService {
   /// After a failed swap whose outcome is unclear: reads the pointer back.
   Result<bool> SwapLanded(const CatalogRecord& catalog, const TableIdent& ident,
                           std::string_view new_location);
+  /// Deletes a dropped table's files, never those another table still uses.
+  void PurgeFiles(const CatalogRecord& catalog, const EntityRecord& dropped);
   void DeleteDroppedMetadataFiles(const iceberg::TableMetadata& base,
                                   const iceberg::TableMetadata& updated);
 

@@ -23,7 +23,10 @@ enum class ErrorKind {
   kNoSuchNamespace,       ///< namespace does not exist
   kNoSuchTable,           ///< table does not exist
   kNoSuchView,            ///< view does not exist
+  kNoSuchTransaction,     ///< Lance transaction does not exist
   kAlreadyExists,         ///< an object with that name exists
+  kNamespaceAlreadyExists,  ///< a namespace (or catalog) with that name exists; Lance
+                            ///< tells it apart from a taken table name, Iceberg does not
   kNamespaceNotEmpty,     ///< namespace still holds children
   kCommitFailed,          ///< a commit requirement failed / lost a race
   kUnprocessableEntity,   ///< well-formed but semantically contradictory request
@@ -64,7 +67,9 @@ CAIRN_DEFINE_ERROR_FUNCTION(NoSuchWarehouse)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchNamespace)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTable)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchView)
+CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTransaction)
 CAIRN_DEFINE_ERROR_FUNCTION(AlreadyExists)
+CAIRN_DEFINE_ERROR_FUNCTION(NamespaceAlreadyExists)
 CAIRN_DEFINE_ERROR_FUNCTION(NamespaceNotEmpty)
 CAIRN_DEFINE_ERROR_FUNCTION(CommitFailed)
 CAIRN_DEFINE_ERROR_FUNCTION(UnprocessableEntity)

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -94,6 +95,40 @@ struct EntitySwap {
   std::string new_metadata;
 };
 
+/// \brief An entity with the catalog it lives in, as a listing across catalogs returns it.
+struct EntityRef {
+  int64_t id = 0;
+  std::string catalog;
+  NamespacePath ns;
+  std::string name;
+};
+
+/// \brief One page of a listing of entities across all catalogs, in id order.
+struct EntityPage {
+  std::vector<EntityRef> entities;
+  /// True when at least one more entity follows the last one returned.
+  bool has_more = false;
+};
+
+/// \brief A durable record of long-running work (a Lance transaction). The store keeps it
+/// and compare-and-swaps it by `version`; what `status` and `payload` mean is the
+/// service's business.
+struct TransactionRecord {
+  std::string id;       ///< unique, chosen by the caller
+  std::string status;   ///< free text for the store
+  std::string payload;  ///< what the work is, opaque to the store (and to clients)
+  Properties properties;
+  /// Incremented by every successful update.
+  int64_t version = 0;
+  int64_t created_at_ms = 0;
+  int64_t updated_at_ms = 0;
+};
+
+/// \brief Decides, inside the store transaction of a drop, the transaction record to write
+/// with it from every entity the drop removes (nullopt: none). Must not call the store.
+using DropPlanner =
+    std::function<Result<std::optional<TransactionRecord>>(const std::vector<EntityRecord>&)>;
+
 /// \brief Storage for catalogs, namespaces and the entities in them. Errors common to every method: `kIOError`
 /// when the backend fails, `kServiceUnavailable` when it is unreachable or busy.
 class MetaStore {
@@ -169,11 +204,99 @@ class MetaStore {
                               std::string_view from_name, const NamespacePath& to_ns,
                               std::string_view to_name, EntityKind kind) = 0;
 
+  /// \brief True when an entity other than `except_entity_id` has its metadata file at
+  /// `location` or anywhere below it (in any catalog): before deleting files, to never
+  /// delete what another table still uses.
+  virtual Result<bool> LocationInUse(std::string_view location, int64_t except_entity_id) = 0;
+
   /// \brief Keyset-paginated names of the entities of `kind` in `ns`, as
   /// `ListNamespaces`. Errors: `kNoSuchNamespace`.
   virtual Result<NamePage> ListEntities(int64_t catalog_id, const NamespacePath& ns,
                                         EntityKind kind, std::string_view after,
                                         std::optional<size_t> limit) = 0;
+
+  // --- Catalog listing and removal, cascading drops and transaction records (used by the
+  // Lance service). Each has a default that fails with `kUnsupported`, so that decorators
+  // and backends without them keep compiling; every real backend overrides all of them.
+
+  /// \brief Keyset-paginated catalog names, as `ListNamespaces`.
+  virtual Result<NamePage> ListCatalogs(std::string_view after, std::optional<size_t> limit) {
+    (void)after, (void)limit;
+    return Unsupported("This metadata store cannot list catalogs");
+  }
+
+  /// \brief Drops a catalog. Without `cascade` it must hold no namespace
+  /// (`kNamespaceNotEmpty`); with it, every namespace and entity of the catalog goes in the
+  /// same store transaction, together with the record `planner` returns for the dropped
+  /// entities. Returns the dropped entities. Errors: `kNoSuchWarehouse`, `kNamespaceNotEmpty`,
+  /// the planner's error (nothing is dropped then).
+  virtual Result<std::vector<EntityRecord>> DropCatalog(int64_t catalog_id, bool cascade,
+                                                        const DropPlanner& planner) {
+    (void)catalog_id, (void)cascade, (void)planner;
+    return Unsupported("This metadata store cannot drop catalogs");
+  }
+
+  /// \brief Drops namespace `path`, every namespace below it and every entity in them, and
+  /// writes the record `planner` returns, all in one store transaction. Returns the dropped
+  /// entities. Errors: `kNoSuchNamespace`, the planner's error (nothing is dropped then).
+  virtual Result<std::vector<EntityRecord>> DropNamespaceTree(int64_t catalog_id,
+                                                              const NamespacePath& path,
+                                                              const DropPlanner& planner) {
+    (void)catalog_id, (void)path, (void)planner;
+    return Unsupported("This metadata store cannot drop namespace trees");
+  }
+
+  /// \brief Removes the entity `name` of `kind` and writes the record `planner` returns
+  /// for it, in one store transaction. nullopt (and no record) when no entity of that kind
+  /// has the name.
+  virtual Result<std::optional<EntityRecord>> DropEntityWithRecord(
+      int64_t catalog_id, const NamespacePath& ns, std::string_view name, EntityKind kind,
+      const DropPlanner& planner) {
+    (void)catalog_id, (void)ns, (void)name, (void)kind, (void)planner;
+    return Unsupported("This metadata store cannot record drops");
+  }
+
+  /// \brief Entities of `kind` in every catalog with an id above `after_id`, in id order,
+  /// at most `limit` of them (nullopt = all).
+  virtual Result<EntityPage> ListAllEntities(EntityKind kind, int64_t after_id,
+                                             std::optional<size_t> limit) {
+    (void)kind, (void)after_id, (void)limit;
+    return Unsupported("This metadata store cannot list entities across catalogs");
+  }
+
+  /// \brief Writes a new transaction record (its `version` is stored as 0).
+  /// Errors: `kAlreadyExists` when the id is taken.
+  virtual Status CreateTransaction(const TransactionRecord& record) {
+    (void)record;
+    return Unsupported("This metadata store has no transaction records");
+  }
+
+  /// \brief The transaction record `id`; nullopt when there is none.
+  virtual Result<std::optional<TransactionRecord>> LoadTransaction(std::string_view id) {
+    (void)id;
+    return Unsupported("This metadata store has no transaction records");
+  }
+
+  /// \brief Replaces status, payload and properties of record `updated.id` if its version
+  /// is still `expected_version` (then the version is incremented): true when it was.
+  virtual Result<bool> UpdateTransaction(const TransactionRecord& updated,
+                                         int64_t expected_version) {
+    (void)updated, (void)expected_version;
+    return Unsupported("This metadata store has no transaction records");
+  }
+
+  /// \brief Every transaction record whose status is one of `statuses`, oldest first.
+  virtual Result<std::vector<TransactionRecord>> ListTransactions(
+      const std::vector<std::string>& statuses) {
+    (void)statuses;
+    return Unsupported("This metadata store has no transaction records");
+  }
+
+  /// \brief Removes a transaction record; false when there was none.
+  virtual Result<bool> DeleteTransaction(std::string_view id) {
+    (void)id;
+    return Unsupported("This metadata store has no transaction records");
+  }
 };
 
 /// \brief Settings of the SQLite backend.

@@ -102,6 +102,28 @@ const std::vector<const char*>& Migrations() {
       R"sql(
       CREATE INDEX entities_by_kind ON entities (namespace_id, kind, name);
       )sql",
+      // v3: find the entities whose metadata lives at or under a location (purge safety).
+      R"sql(
+      CREATE INDEX entities_by_metadata_location ON entities (metadata_location);
+      )sql",
+      // v4: durable Lance transactions (background drops), with their properties.
+      R"sql(
+      CREATE TABLE lance_transactions (
+        id            TEXT PRIMARY KEY,
+        status        TEXT NOT NULL,
+        payload       TEXT NOT NULL,
+        version       INTEGER NOT NULL DEFAULT 0,
+        created_at_ms INTEGER NOT NULL,
+        updated_at_ms INTEGER NOT NULL
+      );
+      CREATE INDEX lance_transactions_by_status ON lance_transactions (status, created_at_ms);
+      CREATE TABLE lance_transaction_properties (
+        transaction_id TEXT NOT NULL REFERENCES lance_transactions(id) ON DELETE CASCADE,
+        key            TEXT NOT NULL,
+        value          TEXT NOT NULL,
+        PRIMARY KEY (transaction_id, key)
+      ) WITHOUT ROWID;
+      )sql",
   };
   return kMigrations;
 }
@@ -645,6 +667,19 @@ class SqliteStore final : public MetaStore {
     return txn.Commit();
   }
 
+  Result<bool> LocationInUse(std::string_view location, int64_t except_entity_id) override {
+    auto conn = Acquire();
+    // An index range: the location itself, or anything below it ('0' follows '/').
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn->Prepare("SELECT 1 FROM entities WHERE id != ? AND (metadata_location = ? OR "
+                      "(metadata_location > ? AND metadata_location < ?)) LIMIT 1"));
+    Query query(*conn, stmt);
+    const std::string dir(location);
+    query.Bind(except_entity_id).Bind(dir).Bind(dir + "/").Bind(dir + "0");
+    return query.Step("check location use");
+  }
+
   Result<NamePage> ListEntities(int64_t catalog_id, const NamespacePath& ns, EntityKind kind,
                                 std::string_view after, std::optional<size_t> limit) override {
     auto conn = Acquire();
@@ -660,7 +695,361 @@ class SqliteStore final : public MetaStore {
     return ReadNamePage(query, limit, "list entities");
   }
 
+  Result<NamePage> ListCatalogs(std::string_view after, std::optional<size_t> limit) override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt, conn->Prepare("SELECT name FROM catalogs WHERE name > ? ORDER BY name LIMIT ?"));
+    Query query(*conn, stmt);
+    query.Bind(after).Bind(FetchLimit(limit));
+    return ReadNamePage(query, limit, "list catalogs");
+  }
+
+  Result<std::vector<EntityRecord>> DropCatalog(int64_t catalog_id, bool cascade,
+                                                const DropPlanner& planner) override {
+    auto conn = Acquire();
+    WriteTransaction txn(*conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
+    CAIRN_ASSIGN_OR_RAISE(auto* exists, conn->Prepare("SELECT 1 FROM catalogs WHERE id = ?"));
+    {
+      Query query(*conn, exists);
+      query.Bind(catalog_id);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("find catalog"));
+      if (!row) return NoSuchWarehouse("Catalog does not exist (id {})", catalog_id);
+    }
+    CAIRN_ASSIGN_OR_RAISE(auto* all,
+                          conn->Prepare("SELECT id, parent_path, name FROM namespaces "
+                                        "WHERE catalog_id = ?"));
+    std::vector<NamespaceRow> namespaces;
+    {
+      Query query(*conn, all);
+      query.Bind(catalog_id);
+      CAIRN_ASSIGN_OR_RAISE(namespaces, ReadNamespaceRows(query));
+    }
+    if (!cascade && !namespaces.empty()) {
+      return NamespaceNotEmpty("Catalog is not empty: it has namespaces");
+    }
+    CAIRN_ASSIGN_OR_RAISE(auto dropped, DropNamespaceRows(*conn, namespaces, planner));
+    CAIRN_ASSIGN_OR_RAISE(auto* del, conn->Prepare("DELETE FROM catalogs WHERE id = ?"));
+    {
+      Query query(*conn, del);
+      CAIRN_RETURN_IF_ERROR(query.Bind(catalog_id).Run("drop catalog"));
+    }
+    CAIRN_RETURN_IF_ERROR(txn.Commit());
+    return dropped;
+  }
+
+  Result<std::vector<EntityRecord>> DropNamespaceTree(int64_t catalog_id,
+                                                      const NamespacePath& path,
+                                                      const DropPlanner& planner) override {
+    auto conn = Acquire();
+    WriteTransaction txn(*conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
+    CAIRN_ASSIGN_OR_RAISE(auto id, FindNamespaceId(*conn, catalog_id, path));
+    if (!id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(path));
+    // The namespace itself, then every descendant: their parent paths are the full key or
+    // start with it and the separator, i.e. lie in [key 0x1F, key 0x20).
+    const std::string key = FullKey(path);
+    std::vector<NamespaceRow> namespaces = {NamespaceRow{*id, path}};
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* below,
+        conn->Prepare("SELECT id, parent_path, name FROM namespaces WHERE catalog_id = ? AND "
+                      "(parent_path = ? OR (parent_path >= ? AND parent_path < ?))"));
+    {
+      Query query(*conn, below);
+      query.Bind(catalog_id).Bind(key).Bind(key + kLevelSeparator).Bind(key + '\x20');
+      CAIRN_ASSIGN_OR_RAISE(auto rows, ReadNamespaceRows(query));
+      namespaces.insert(namespaces.end(), rows.begin(), rows.end());
+    }
+    CAIRN_ASSIGN_OR_RAISE(auto dropped, DropNamespaceRows(*conn, namespaces, planner));
+    CAIRN_RETURN_IF_ERROR(txn.Commit());
+    return dropped;
+  }
+
+  Result<std::optional<EntityRecord>> DropEntityWithRecord(int64_t catalog_id,
+                                                           const NamespacePath& ns,
+                                                           std::string_view name,
+                                                           EntityKind kind,
+                                                           const DropPlanner& planner) override {
+    auto conn = Acquire();
+    WriteTransaction txn(*conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
+    CAIRN_ASSIGN_OR_RAISE(auto ns_id, FindNamespaceId(*conn, catalog_id, ns));
+    if (!ns_id) return std::optional<EntityRecord>{};
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn->Prepare("SELECT id, kind, metadata_location, metadata, version FROM entities "
+                      "WHERE namespace_id = ? AND name = ?"));
+    EntityRecord record;
+    {
+      Query query(*conn, stmt);
+      query.Bind(*ns_id).Bind(name);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load entity"));
+      if (!row) return std::optional<EntityRecord>{};
+      CAIRN_ASSIGN_OR_RAISE(EntityKind found, ParseKind(query.Text(1)));
+      if (found != kind) return std::optional<EntityRecord>{};
+      record = EntityRecord{query.Int(0), kind, ns, std::string(name), query.Text(2),
+                            query.Text(3), query.Int(4)};
+    }
+    CAIRN_ASSIGN_OR_RAISE(auto plan, planner({record}));
+    if (plan) CAIRN_RETURN_IF_ERROR(InsertTransaction(*conn, *plan));
+    CAIRN_ASSIGN_OR_RAISE(auto* del, conn->Prepare("DELETE FROM entities WHERE id = ?"));
+    {
+      Query query(*conn, del);
+      CAIRN_RETURN_IF_ERROR(query.Bind(record.id).Run("drop entity"));
+    }
+    CAIRN_RETURN_IF_ERROR(txn.Commit());
+    return std::optional<EntityRecord>(std::move(record));
+  }
+
+  Result<EntityPage> ListAllEntities(EntityKind kind, int64_t after_id,
+                                     std::optional<size_t> limit) override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn->Prepare("SELECT e.id, c.name, n.parent_path, n.name, e.name FROM entities e "
+                      "JOIN namespaces n ON e.namespace_id = n.id "
+                      "JOIN catalogs c ON n.catalog_id = c.id "
+                      "WHERE e.id > ? AND e.kind = ? ORDER BY e.id LIMIT ?"));
+    Query query(*conn, stmt);
+    query.Bind(after_id).Bind(kind).Bind(FetchLimit(limit));
+    EntityPage page;
+    for (;;) {
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("list all entities"));
+      if (!row) break;
+      if (limit && page.entities.size() == *limit) {
+        page.has_more = true;
+        break;
+      }
+      NamespacePath ns = SplitKey(query.Text(2));
+      ns.push_back(query.Text(3));
+      page.entities.push_back(EntityRef{query.Int(0), query.Text(1), std::move(ns), query.Text(4)});
+    }
+    return page;
+  }
+
+  Status CreateTransaction(const TransactionRecord& record) override {
+    auto conn = Acquire();
+    WriteTransaction txn(*conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
+    CAIRN_RETURN_IF_ERROR(InsertTransaction(*conn, record));
+    return txn.Commit();
+  }
+
+  Result<std::optional<TransactionRecord>> LoadTransaction(std::string_view id) override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn->Prepare("SELECT id, status, payload, version, created_at_ms, updated_at_ms "
+                      "FROM lance_transactions WHERE id = ?"));
+    TransactionRecord record;
+    {
+      Query query(*conn, stmt);
+      query.Bind(id);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load transaction"));
+      if (!row) return std::optional<TransactionRecord>{};
+      record = ReadTransactionRow(query);
+    }
+    CAIRN_ASSIGN_OR_RAISE(record.properties, ReadTransactionProperties(*conn, record.id));
+    return std::optional<TransactionRecord>(std::move(record));
+  }
+
+  Result<bool> UpdateTransaction(const TransactionRecord& updated,
+                                 int64_t expected_version) override {
+    auto conn = Acquire();
+    WriteTransaction txn(*conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* update,
+        conn->Prepare("UPDATE lance_transactions SET status = ?, payload = ?, "
+                      "version = version + 1, updated_at_ms = ? WHERE id = ? AND version = ?"));
+    {
+      Query query(*conn, update);
+      CAIRN_RETURN_IF_ERROR(query.Bind(updated.status)
+                                .Bind(updated.payload)
+                                .Bind(NowMillis())
+                                .Bind(updated.id)
+                                .Bind(expected_version)
+                                .Run("update transaction"));
+      if (query.Changes() == 0) return false;
+    }
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* clear,
+        conn->Prepare("DELETE FROM lance_transaction_properties WHERE transaction_id = ?"));
+    {
+      Query query(*conn, clear);
+      CAIRN_RETURN_IF_ERROR(query.Bind(updated.id).Run("clear transaction properties"));
+    }
+    CAIRN_RETURN_IF_ERROR(WriteTransactionProperties(*conn, updated));
+    CAIRN_RETURN_IF_ERROR(txn.Commit());
+    return true;
+  }
+
+  Result<std::vector<TransactionRecord>> ListTransactions(
+      const std::vector<std::string>& statuses) override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn->Prepare("SELECT id, status, payload, version, created_at_ms, updated_at_ms "
+                      "FROM lance_transactions WHERE status = ? ORDER BY created_at_ms, id"));
+    std::vector<TransactionRecord> records;
+    for (const auto& status : statuses) {
+      Query query(*conn, stmt);
+      query.Bind(status);
+      for (;;) {
+        CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("list transactions"));
+        if (!row) break;
+        records.push_back(ReadTransactionRow(query));
+      }
+    }
+    for (auto& record : records) {
+      CAIRN_ASSIGN_OR_RAISE(record.properties, ReadTransactionProperties(*conn, record.id));
+    }
+    std::stable_sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
+      return a.created_at_ms < b.created_at_ms;
+    });
+    return records;
+  }
+
+  Result<bool> DeleteTransaction(std::string_view id) override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(auto* del, conn->Prepare("DELETE FROM lance_transactions WHERE id = ?"));
+    Query query(*conn, del);
+    CAIRN_RETURN_IF_ERROR(query.Bind(id).Run("delete transaction"));
+    return query.Changes() > 0;
+  }
+
  private:
+  /// A namespace row: its id and its path.
+  struct NamespaceRow {
+    int64_t id = 0;
+    NamespacePath path;
+  };
+
+  /// Inverse of `JoinLevels` (an empty key is the top level).
+  static NamespacePath SplitKey(std::string_view key) {
+    NamespacePath levels;
+    if (key.empty()) return levels;
+    size_t start = 0;
+    for (;;) {
+      const size_t pos = key.find(kLevelSeparator, start);
+      levels.emplace_back(key.substr(start, pos - start));
+      if (pos == std::string_view::npos) return levels;
+      start = pos + 1;
+    }
+  }
+
+  /// Reads `(id, parent_path, name)` rows.
+  static Result<std::vector<NamespaceRow>> ReadNamespaceRows(Query& query) {
+    std::vector<NamespaceRow> rows;
+    for (;;) {
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("list namespaces"));
+      if (!row) return rows;
+      NamespacePath path = SplitKey(query.Text(1));
+      path.push_back(query.Text(2));
+      rows.push_back(NamespaceRow{query.Int(0), std::move(path)});
+    }
+  }
+
+  /// Inside a write transaction: removes the entities of `namespaces`, records what the
+  /// planner returns for them, then removes the namespaces. Returns the removed entities.
+  static Result<std::vector<EntityRecord>> DropNamespaceRows(
+      Connection& conn, const std::vector<NamespaceRow>& namespaces, const DropPlanner& planner) {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* entities,
+        conn.Prepare("SELECT id, kind, name, metadata_location, metadata, version "
+                     "FROM entities WHERE namespace_id = ? ORDER BY name"));
+    std::vector<EntityRecord> dropped;
+    for (const auto& ns : namespaces) {
+      Query query(conn, entities);
+      query.Bind(ns.id);
+      for (;;) {
+        CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("list entities to drop"));
+        if (!row) break;
+        CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(1)));
+        dropped.push_back(EntityRecord{query.Int(0), kind, ns.path, query.Text(2),
+                                       query.Text(3), query.Text(4), query.Int(5)});
+      }
+    }
+    if (planner) {
+      CAIRN_ASSIGN_OR_RAISE(auto plan, planner(dropped));
+      if (plan) CAIRN_RETURN_IF_ERROR(InsertTransaction(conn, *plan));
+    }
+    CAIRN_ASSIGN_OR_RAISE(auto* del_entities,
+                          conn.Prepare("DELETE FROM entities WHERE namespace_id = ?"));
+    CAIRN_ASSIGN_OR_RAISE(auto* del_namespace, conn.Prepare("DELETE FROM namespaces WHERE id = ?"));
+    for (const auto& ns : namespaces) {
+      Query query(conn, del_entities);
+      CAIRN_RETURN_IF_ERROR(query.Bind(ns.id).Run("drop entities"));
+    }
+    // Namespace rows do not reference each other (children name their parent by path),
+    // so any order works; their properties go by ON DELETE CASCADE.
+    for (const auto& ns : namespaces) {
+      Query query(conn, del_namespace);
+      CAIRN_RETURN_IF_ERROR(query.Bind(ns.id).Run("drop namespace"));
+    }
+    return dropped;
+  }
+
+  static TransactionRecord ReadTransactionRow(const Query& query) {
+    TransactionRecord record;
+    record.id = query.Text(0);
+    record.status = query.Text(1);
+    record.payload = query.Text(2);
+    record.version = query.Int(3);
+    record.created_at_ms = query.Int(4);
+    record.updated_at_ms = query.Int(5);
+    return record;
+  }
+
+  static Result<Properties> ReadTransactionProperties(Connection& conn, std::string_view id) {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn.Prepare("SELECT key, value FROM lance_transaction_properties "
+                     "WHERE transaction_id = ?"));
+    Query query(conn, stmt);
+    query.Bind(id);
+    Properties properties;
+    for (;;) {
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("read transaction properties"));
+      if (!row) return properties;
+      properties.emplace(query.Text(0), query.Text(1));
+    }
+  }
+
+  static Status WriteTransactionProperties(Connection& conn, const TransactionRecord& record) {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* insert,
+        conn.Prepare("INSERT INTO lance_transaction_properties (transaction_id, key, value) "
+                     "VALUES (?, ?, ?)"));
+    for (const auto& [key, value] : record.properties) {
+      Query query(conn, insert);
+      CAIRN_RETURN_IF_ERROR(
+          query.Bind(record.id).Bind(key).Bind(value).Run("set transaction property"));
+    }
+    return Ok();
+  }
+
+  /// Inside a write transaction: inserts `record` with version 0.
+  static Status InsertTransaction(Connection& conn, const TransactionRecord& record) {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* insert,
+        conn.Prepare("INSERT INTO lance_transactions (id, status, payload, version, "
+                     "created_at_ms, updated_at_ms) VALUES (?, ?, ?, 0, ?, ?) "
+                     "ON CONFLICT (id) DO NOTHING"));
+    {
+      Query query(conn, insert);
+      const int64_t now = NowMillis();
+      CAIRN_RETURN_IF_ERROR(query.Bind(record.id)
+                                .Bind(record.status)
+                                .Bind(record.payload)
+                                .Bind(record.created_at_ms != 0 ? record.created_at_ms : now)
+                                .Bind(now)
+                                .Run("create transaction"));
+      if (query.Changes() == 0) return AlreadyExists("Transaction already exists: {}", record.id);
+    }
+    return WriteTransactionProperties(conn, record);
+  }
+
   static Result<NamePage> ReadNamePage(Query& query, std::optional<size_t> limit,
                                        std::string_view what) {
     NamePage page;

@@ -38,8 +38,12 @@ inline std::string_view ErrorKindName(ErrorKind kind) {
       return "kNoSuchTable";
     case ErrorKind::kNoSuchView:
       return "kNoSuchView";
+    case ErrorKind::kNoSuchTransaction:
+      return "kNoSuchTransaction";
     case ErrorKind::kAlreadyExists:
       return "kAlreadyExists";
+    case ErrorKind::kNamespaceAlreadyExists:
+      return "kNamespaceAlreadyExists";
     case ErrorKind::kNamespaceNotEmpty:
       return "kNamespaceNotEmpty";
     case ErrorKind::kCommitFailed:

@@ -513,6 +513,134 @@ TEST_P(MetaStoreTest, ConcurrentWritersAllSucceed) {
   EXPECT_EQ(listed->names.size(), static_cast<size_t>(kThreads * kPerThread));
 }
 
+// --- entities (tables, views, Lance tables) ----------------------------------------------
+
+TEST_P(MetaStoreTest, CreatedEntityLoadsWithItsKindLocationAndMetadata) {
+  Create({"db"});
+  auto created = store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable,
+                                      "file:///w/t/m0.json", R"({"a":1})");
+  ASSERT_THAT(created, IsOk());
+  auto loaded = store_->LoadEntity(catalog_, {"db"}, "t");
+  ASSERT_THAT(loaded, IsOk());
+  ASSERT_TRUE(loaded->has_value());
+  EXPECT_EQ((*loaded)->id, created->id);
+  EXPECT_EQ((*loaded)->kind, EntityKind::kIcebergTable);
+  EXPECT_EQ((*loaded)->metadata_location, "file:///w/t/m0.json");
+  EXPECT_EQ((*loaded)->metadata, R"({"a":1})");
+  EXPECT_EQ((*loaded)->version, 0);
+  auto missing = store_->LoadEntity(catalog_, {"db"}, "other");
+  ASSERT_THAT(missing, IsOk());
+  EXPECT_FALSE(missing->has_value());
+}
+
+TEST_P(MetaStoreTest, EntityNamesAreOneIdentifierSpaceAcrossKinds) {
+  Create({"db"});
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "x", EntityKind::kIcebergView, "v", "{}"),
+              IsOk());
+  for (auto kind : {EntityKind::kIcebergTable, EntityKind::kIcebergView,
+                    EntityKind::kLanceTable}) {
+    EXPECT_THAT(store_->CreateEntity(catalog_, {"db"}, "x", kind, "l", "{}"),
+                IsError(ErrorKind::kAlreadyExists));
+  }
+  EXPECT_THAT(store_->CreateEntity(catalog_, {"nope"}, "x", EntityKind::kIcebergTable, "l", "{}"),
+              IsError(ErrorKind::kNoSuchNamespace));
+}
+
+TEST_P(MetaStoreTest, SwapAppliesOnlyFromTheExpectedLocationAndAllOrNothing) {
+  Create({"db"});
+  auto a = store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kIcebergTable, "a0", "{}");
+  auto b = store_->CreateEntity(catalog_, {"db"}, "b", EntityKind::kIcebergTable, "b0", "{}");
+  ASSERT_THAT(a, IsOk());
+  ASSERT_THAT(b, IsOk());
+  auto swapped = store_->SwapEntities({{a->id, "a0", "a1", "{\"v\":1}"}});
+  ASSERT_THAT(swapped, IsOk());
+  EXPECT_TRUE(*swapped);
+  auto stale = store_->SwapEntities({{a->id, "a0", "a2", "{}"}});
+  ASSERT_THAT(stale, IsOk());
+  EXPECT_FALSE(*stale);
+  // The second swap is stale, so the first must not apply either.
+  auto mixed = store_->SwapEntities({{b->id, "b0", "b1", "{}"}, {a->id, "a0", "a3", "{}"}});
+  ASSERT_THAT(mixed, IsOk());
+  EXPECT_FALSE(*mixed);
+  EXPECT_EQ((*store_->LoadEntity(catalog_, {"db"}, "a"))->metadata_location, "a1");
+  EXPECT_EQ((*store_->LoadEntity(catalog_, {"db"}, "a"))->version, 1);
+  EXPECT_EQ((*store_->LoadEntity(catalog_, {"db"}, "b"))->metadata_location, "b0");
+}
+
+TEST_P(MetaStoreTest, DropEntityOnlyDropsTheGivenKindAndUnblocksTheNamespace) {
+  Create({"db"});
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "l", "{}"),
+              IsOk());
+  EXPECT_THAT(store_->DropNamespace(catalog_, {"db"}), IsError(ErrorKind::kNamespaceNotEmpty));
+  auto wrong_kind = store_->DropEntity(catalog_, {"db"}, "t", EntityKind::kIcebergView);
+  ASSERT_THAT(wrong_kind, IsOk());
+  EXPECT_FALSE(*wrong_kind);
+  auto dropped = store_->DropEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable);
+  ASSERT_THAT(dropped, IsOk());
+  EXPECT_TRUE(*dropped);
+  EXPECT_THAT(store_->DropNamespace(catalog_, {"db"}), IsOk());
+}
+
+TEST_P(MetaStoreTest, RenameEntityChecksSourceKindTargetNamespaceAndName) {
+  Create({"a"});
+  Create({"b"});
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "t", EntityKind::kIcebergTable, "l", "{}"),
+              IsOk());
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"b"}, "v", EntityKind::kIcebergView, "l", "{}"),
+              IsOk());
+  EXPECT_THAT(store_->RenameEntity(catalog_, {"a"}, "t", {"b"}, "t", EntityKind::kIcebergView),
+              IsError(ErrorKind::kNoSuchTable));
+  EXPECT_THAT(store_->RenameEntity(catalog_, {"a"}, "t", {"c"}, "t", EntityKind::kIcebergTable),
+              IsError(ErrorKind::kNoSuchNamespace));
+  EXPECT_THAT(store_->RenameEntity(catalog_, {"a"}, "t", {"b"}, "v", EntityKind::kIcebergTable),
+              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(store_->RenameEntity(catalog_, {"a"}, "t", {"b"}, "t2", EntityKind::kIcebergTable),
+              IsOk());
+  EXPECT_FALSE(store_->LoadEntity(catalog_, {"a"}, "t")->has_value());
+  EXPECT_TRUE(store_->LoadEntity(catalog_, {"b"}, "t2")->has_value());
+}
+
+TEST_P(MetaStoreTest, ListEntitiesIsPerKindAndKeysetPaginated) {
+  Create({"db"});
+  for (const char* name : {"e", "a", "d", "b", "c"}) {
+    ASSERT_THAT(
+        store_->CreateEntity(catalog_, {"db"}, name, EntityKind::kIcebergTable, name, "{}"),
+        IsOk());
+  }
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "view", EntityKind::kIcebergView, "v", "{}"),
+              IsOk());
+  auto first = store_->ListEntities(catalog_, {"db"}, EntityKind::kIcebergTable, "", 2);
+  ASSERT_THAT(first, IsOk());
+  EXPECT_EQ(first->names, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(first->has_more);
+  auto last = store_->ListEntities(catalog_, {"db"}, EntityKind::kIcebergTable, "c", 2);
+  ASSERT_THAT(last, IsOk());
+  EXPECT_EQ(last->names, (std::vector<std::string>{"d", "e"}));
+  EXPECT_FALSE(last->has_more);
+  auto views = store_->ListEntities(catalog_, {"db"}, EntityKind::kIcebergView, "", std::nullopt);
+  ASSERT_THAT(views, IsOk());
+  EXPECT_EQ(views->names, (std::vector<std::string>{"view"}));
+  EXPECT_THAT(store_->ListEntities(catalog_, {"nope"}, EntityKind::kIcebergTable, "", 2),
+              IsError(ErrorKind::kNoSuchNamespace));
+}
+
+TEST_P(MetaStoreTest, LocationInUseSeesOtherEntitiesAtOrBelowALocation) {
+  Create({"db"});
+  auto a = store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kIcebergTable,
+                                "file:///w/t-1/metadata/0.json", "{}");
+  ASSERT_THAT(a, IsOk());
+  const auto in_use = [&](std::string_view location, int64_t except) {
+    auto used = store_->LocationInUse(location, except);
+    EXPECT_THAT(used, IsOk());
+    return used && *used;
+  };
+  EXPECT_TRUE(in_use("file:///w/t-1", 0));
+  EXPECT_TRUE(in_use("file:///w/t-1/metadata/0.json", 0));
+  EXPECT_FALSE(in_use("file:///w/t-1", a->id));        // only the entity itself
+  EXPECT_FALSE(in_use("file:///w/t", 0));              // a prefix that is not a directory
+  EXPECT_FALSE(in_use("file:///w/t-1/metadata/1.json", 0));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreTest, ::testing::ValuesIn(Backends()),
                          [](const ::testing::TestParamInfo<StoreFactory>& info) {
                            return info.param.name;

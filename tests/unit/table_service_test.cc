@@ -205,6 +205,9 @@ class HookedStore final : public MetaStore {
                                 std::string_view after, std::optional<size_t> limit) override {
     return base_.ListEntities(catalog_id, ns, kind, after, limit);
   }
+  Result<bool> LocationInUse(std::string_view location, int64_t except_entity_id) override {
+    return base_.LocationInUse(location, except_entity_id);
+  }
 
  private:
   MetaStore& base_;
