@@ -399,4 +399,94 @@ Result<LoadedTable> TableService::CommitTable(
                       kMaxCommitAttempts, DottedName(ident));
 }
 
+Result<std::optional<TableService::PreparedChange>> TableService::PrepareChange(
+    const CatalogRecord& catalog, const TableChange& change) {
+  CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(catalog, change.ident));
+  CAIRN_ASSIGN_OR_RAISE(auto base, iceberg::TableMetadataFromJsonString(entity.metadata));
+  for (const auto& requirement : change.requirements) {
+    auto checked = iceberg::CheckRequirement(requirement, &base);
+    if (!checked) {
+      return CommitFailed("{} (table {})", checked.error().message, DottedName(change.ident));
+    }
+  }
+  auto builder = iceberg::MetadataBuilder::FromBase(base, entity.metadata_location, clock_());
+  for (const auto& update : change.updates) {
+    auto applied = builder.Apply(update);
+    if (!applied) {
+      return tl::unexpected(Error{applied.error().kind,
+                                  fmt::format("{} (table {})", applied.error().message,
+                                              DottedName(change.ident))});
+    }
+  }
+  if (!builder.HasChanges()) return std::optional<PreparedChange>{};
+  CAIRN_ASSIGN_OR_RAISE(auto updated, builder.Build());
+  return std::optional<PreparedChange>(
+      PreparedChange{std::move(entity), std::move(base), std::move(updated), {}});
+}
+
+Status TableService::CommitTransaction(std::string_view catalog,
+                                       const std::vector<TableChange>& changes) {
+  CAIRN_PRECHECK(!changes.empty(), "Invalid field 'table-changes': must not be empty");
+  std::set<std::string> seen;
+  for (const auto& change : changes) {
+    CAIRN_RETURN_IF_ERROR(ValidateIdent(change.ident));
+    CAIRN_PRECHECK(seen.insert(DottedName(change.ident)).second,
+                   "Invalid field 'table-changes': table {} appears more than once",
+                   DottedName(change.ident));
+    for (const auto& requirement : change.requirements) {
+      CAIRN_PRECHECK(!std::holds_alternative<iceberg::AssertCreate>(requirement),
+                     "Invalid requirement for table {}: assert-create is not supported in "
+                     "transactions",
+                     DottedName(change.ident));
+    }
+  }
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
+    std::vector<PreparedChange> prepared;
+    for (const auto& change : changes) {
+      CAIRN_ASSIGN_OR_RAISE(auto one, PrepareChange(record, change));
+      if (one) prepared.push_back(std::move(*one));
+    }
+    if (prepared.empty()) return Ok();
+    std::vector<EntitySwap> swaps;
+    const auto delete_written = [&] {
+      for (const auto& p : prepared) {
+        if (!p.written.metadata_location.empty()) (void)io_.DeleteFile(p.written.metadata_location);
+      }
+    };
+    for (auto& p : prepared) {
+      auto written = WriteMetadata(p.updated, p.entity.metadata_location);
+      if (!written) {
+        delete_written();
+        return tl::unexpected(written.error());
+      }
+      p.written = std::move(*written);
+      swaps.push_back(EntitySwap{p.entity.id, p.entity.metadata_location,
+                                 p.written.metadata_location, p.written.metadata_json});
+    }
+    auto swapped = store_.SwapEntities(swaps);
+    if (!swapped) {
+      // All swaps are one store transaction: the first tells about all of them.
+      const auto& first = prepared.front();
+      auto landed = SwapLanded(record, TableIdent{first.entity.ns, first.entity.name},
+                               first.written.metadata_location);
+      if (!landed) {
+        return CommitStateUnknown("Commit state unknown for the transaction: {}",
+                                  swapped.error().message);
+      }
+      if (!*landed) {
+        delete_written();
+        return tl::unexpected(swapped.error());
+      }
+      swapped = true;
+    }
+    if (*swapped) {
+      for (const auto& p : prepared) DeleteDroppedMetadataFiles(p.base, p.updated);
+      return Ok();
+    }
+    delete_written();  // another writer moved one of the tables: rebuild all of them
+  }
+  return CommitFailed("Commit failed: {} attempts lost to concurrent updates", kMaxCommitAttempts);
+}
+
 }  // namespace cairn

@@ -57,6 +57,13 @@ struct TableListing {
   std::optional<std::string> next_page_token;
 };
 
+/// \brief One table's part of a multi-table transaction.
+struct TableChange {
+  TableIdent ident;
+  std::vector<iceberg::TableRequirement> requirements;
+  std::vector<iceberg::TableUpdate> updates;
+};
+
 /// \brief Which snapshots a load returns (`snapshots=all|refs`).
 enum class SnapshotsMode { kAll, kRefs };
 
@@ -114,7 +121,26 @@ class TableService {
                                   const std::vector<iceberg::TableRequirement>& requirements,
                                   const std::vector<iceberg::TableUpdate>& updates);
 
+  /// \brief Applies changes to several tables atomically: every table's requirements are
+  /// checked and its updates applied, then all pointer swaps happen in one store
+  /// transaction — all tables change or none does. A lost swap retries the whole
+  /// transaction. Errors: `kBadRequest` (empty, a table twice, `assert-create`, invalid
+  /// change), `kNoSuchTable` (naming the table), `kCommitFailed` (naming the table),
+  /// `kCommitStateUnknown`.
+  Status CommitTransaction(std::string_view catalog, const std::vector<TableChange>& changes);
+
  private:
+  /// A table's new state, built but not yet swapped in.
+  struct PreparedChange {
+    EntityRecord entity;
+    iceberg::TableMetadata base;
+    iceberg::TableMetadata updated;
+    LoadedTable written;
+  };
+  /// Loads, checks and builds one change of a transaction; nullopt when it changes nothing.
+  Result<std::optional<PreparedChange>> PrepareChange(const CatalogRecord& catalog,
+                                                      const TableChange& change);
+
   Result<LoadedTable> CreateFromCommit(const CatalogRecord& catalog, const TableIdent& ident,
                                        const std::vector<iceberg::TableRequirement>& requirements,
                                        const std::vector<iceberg::TableUpdate>& updates);

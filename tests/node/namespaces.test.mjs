@@ -34,6 +34,7 @@ const EXPECTED_ENDPOINTS = [
   'POST /v1/{prefix}/namespaces/{namespace}/register',
   'POST /v1/{prefix}/tables/rename',
   'POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics',
+  'POST /v1/{prefix}/transactions/commit',
 ];
 
 const sorted = (a) => [...a].sort();

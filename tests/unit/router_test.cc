@@ -332,7 +332,8 @@ TEST_F(IcebergRoutesTest, AdvertisesExactlyTheNamespaceAndTableEndpoints) {
                           "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
                           "POST /v1/{prefix}/namespaces/{namespace}/register",
                           "POST /v1/{prefix}/tables/rename",
-                          "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics"));
+                          "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
+                          "POST /v1/{prefix}/transactions/commit"));
 }
 
 TEST_F(IcebergRoutesTest,

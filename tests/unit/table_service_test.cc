@@ -1466,3 +1466,52 @@ TEST_F(TableServiceTest, ListTablesErrors) {
 
 }  // namespace
 }  // namespace cairn
+
+// --- multi-table transactions ------------------------------------------------------------
+
+namespace cairn {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::Not;
+using ::testing::Pair;
+
+TEST_F(TableServiceTest, TransactionChangesAllTablesOrNone) {
+  Create("a");
+  Create("b");
+  const auto a0 = Load("a");
+  const auto b0 = Load("b");
+  std::vector<TableChange> changes = {
+      {TableIdent{{"ns"}, "a"}, MainIs(std::nullopt), Append(MakeSnapshot(1, std::nullopt, 1, now_))},
+      {TableIdent{{"ns"}, "b"},
+       {ice::AssertTableUuid{"00000000-0000-0000-0000-000000000000"}},
+       Append(MakeSnapshot(2, std::nullopt, 1, now_))},
+  };
+  EXPECT_THAT(service_->CommitTransaction("", changes),
+              AllOf(IsError(ErrorKind::kCommitFailed), HasErrorMessage("(table ns.b)")));
+  EXPECT_EQ(Load("a").metadata_location, a0.metadata_location);
+  EXPECT_EQ(Load("b").metadata_location, b0.metadata_location);
+
+  changes[1].requirements = MainIs(std::nullopt);
+  EXPECT_THAT(service_->CommitTransaction("", changes), IsOk());
+  EXPECT_EQ(Parse(Load("a").metadata_json).current_snapshot_id, 1);
+  EXPECT_EQ(Parse(Load("b").metadata_json).current_snapshot_id, 2);
+}
+
+TEST_F(TableServiceTest, TransactionRejectsEmptyDuplicateAndCreateAndNamesMissingTables) {
+  Create("a");
+  EXPECT_THAT(service_->CommitTransaction("", {}), IsError(ErrorKind::kBadRequest));
+  const TableChange a{TableIdent{{"ns"}, "a"}, {}, {ice::SetProperties{{{"k", "v"}}}}};
+  EXPECT_THAT(service_->CommitTransaction("", {a, a}),
+              AllOf(IsError(ErrorKind::kBadRequest), HasErrorMessage("more than once")));
+  const TableChange create{TableIdent{{"ns"}, "new"}, {ice::AssertCreate{}}, {}};
+  EXPECT_THAT(service_->CommitTransaction("", {create}), IsError(ErrorKind::kBadRequest));
+  const TableChange ghost{TableIdent{{"ns"}, "ghost"}, {}, {ice::SetProperties{{{"k", "v"}}}}};
+  EXPECT_THAT(service_->CommitTransaction("", {a, ghost}),
+              AllOf(IsError(ErrorKind::kNoSuchTable), HasErrorMessage("ns.ghost")));
+  EXPECT_THAT(Parse(Load("a").metadata_json).properties, Not(Contains(Pair("k", "v"))));
+}
+
+}  // namespace
+}  // namespace cairn

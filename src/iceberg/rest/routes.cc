@@ -33,7 +33,7 @@ constexpr const char* kNamespace = "/v1/{prefix}/namespaces/{namespace}";
 constexpr const char* kTables = "/v1/{prefix}/namespaces/{namespace}/tables";
 constexpr const char* kTable = "/v1/{prefix}/namespaces/{namespace}/tables/{table}";
 
-constexpr std::array<Endpoint, 15> kEndpoints = {{
+constexpr std::array<Endpoint, 16> kEndpoints = {{
     Catalog("GET", kNamespaces, ListNamespaces),
     Catalog("POST", kNamespaces, CreateNamespace),
     Catalog("GET", kNamespace, LoadNamespace),
@@ -49,6 +49,7 @@ constexpr std::array<Endpoint, 15> kEndpoints = {{
     Tables("POST", "/v1/{prefix}/namespaces/{namespace}/register", RegisterTable),
     Tables("POST", "/v1/{prefix}/tables/rename", RenameTable),
     Tables("POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", ReportMetrics),
+    Tables("POST", "/v1/{prefix}/transactions/commit", CommitTransaction),
 }};
 
 constexpr std::array<const char*, 2> kBases = {"/iceberg", ""};

@@ -120,6 +120,13 @@ Result<Response> CommitTable(TableService& tables, const Request& request) {
                   TableETag(committed.metadata_location, SnapshotsMode::kAll));
 }
 
+Result<Response> CommitTransaction(TableService& tables, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto changes, CommitTransactionRequestFromJson(request.body));
+  CAIRN_RETURN_IF_ERROR(tables.CommitTransaction(catalog, changes));
+  return Response::NoContent();
+}
+
 Result<Response> DropTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));

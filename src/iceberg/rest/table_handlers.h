@@ -27,6 +27,8 @@ Result<Response> DropTable(TableService& tables, const Request& request);
 Result<Response> RenameTable(TableService& tables, const Request& request);
 /// \brief `POST /v1/{prefix}/namespaces/{namespace}/register`.
 Result<Response> RegisterTable(TableService& tables, const Request& request);
+/// \brief `POST /v1/{prefix}/transactions/commit`: all tables change or none; 204.
+Result<Response> CommitTransaction(TableService& tables, const Request& request);
 /// \brief `POST .../tables/{table}/metrics`: checked, logged, 204.
 Result<Response> ReportMetrics(TableService& tables, const Request& request);
 

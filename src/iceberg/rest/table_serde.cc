@@ -82,19 +82,19 @@ Result<CreateTableInput> CreateTableRequestFromJson(std::string_view body) {
   return input;
 }
 
-Result<CommitTableRequest> CommitTableRequestFromJson(std::string_view body) {
-  CAIRN_ASSIGN_OR_RAISE(auto json, ParseJsonObject(body));
-  CommitTableRequest request;
-  if (FindNonNull(json, kIdentifier) != nullptr) {
-    CAIRN_ASSIGN_OR_RAISE(request.identifier, TableIdentFromJson(json, kIdentifier));
-  }
+namespace {
+
+/// Parses `requirements` and `updates` of a commit object; `where` prefixes field paths.
+Status ParseChanges(const boost::json::object& json, std::string_view where,
+                    CommitTableRequest& request) {
   for (auto [key, is_updates] : {std::pair{kRequirements, false}, std::pair{kUpdates, true}}) {
+    const std::string field = where.empty() ? std::string(key) : fmt::format("{}.{}", where, key);
     const auto* value = FindNonNull(json, key);
-    if (value == nullptr) return BadRequest("Missing required field '{}'", key);
+    if (value == nullptr) return BadRequest("Missing required field '{}'", field);
     const auto* array = value->if_array();
-    if (array == nullptr) return BadRequest("Invalid field '{}': expected an array", key);
+    if (array == nullptr) return BadRequest("Invalid field '{}': expected an array", field);
     for (size_t i = 0; i < array->size(); ++i) {
-      const std::string path = fmt::format("{}[{}]", key, i);
+      const std::string path = fmt::format("{}[{}]", field, i);
       if (is_updates) {
         CAIRN_ASSIGN_OR_RAISE(auto update, iceberg::TableUpdateFromJson((*array)[i], path));
         request.updates.push_back(std::move(update));
@@ -105,7 +105,40 @@ Result<CommitTableRequest> CommitTableRequestFromJson(std::string_view body) {
       }
     }
   }
+  return Ok();
+}
+
+}  // namespace
+
+Result<CommitTableRequest> CommitTableRequestFromJson(std::string_view body) {
+  CAIRN_ASSIGN_OR_RAISE(auto json, ParseJsonObject(body));
+  CommitTableRequest request;
+  if (FindNonNull(json, kIdentifier) != nullptr) {
+    CAIRN_ASSIGN_OR_RAISE(request.identifier, TableIdentFromJson(json, kIdentifier));
+  }
+  CAIRN_RETURN_IF_ERROR(ParseChanges(json, "", request));
   return request;
+}
+
+Result<std::vector<TableChange>> CommitTransactionRequestFromJson(std::string_view body) {
+  CAIRN_ASSIGN_OR_RAISE(auto json, ParseJsonObject(body));
+  const auto* value = FindNonNull(json, "table-changes");
+  if (value == nullptr) return BadRequest("Missing required field 'table-changes'");
+  const auto* array = value->if_array();
+  if (array == nullptr) return BadRequest("Invalid field 'table-changes': expected an array");
+  std::vector<TableChange> changes;
+  for (size_t i = 0; i < array->size(); ++i) {
+    const std::string where = fmt::format("table-changes[{}]", i);
+    const auto* change = (*array)[i].if_object();
+    if (change == nullptr) return BadRequest("Invalid field '{}': expected an object", where);
+    auto ident = TableIdentFromJson(*change, kIdentifier);
+    if (!ident) return BadRequest("Invalid field '{}': {}", where, ident.error().message);
+    CommitTableRequest parsed;
+    CAIRN_RETURN_IF_ERROR(ParseChanges(*change, where, parsed));
+    changes.push_back(TableChange{std::move(*ident), std::move(parsed.requirements),
+                                  std::move(parsed.updates)});
+  }
+  return changes;
 }
 
 Result<RenameTableRequest> RenameTableRequestFromJson(std::string_view body) {

@@ -34,6 +34,8 @@ struct RegisterTableRequest {
 };
 
 Result<CreateTableInput> CreateTableRequestFromJson(std::string_view body);
+/// \brief `CommitTransactionRequest`: `{table-changes: [CommitTableRequest with identifier]}`.
+Result<std::vector<TableChange>> CommitTransactionRequestFromJson(std::string_view body);
 Result<CommitTableRequest> CommitTableRequestFromJson(std::string_view body);
 Result<RenameTableRequest> RenameTableRequestFromJson(std::string_view body);
 Result<RegisterTableRequest> RegisterTableRequestFromJson(std::string_view body);
