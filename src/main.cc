@@ -12,11 +12,14 @@
 
 #include "admin/admin_routes.h"
 #include "catalog/catalog_service.h"
+#include "catalog/lance_service.h"
 #include "catalog/table_service.h"
+#include "catalog/view_service.h"
 #include "config/server_config.h"
 #include "http/router.h"
 #include "http/server.h"
 #include "iceberg/rest/routes.h"
+#include "lance/rest/routes.h"
 #include "io/file_io.h"
 
 #ifndef CAIRN_VERSION
@@ -63,10 +66,23 @@ int Serve(const std::optional<std::string>& config_file,
                std::chrono::system_clock::now().time_since_epoch())
         .count();
   });
+  ViewService views(**store, catalog, *file_io, [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  });
+
+  // Declared after the store and FileIO it uses, so it stops (and its background deleter
+  // with it) before they go.
+  LanceService lance(**store, catalog, *file_io,
+                     LanceSettings{config.warehouse_root, config.default_catalog,
+                                   config.lance_async_drop_files, true});
+  if (auto status = lance.Start(); !status) return FailStart(status.error());
 
   Router router;
   HttpMetrics metrics;
-  iceberg_rest::AddIcebergRoutes(router, catalog, tables);
+  iceberg_rest::AddIcebergRoutes(router, catalog, tables, views);
+  lance_rest::AddLanceRoutes(router, lance);
   AddAdminRoutes(router, catalog, metrics);
 
   HttpServer server(config.http, router, metrics);

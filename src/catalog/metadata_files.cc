@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include "common/macros.h"
@@ -18,6 +20,13 @@ constexpr std::string_view kLegacyGzipSuffix = ".metadata.json.gz";
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
 }
 
 bool IsGzip(std::string_view location) {
@@ -78,21 +87,41 @@ Result<std::string> Gunzip(std::string_view input, std::string_view location) {
 
 }  // namespace
 
-std::string NextMetadataLocation(const iceberg::TableMetadata& metadata,
-                                 std::string_view previous_location) {
+std::string NextMetadataLocation(std::string_view location,
+                                 const std::map<std::string, std::string>& properties,
+                                 std::string_view previous_location, bool gzip_by_default) {
   const int64_t version = previous_location.empty() ? 0 : ParseVersion(previous_location) + 1;
   std::string dir;
-  if (auto it = metadata.properties.find(std::string(kMetadataPathProperty));
-      it != metadata.properties.end() && !it->second.empty()) {
+  if (auto it = properties.find(std::string(kMetadataPathProperty));
+      it != properties.end() && !it->second.empty()) {
     dir = it->second;
-    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   } else {
-    dir = metadata.location + "/metadata";
+    while (location.size() > 1 && location.back() == '/') location.remove_suffix(1);
+    dir = std::string(location) + "/metadata";
   }
-  auto codec = metadata.properties.find(std::string(kCompressionProperty));
-  const bool gzip = codec != metadata.properties.end() && codec->second == "gzip";
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  bool gzip = gzip_by_default;
+  if (auto codec = properties.find(std::string(kCompressionProperty)); codec != properties.end()) {
+    gzip = EqualsIgnoreCase(codec->second, "gzip");
+  }
   return fmt::format("{}/{:05d}-{}{}", dir, version, RandomUuid(),
                      gzip ? kGzipSuffix : std::string_view(".metadata.json"));
+}
+
+std::string NextMetadataLocation(const iceberg::TableMetadata& metadata,
+                                 std::string_view previous_location) {
+  return NextMetadataLocation(metadata.location, metadata.properties, previous_location,
+                              /*gzip_by_default=*/false);
+}
+
+Result<std::string> EncodeMetadataJson(std::string_view json, std::string_view location) {
+  if (!IsGzip(location)) return std::string(json);
+  return Gzip(json);
+}
+
+Result<std::string> DecodeMetadataJson(std::string_view bytes, std::string_view location) {
+  if (!IsGzip(location)) return std::string(bytes);
+  return Gunzip(bytes, location);
 }
 
 Result<std::string> EncodeMetadataFile(const iceberg::TableMetadata& metadata,

@@ -2,8 +2,10 @@
 
 /// \file
 /// \brief Naming, encoding and decoding of Iceberg metadata files
-/// (`<dir>/NNNNN-<uuid>.metadata.json`, gzip-compressed as `.gz.metadata.json`).
+/// (`<dir>/NNNNN-<uuid>.metadata.json`, gzip-compressed as `.gz.metadata.json`), for
+/// tables (uncompressed by default) and views (gzip by default).
 
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -11,6 +13,25 @@
 #include "iceberg/table_metadata.h"
 
 namespace cairn {
+
+/// \brief Where the next metadata file of a table or view goes: in the
+/// `write.metadata.path` property's directory or `<location>/metadata/`, numbered one past
+/// the version parsed from `previous_location`'s file name (`00000` when it is empty or
+/// unparsable), with a fresh UUID. `.gz.metadata.json` when the
+/// `write.metadata.compression-codec` property is `gzip` (any case), or when it is unset
+/// and `gzip_by_default` (views); `.metadata.json` otherwise.
+std::string NextMetadataLocation(std::string_view location,
+                                 const std::map<std::string, std::string>& properties,
+                                 std::string_view previous_location, bool gzip_by_default);
+
+/// \brief The bytes of a metadata file at `location` holding `json`: gzip-compressed when
+/// the name says so. Errors: `kInternal` if compression fails.
+Result<std::string> EncodeMetadataJson(std::string_view json, std::string_view location);
+
+/// \brief The JSON text of a metadata file read from `location`, gunzipped for
+/// `.gz.metadata.json` and legacy `.metadata.json.gz` names. Errors: `kBadRequest` when
+/// the bytes are not valid gzip, naming the location.
+Result<std::string> DecodeMetadataJson(std::string_view bytes, std::string_view location);
 
 /// \brief Where the next metadata file of `metadata` goes: in `write.metadata.path` or
 /// `<location>/metadata/`, numbered one past the version parsed from

@@ -140,6 +140,9 @@ const std::vector<Setting>& SettingTable() {
        Integer(0, 600'000, [](ServerConfig& c, uint64_t v) {
          c.sqlite.busy_timeout_ms = static_cast<int>(v);
        })},
+      {{"lance-async-drop-files", "A Lance DropTable/DropNamespace whose datasets hold more files than this returns at once with a transaction id and deletes in the background (default 10000; 0 = always in the background)"},
+       Integer(0, std::numeric_limits<uint32_t>::max(),
+               [](ServerConfig& c, uint64_t v) { c.lance_async_drop_files = v; })},
   };
   return kSettings;
 }

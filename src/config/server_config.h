@@ -29,6 +29,9 @@ struct ServerConfig {
   std::string log_level = "info";
   /// `file://` URI of `<data-dir>/warehouse`; set by `Finalize`.
   std::string warehouse_root;
+  /// A Lance drop whose datasets hold more files than this finishes in the background and
+  /// answers with a transaction id (0: every drop of a non-empty dataset does).
+  size_t lance_async_drop_files = 10000;
 };
 
 /// \brief One configurable setting, for `--help` and the README.

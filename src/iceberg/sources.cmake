@@ -13,4 +13,9 @@ set(CAIRN_ICEBERG_SOURCES
   iceberg/transform.cc
   iceberg/type.cc
   iceberg/update_serde.cc
+  iceberg/view_json_serde.cc
+  iceberg/view_metadata.cc
+  iceberg/view_metadata_builder.cc
+  iceberg/view_update.cc
+  iceberg/view_update_serde.cc
 )

@@ -114,6 +114,11 @@ const std::vector<SettingCase>& SettingCases() {
        "0",
        "0",
        {"600001", "-1", "x"}},
+      {"lance-async-drop-files",
+       [](const ServerConfig& c) { return std::to_string(c.lance_async_drop_files); },
+       "0",
+       "0",
+       {"-1", "4294967296", "many", ""}},
   };
   return kCases;
 }

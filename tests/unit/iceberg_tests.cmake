@@ -4,4 +4,7 @@ set(CAIRN_ICEBERG_TESTS
   unit/iceberg_schema_test.cc
   unit/iceberg_table_metadata_test.cc
   unit/iceberg_types_test.cc
+  unit/iceberg_view_builder_test.cc
+  unit/iceberg_view_serde_test.cc
+  unit/view_service_test.cc
 )

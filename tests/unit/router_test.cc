@@ -10,6 +10,7 @@
 
 #include "catalog/catalog_service.h"
 #include "catalog/table_service.h"
+#include "catalog/view_service.h"
 #include "io/memory_file_io.h"
 #include "iceberg/rest/routes.h"
 #include "matchers.h"
@@ -232,7 +233,8 @@ class IcebergRoutesTest : public ::testing::Test {
                                  .warehouse_root = "file:///tmp/cairn-test-warehouse"});
     ASSERT_THAT(catalog_->EnsureDefaultCatalog(), IsOk());
     tables_ = std::make_unique<TableService>(*store_, *catalog_, io_, [] { return int64_t{0}; });
-    iceberg_rest::AddIcebergRoutes(router_, *catalog_, *tables_);
+    views_ = std::make_unique<ViewService>(*store_, *catalog_, io_, [] { return int64_t{0}; });
+    iceberg_rest::AddIcebergRoutes(router_, *catalog_, *tables_, *views_);
   }
 
   /// Matches and, when found, runs the handler with the captures filled in.
@@ -251,6 +253,7 @@ class IcebergRoutesTest : public ::testing::Test {
   std::unique_ptr<CatalogService> catalog_;
   MemoryFileIO io_;
   std::unique_ptr<TableService> tables_;
+  std::unique_ptr<ViewService> views_;
   Router router_;
 };
 
@@ -317,7 +320,7 @@ TEST_F(IcebergRoutesTest, RejectsUnknownPathsAndMethods) {
   EXPECT_EQ(head.allowed, "GET");
 }
 
-TEST_F(IcebergRoutesTest, AdvertisesExactlyTheNamespaceAndTableEndpoints) {
+TEST_F(IcebergRoutesTest, AdvertisesExactlyTheNamespaceTableAndViewEndpoints) {
   EXPECT_THAT(iceberg_rest::AdvertisedEndpoints(),
               ElementsAre("GET /v1/{prefix}/namespaces", "POST /v1/{prefix}/namespaces",
                           "GET /v1/{prefix}/namespaces/{namespace}",
@@ -333,7 +336,15 @@ TEST_F(IcebergRoutesTest, AdvertisesExactlyTheNamespaceAndTableEndpoints) {
                           "POST /v1/{prefix}/namespaces/{namespace}/register",
                           "POST /v1/{prefix}/tables/rename",
                           "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
-                          "POST /v1/{prefix}/transactions/commit"));
+                          "POST /v1/{prefix}/transactions/commit",
+                          "GET /v1/{prefix}/namespaces/{namespace}/views",
+                          "POST /v1/{prefix}/namespaces/{namespace}/views",
+                          "GET /v1/{prefix}/namespaces/{namespace}/views/{view}",
+                          "HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}",
+                          "POST /v1/{prefix}/namespaces/{namespace}/views/{view}",
+                          "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
+                          "POST /v1/{prefix}/views/rename",
+                          "POST /v1/{prefix}/namespaces/{namespace}/register-view"));
 }
 
 TEST_F(IcebergRoutesTest,
@@ -349,6 +360,9 @@ TEST_F(IcebergRoutesTest,
     }
     if (auto pos = concrete.find("{table}"); pos != std::string::npos) {
       concrete.replace(pos, 7, "t");
+    }
+    if (auto pos = concrete.find("{view}"); pos != std::string::npos) {
+      concrete.replace(pos, 6, "v");
     }
     std::string no_prefix = concrete;
     no_prefix.erase(no_prefix.find("/wh"), 3);

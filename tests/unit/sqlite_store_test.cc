@@ -641,6 +641,201 @@ TEST_P(MetaStoreTest, LocationInUseSeesOtherEntitiesAtOrBelowALocation) {
   EXPECT_FALSE(in_use("file:///w/t-1/metadata/1.json", 0));
 }
 
+// --- catalogs listing and removal, cascading drops, transaction records (Lance) ----------
+
+/// A planner that records one transaction naming every dropped entity.
+DropPlanner RecordNames(std::string id, std::vector<std::string>* seen = nullptr) {
+  return [id, seen](const std::vector<EntityRecord>& dropped)
+             -> Result<std::optional<TransactionRecord>> {
+    TransactionRecord record;
+    record.id = id;
+    record.status = "QUEUED";
+    for (const auto& entity : dropped) {
+      record.payload += DottedName(entity.ns) + "." + entity.name + ";";
+      if (seen) seen->push_back(DottedName(entity.ns) + "." + entity.name);
+    }
+    record.properties["count"] = std::to_string(dropped.size());
+    return std::optional<TransactionRecord>(record);
+  };
+}
+
+TEST_P(MetaStoreTest, ListsCatalogsByKeyset) {
+  for (const char* name : {"b", "a", "c"}) {
+    ASSERT_THAT(store_->CreateCatalog(name, std::string("file:///w/") + name, {}), IsOk());
+  }
+  auto first = store_->ListCatalogs("", 2);
+  ASSERT_THAT(first, IsOk());
+  EXPECT_THAT(first->names, ElementsAre("a", "b"));
+  EXPECT_TRUE(first->has_more);
+  auto rest = store_->ListCatalogs("b", 2);
+  ASSERT_THAT(rest, IsOk());
+  EXPECT_THAT(rest->names, ElementsAre("c", "main"));
+  EXPECT_FALSE(rest->has_more);
+  auto all = store_->ListCatalogs("", std::nullopt);
+  ASSERT_THAT(all, IsOk());
+  EXPECT_EQ(all->names.size(), 4u);
+}
+
+TEST_P(MetaStoreTest, DropCatalogRestrictsOrCascades) {
+  auto other = store_->CreateCatalog("other", "file:///w/other", {{"k", "v"}});
+  ASSERT_THAT(other, IsOk());
+  ASSERT_THAT(store_->CreateNamespace(other->id, {"ns"}, {}), IsOk());
+  ASSERT_THAT(store_->CreateNamespace(other->id, {"ns", "deep"}, {}), IsOk());
+  ASSERT_THAT(store_->CreateEntity(other->id, {"ns", "deep"}, "t", EntityKind::kLanceTable,
+                                   "file:///w/other/t.lance", "{}"),
+              IsOk());
+  EXPECT_THAT(store_->DropCatalog(other->id, false, nullptr), IsError(ErrorKind::kNamespaceNotEmpty));
+  std::vector<std::string> seen;
+  auto dropped = store_->DropCatalog(other->id, true, RecordNames("tx-cat", &seen));
+  ASSERT_THAT(dropped, IsOk());
+  ASSERT_EQ(dropped->size(), 1u);
+  EXPECT_EQ((*dropped)[0].name, "t");
+  EXPECT_THAT(seen, ElementsAre("ns.deep.t"));
+  EXPECT_THAT(store_->GetCatalog("other"), IsError(ErrorKind::kNoSuchWarehouse));
+  auto record = store_->LoadTransaction("tx-cat");
+  ASSERT_THAT(record, IsOk());
+  ASSERT_TRUE(record->has_value());
+  EXPECT_EQ((*record)->properties.at("count"), "1");
+  // The name is free again, with nothing of the old catalog in it.
+  auto again = store_->CreateCatalog("other", "file:///w/other2", {});
+  ASSERT_THAT(again, IsOk());
+  auto fresh = store_->ListNamespaces(again->id, {}, "", std::nullopt);
+  ASSERT_THAT(fresh, IsOk());
+  EXPECT_THAT(fresh->names, IsEmpty());
+  EXPECT_THAT(store_->DropCatalog(again->id, false, nullptr), IsOk());
+  EXPECT_THAT(store_->DropCatalog(again->id, false, nullptr), IsError(ErrorKind::kNoSuchWarehouse));
+}
+
+TEST_P(MetaStoreTest, DropNamespaceTreeTakesDescendantsButNotSiblings) {
+  Create({"a"});
+  Create({"a", "b"});
+  Create({"a", "b", "c"});
+  Create({"ab"});  // shares the prefix, is no descendant
+  Create({"a!"});  // sorts between "a" and "a\x1f..." bytewise
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"a", "b", "c"}, "t", EntityKind::kLanceTable, "l1", "{}"),
+              IsOk());
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "i", EntityKind::kIcebergTable, "l2", "{}"),
+              IsOk());
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"ab"}, "keep", EntityKind::kLanceTable, "l3", "{}"),
+              IsOk());
+  std::vector<std::string> seen;
+  auto dropped = store_->DropNamespaceTree(catalog_, {"a"}, RecordNames("tx-tree", &seen));
+  ASSERT_THAT(dropped, IsOk());
+  EXPECT_EQ(dropped->size(), 2u);
+  EXPECT_THAT(seen, ::testing::UnorderedElementsAre("a.i", "a.b.c.t"));
+  for (const NamespacePath& gone : {NamespacePath{"a"}, {"a", "b"}, {"a", "b", "c"}}) {
+    EXPECT_THAT(store_->NamespaceExists(catalog_, gone), ::testing::Optional(false)) << DottedName(gone);
+  }
+  EXPECT_THAT(store_->NamespaceExists(catalog_, {"ab"}), ::testing::Optional(true));
+  EXPECT_THAT(store_->NamespaceExists(catalog_, {"a!"}), ::testing::Optional(true));
+  auto kept = store_->LoadEntity(catalog_, {"ab"}, "keep");
+  ASSERT_THAT(kept, IsOk());
+  EXPECT_TRUE(kept->has_value());
+  EXPECT_THAT(store_->DropNamespaceTree(catalog_, {"a"}, RecordNames("tx-2")),
+              IsError(ErrorKind::kNoSuchNamespace));
+}
+
+TEST_P(MetaStoreTest, APlannerErrorDropsNothing) {
+  Create({"a"});
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "t", EntityKind::kLanceTable, "l", "{}"), IsOk());
+  DropPlanner failing = [](const std::vector<EntityRecord>&) -> Result<std::optional<TransactionRecord>> {
+    return Internal("planner says no");
+  };
+  EXPECT_THAT(store_->DropNamespaceTree(catalog_, {"a"}, failing), IsError(ErrorKind::kInternal));
+  EXPECT_THAT(store_->DropEntityWithRecord(catalog_, {"a"}, "t", EntityKind::kLanceTable, failing),
+              IsError(ErrorKind::kInternal));
+  auto still = store_->LoadEntity(catalog_, {"a"}, "t");
+  ASSERT_THAT(still, IsOk());
+  EXPECT_TRUE(still->has_value());
+}
+
+TEST_P(MetaStoreTest, DropEntityWithRecordDropsOnlyThatKind) {
+  Create({"a"});
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "t", EntityKind::kLanceTable, "loc", R"({"p":1})"),
+              IsOk());
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "i", EntityKind::kIcebergTable, "m", "{}"), IsOk());
+  auto wrong_kind = store_->DropEntityWithRecord(catalog_, {"a"}, "i", EntityKind::kLanceTable,
+                                                 RecordNames("tx-0"));
+  ASSERT_THAT(wrong_kind, IsOk());
+  EXPECT_FALSE(wrong_kind->has_value());
+  auto missing = store_->DropEntityWithRecord(catalog_, {"zz"}, "t", EntityKind::kLanceTable,
+                                              RecordNames("tx-0"));
+  ASSERT_THAT(missing, IsOk());
+  EXPECT_FALSE(missing->has_value());
+  EXPECT_THAT(store_->LoadTransaction("tx-0"), ::testing::Optional(::testing::Eq(std::nullopt)));
+  auto dropped = store_->DropEntityWithRecord(catalog_, {"a"}, "t", EntityKind::kLanceTable,
+                                              RecordNames("tx-1"));
+  ASSERT_THAT(dropped, IsOk());
+  ASSERT_TRUE(dropped->has_value());
+  EXPECT_EQ((*dropped)->metadata_location, "loc");
+  EXPECT_EQ((*dropped)->metadata, R"({"p":1})");
+  auto record = store_->LoadTransaction("tx-1");
+  ASSERT_THAT(record, IsOk());
+  ASSERT_TRUE(record->has_value());
+  EXPECT_EQ((*record)->payload, "a.t;");
+}
+
+TEST_P(MetaStoreTest, ListsEntitiesOfOneKindAcrossCatalogsInIdOrder) {
+  auto other = store_->CreateCatalog("other", "file:///w/other", {});
+  ASSERT_THAT(other, IsOk());
+  Create({"a"});
+  ASSERT_THAT(store_->CreateNamespace(other->id, {"x", }, {}), IsOk());
+  ASSERT_THAT(store_->CreateNamespace(other->id, {"x", "y"}, {}), IsOk());
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "z", EntityKind::kLanceTable, "l", "{}"), IsOk());
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "i", EntityKind::kIcebergTable, "m", "{}"), IsOk());
+  ASSERT_THAT(store_->CreateEntity(other->id, {"x", "y"}, "b", EntityKind::kLanceTable, "l", "{}"),
+              IsOk());
+  auto first = store_->ListAllEntities(EntityKind::kLanceTable, 0, 1);
+  ASSERT_THAT(first, IsOk());
+  ASSERT_EQ(first->entities.size(), 1u);
+  EXPECT_TRUE(first->has_more);
+  EXPECT_EQ(first->entities[0].catalog, "main");
+  EXPECT_EQ(first->entities[0].name, "z");
+  auto rest = store_->ListAllEntities(EntityKind::kLanceTable, first->entities[0].id, std::nullopt);
+  ASSERT_THAT(rest, IsOk());
+  ASSERT_EQ(rest->entities.size(), 1u);
+  EXPECT_FALSE(rest->has_more);
+  EXPECT_EQ(rest->entities[0].catalog, "other");
+  EXPECT_THAT(rest->entities[0].ns, ElementsAre("x", "y"));
+  EXPECT_EQ(rest->entities[0].name, "b");
+}
+
+TEST_P(MetaStoreTest, TransactionRecordsSwapByVersion) {
+  TransactionRecord record{"tx", "QUEUED", "payload", {{"a", "1"}}, 0, 0, 0};
+  ASSERT_THAT(store_->CreateTransaction(record), IsOk());
+  EXPECT_THAT(store_->CreateTransaction(record), IsError(ErrorKind::kAlreadyExists));
+  auto loaded = store_->LoadTransaction("tx");
+  ASSERT_THAT(loaded, IsOk());
+  ASSERT_TRUE(loaded->has_value());
+  EXPECT_EQ((*loaded)->status, "QUEUED");
+  EXPECT_EQ((*loaded)->payload, "payload");
+  EXPECT_EQ((*loaded)->properties, (Properties{{"a", "1"}}));
+  EXPECT_EQ((*loaded)->version, 0);
+  EXPECT_GT((*loaded)->created_at_ms, 0);
+
+  TransactionRecord running = **loaded;
+  running.status = "RUNNING";
+  running.properties = {{"b", "2"}};
+  EXPECT_THAT(store_->UpdateTransaction(running, 0), ::testing::Optional(true));
+  EXPECT_THAT(store_->UpdateTransaction(running, 0), ::testing::Optional(false));  // stale
+  auto after = store_->LoadTransaction("tx");
+  ASSERT_THAT(after, IsOk());
+  EXPECT_EQ((*after)->status, "RUNNING");
+  EXPECT_EQ((*after)->properties, (Properties{{"b", "2"}}));
+  EXPECT_EQ((*after)->version, 1);
+
+  ASSERT_THAT(store_->CreateTransaction({"tx2", "QUEUED", "", {}, 0, 0, 0}), IsOk());
+  ASSERT_THAT(store_->CreateTransaction({"tx3", "SUCCEEDED", "", {}, 0, 0, 0}), IsOk());
+  auto pending = store_->ListTransactions({"QUEUED", "RUNNING"});
+  ASSERT_THAT(pending, IsOk());
+  std::vector<std::string> ids;
+  for (const auto& r : *pending) ids.push_back(r.id);
+  EXPECT_THAT(ids, ::testing::UnorderedElementsAre("tx", "tx2"));
+  EXPECT_THAT(store_->DeleteTransaction("tx2"), ::testing::Optional(true));
+  EXPECT_THAT(store_->DeleteTransaction("tx2"), ::testing::Optional(false));
+  EXPECT_THAT(store_->LoadTransaction("missing"), ::testing::Optional(::testing::Eq(std::nullopt)));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreTest, ::testing::ValuesIn(Backends()),
                          [](const ::testing::TestParamInfo<StoreFactory>& info) {
                            return info.param.name;
@@ -674,6 +869,16 @@ TEST_P(PersistentMetaStoreTest, ReopeningTwiceKeepsSchemaAndData) {
               IsError(ErrorKind::kAlreadyExists));
   EXPECT_THAT(store_->NamespaceExists(catalog_, {"a"}), ::testing::Optional(true));
   EXPECT_THAT(store_->CreateNamespace(catalog_, {"a", "b"}, {}), IsOk());
+}
+
+TEST_P(PersistentMetaStoreTest, TransactionRecordsSurviveReopen) {
+  ASSERT_THAT(store_->CreateTransaction({"tx", "RUNNING", "work", {{"k", "v"}}, 0, 0, 0}), IsOk());
+  Reopen();
+  auto pending = store_->ListTransactions({"RUNNING"});
+  ASSERT_THAT(pending, IsOk());
+  ASSERT_EQ(pending->size(), 1u);
+  EXPECT_EQ((*pending)[0].payload, "work");
+  EXPECT_EQ((*pending)[0].properties, (Properties{{"k", "v"}}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, PersistentMetaStoreTest,

@@ -4,12 +4,13 @@
 
 #include "iceberg/rest/handlers.h"
 #include "iceberg/rest/table_handlers.h"
+#include "iceberg/rest/view_handlers.h"
 
 namespace cairn::iceberg_rest {
 namespace {
 
 /// Which service a handler works on.
-enum class Service { kCatalog, kTables };
+enum class Service { kCatalog, kTables, kViews };
 
 struct Endpoint {
   const char* method;
@@ -17,23 +18,30 @@ struct Endpoint {
   Service service;
   Result<Response> (*catalog_handler)(CatalogService&, const Request&);
   Result<Response> (*table_handler)(TableService&, const Request&);
+  Result<Response> (*view_handler)(ViewService&, const Request&);
 };
 
 constexpr Endpoint Catalog(const char* method, const char* path,
                            Result<Response> (*handler)(CatalogService&, const Request&)) {
-  return {method, path, Service::kCatalog, handler, nullptr};
+  return {method, path, Service::kCatalog, handler, nullptr, nullptr};
 }
 constexpr Endpoint Tables(const char* method, const char* path,
                           Result<Response> (*handler)(TableService&, const Request&)) {
-  return {method, path, Service::kTables, nullptr, handler};
+  return {method, path, Service::kTables, nullptr, handler, nullptr};
+}
+constexpr Endpoint Views(const char* method, const char* path,
+                         Result<Response> (*handler)(ViewService&, const Request&)) {
+  return {method, path, Service::kViews, nullptr, nullptr, handler};
 }
 
 constexpr const char* kNamespaces = "/v1/{prefix}/namespaces";
 constexpr const char* kNamespace = "/v1/{prefix}/namespaces/{namespace}";
 constexpr const char* kTables = "/v1/{prefix}/namespaces/{namespace}/tables";
 constexpr const char* kTable = "/v1/{prefix}/namespaces/{namespace}/tables/{table}";
+constexpr const char* kViews = "/v1/{prefix}/namespaces/{namespace}/views";
+constexpr const char* kView = "/v1/{prefix}/namespaces/{namespace}/views/{view}";
 
-constexpr std::array<Endpoint, 16> kEndpoints = {{
+constexpr std::array<Endpoint, 24> kEndpoints = {{
     Catalog("GET", kNamespaces, ListNamespaces),
     Catalog("POST", kNamespaces, CreateNamespace),
     Catalog("GET", kNamespace, LoadNamespace),
@@ -50,6 +58,14 @@ constexpr std::array<Endpoint, 16> kEndpoints = {{
     Tables("POST", "/v1/{prefix}/tables/rename", RenameTable),
     Tables("POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", ReportMetrics),
     Tables("POST", "/v1/{prefix}/transactions/commit", CommitTransaction),
+    Views("GET", kViews, ListViews),
+    Views("POST", kViews, CreateView),
+    Views("GET", kView, LoadView),
+    Views("HEAD", kView, ViewExists),
+    Views("POST", kView, ReplaceView),
+    Views("DELETE", kView, DropView),
+    Views("POST", "/v1/{prefix}/views/rename", RenameView),
+    Views("POST", "/v1/{prefix}/namespaces/{namespace}/register-view", RegisterView),
 }};
 
 constexpr std::array<const char*, 2> kBases = {"/iceberg", ""};
@@ -62,9 +78,13 @@ std::string WithoutPrefix(std::string_view path) {
   return out;
 }
 
-Handler Bind(const Endpoint& endpoint, CatalogService& catalog, TableService& tables) {
+Handler Bind(const Endpoint& endpoint, CatalogService& catalog, TableService& tables,
+             ViewService& views) {
   if (endpoint.service == Service::kCatalog) {
     return [&catalog, fn = endpoint.catalog_handler](const Request& r) { return fn(catalog, r); };
+  }
+  if (endpoint.service == Service::kViews) {
+    return [&views, fn = endpoint.view_handler](const Request& r) { return fn(views, r); };
   }
   return [&tables, fn = endpoint.table_handler](const Request& r) { return fn(tables, r); };
 }
@@ -79,7 +99,8 @@ std::vector<std::string> AdvertisedEndpoints() {
   return out;
 }
 
-void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tables) {
+void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tables,
+                      ViewService& views) {
   auto endpoints = AdvertisedEndpoints();
   for (const char* base : kBases) {
     router.Add(Route{"GET", std::string(base) + "/v1/config", Protocol::kIceberg, true,
@@ -87,7 +108,7 @@ void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tab
                        return GetConfig(catalog, endpoints, request);
                      }});
     for (const auto& endpoint : kEndpoints) {
-      Handler handler = Bind(endpoint, catalog, tables);
+      Handler handler = Bind(endpoint, catalog, tables, views);
       router.Add(Route{endpoint.method, std::string(base) + endpoint.path, Protocol::kIceberg,
                        true, handler});
       router.Add(Route{endpoint.method, std::string(base) + WithoutPrefix(endpoint.path),

@@ -10,6 +10,7 @@
 
 #include "catalog/catalog_service.h"
 #include "catalog/table_service.h"
+#include "catalog/view_service.h"
 #include "http/router.h"
 
 namespace cairn::iceberg_rest {
@@ -19,6 +20,7 @@ namespace cairn::iceberg_rest {
 std::vector<std::string> AdvertisedEndpoints();
 
 /// \brief Adds all Iceberg REST routes to `router`. The services must outlive the router.
-void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tables);
+void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tables,
+                      ViewService& views);
 
 }  // namespace cairn::iceberg_rest

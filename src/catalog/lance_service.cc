@@ -1,0 +1,1082 @@
+#include "catalog/lance_service.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include <boost/json.hpp>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include "catalog/names.h"
+#include "common/json_util.h"
+#include "common/macros.h"
+#include "common/url_codec.h"
+#include "common/uuid.h"
+#include "lance/dataset.h"
+
+namespace cairn {
+namespace {
+
+/// Compare-and-swap attempts on a transaction record before giving up.
+constexpr int kMaxSwapAttempts = 10;
+
+// Keys of the JSON kept in an entity's `metadata` and in a transaction's payload.
+constexpr std::string_view kPropertiesKey = "properties";
+constexpr std::string_view kManagedKey = "managed-location";
+constexpr std::string_view kDatasetsKey = "datasets";
+constexpr std::string_view kLocationKey = "location";
+constexpr std::string_view kManagedRootKey = "managed-root";
+
+// Transaction properties the server sets.
+constexpr std::string_view kOperationProperty = "operation";
+constexpr std::string_view kTargetProperty = "target";
+constexpr std::string_view kLocationProperty = "location";
+constexpr std::string_view kDatasetsProperty = "datasets";
+constexpr std::string_view kErrorProperty = "error";
+
+/// The catalog property that holds its warehouse location on the Lance wire.
+constexpr std::string_view kCatalogLocationProperty = "location";
+
+std::string StripTrailingSlashes(std::string_view location) {
+  while (location.size() > 1 && location.back() == '/') location.remove_suffix(1);
+  return std::string(location);
+}
+
+/// An absolute location as given, without trailing slashes. Local paths and `file:` URIs
+/// must be valid; other schemes are accepted (their files are deleted only once a FileIO
+/// serves them).
+Result<std::string> NormalizeLocation(std::string_view location, std::string_view what) {
+  if (location.empty()) return BadRequest("Invalid {}: must not be empty", what);
+  std::string normalized = StripTrailingSlashes(location);
+  auto local = LocalPathOf(normalized);
+  if (!local && !(local.error().kind == ErrorKind::kUnsupported &&
+                  normalized.find("://") != std::string::npos)) {
+    return BadRequest("Invalid {} '{}': {}", what, location, local.error().message);
+  }
+  return normalized;
+}
+
+Status ValidatePropertyKeys(const Properties& properties) {
+  for (const auto& [key, value] : properties) {
+    CAIRN_PRECHECK(!key.empty(), "Invalid properties: keys must not be empty");
+  }
+  return Ok();
+}
+
+Status ValidateNamespaceId(const LanceId& id) {
+  if (id.empty()) return Ok();
+  CAIRN_RETURN_IF_ERROR(ValidateCatalogName(id[0]));
+  if (id.size() > 1)
+    CAIRN_RETURN_IF_ERROR(ValidateNamespace(NamespacePath(id.begin() + 1, id.end())));
+  return Ok();
+}
+
+std::string TableMetadataJson(const Properties& properties, bool managed) {
+  boost::json::object props;
+  for (const auto& [key, value] : properties) props[key] = value;
+  boost::json::object obj;
+  obj[kPropertiesKey] = std::move(props);
+  obj[kManagedKey] = managed;
+  return boost::json::serialize(obj);
+}
+
+/// Reads what `TableMetadataJson` wrote; anything unreadable counts as no properties and
+/// an unmanaged location (the safe choice: never delete a whole directory by mistake).
+void ReadTableMetadata(std::string_view text, LanceTableInfo& table) {
+  auto obj = ParseJsonObject(text);
+  if (!obj) return;
+  if (auto props = GetOptionalStringMap(*obj, kPropertiesKey)) table.properties = *props;
+  if (const auto* managed = FindNonNull(*obj, kManagedKey);
+      managed && managed->is_bool()) {
+    table.managed_location = managed->as_bool();
+  }
+}
+
+std::string TransactionStatusText(LanceTransactionStatus status) {
+  return std::string(LanceTransactionStatusName(status));
+}
+
+Result<LanceTransactionStatus> ParseStoredStatus(std::string_view text) {
+  for (auto status : {LanceTransactionStatus::kQueued, LanceTransactionStatus::kRunning,
+                      LanceTransactionStatus::kSucceeded, LanceTransactionStatus::kFailed,
+                      LanceTransactionStatus::kCanceled}) {
+    if (LanceTransactionStatusName(status) == text) return status;
+  }
+  return Internal("Unknown transaction status '{}' in the metadata store", text);
+}
+
+LanceTransactionInfo ToInfo(const TransactionRecord& record,
+                            LanceTransactionStatus status) {
+  return LanceTransactionInfo{record.id, status, record.properties};
+}
+
+/// The directory holding `location`, or "" when it has no parent worth naming.
+std::string ParentLocation(std::string_view location) {
+  const size_t slash = location.rfind('/');
+  if (slash == std::string_view::npos || slash == 0) return {};
+  std::string parent(location.substr(0, slash));
+  if (parent.back() == '/' || parent.back() == ':') return {};  // `file://` or `s3:/`
+  return parent;
+}
+
+/// A status change a client asks for, checked against the current status.
+Status CheckStatusChange(const std::string& id, LanceTransactionStatus from,
+                         LanceTransactionStatus to) {
+  using S = LanceTransactionStatus;
+  if (from == to) return Ok();
+  if (to == S::kRunning || to == S::kSucceeded || to == S::kFailed) {
+    return BadRequest("Invalid status change of transaction {}: only the server sets {}",
+                      id, LanceTransactionStatusName(to));
+  }
+  const bool allowed =
+      (to == S::kCanceled && (from == S::kQueued || from == S::kFailed)) ||
+      (to == S::kQueued && (from == S::kFailed || from == S::kCanceled));
+  if (!allowed) {
+    return CommitFailed("Transaction {} is {}; it cannot become {}", id,
+                        LanceTransactionStatusName(from), LanceTransactionStatusName(to));
+  }
+  return Ok();
+}
+
+/// Applies `actions` to a copy of (status, properties); all or nothing.
+Status ApplyActions(const std::string& id,
+                    const std::vector<LanceTransactionAction>& actions,
+                    LanceTransactionStatus& status, Properties& properties) {
+  for (const auto& action : actions) {
+    if (const auto* set_status = std::get_if<SetTransactionStatus>(&action)) {
+      CAIRN_RETURN_IF_ERROR(CheckStatusChange(id, status, set_status->status));
+      status = set_status->status;
+    } else if (const auto* set = std::get_if<SetTransactionProperty>(&action)) {
+      CAIRN_PRECHECK(!set->key.empty(),
+                     "Invalid setPropertyAction: key must not be empty");
+      const bool exists = properties.count(set->key) > 0;
+      if (exists && set->mode == LancePropertyMode::kFail) {
+        return BadRequest("Transaction {} already has property '{}' (mode Fail)", id,
+                          set->key);
+      }
+      if (!exists || set->mode == LancePropertyMode::kOverwrite) {
+        properties[set->key] = set->value;
+      }
+    } else if (const auto* unset = std::get_if<UnsetTransactionProperty>(&action)) {
+      CAIRN_PRECHECK(!unset->key.empty(),
+                     "Invalid unsetPropertyAction: key must not be empty");
+      if (properties.erase(unset->key) == 0 && unset->mode == LancePropertyMode::kFail) {
+        return BadRequest("Transaction {} has no property '{}' (mode Fail)", id,
+                          unset->key);
+      }
+    }
+  }
+  return Ok();
+}
+
+}  // namespace
+
+std::string FormatLanceId(const LanceId& id) {
+  return fmt::format("{}", fmt::join(id, "$"));
+}
+
+std::string_view LanceTransactionStatusName(LanceTransactionStatus status) {
+  switch (status) {
+    case LanceTransactionStatus::kQueued:
+      return "QUEUED";
+    case LanceTransactionStatus::kRunning:
+      return "RUNNING";
+    case LanceTransactionStatus::kSucceeded:
+      return "SUCCEEDED";
+    case LanceTransactionStatus::kFailed:
+      return "FAILED";
+    case LanceTransactionStatus::kCanceled:
+      return "CANCELED";
+  }
+  return "FAILED";
+}
+
+LanceService::LanceService(MetaStore& store, CatalogService& catalogs, FileIO& io,
+                           LanceSettings settings)
+    : store_(store), catalogs_(catalogs), io_(io), settings_(std::move(settings)) {}
+
+LanceService::~LanceService() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  work_ready_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+Status LanceService::Start() {
+  CAIRN_ASSIGN_OR_RAISE(
+      auto pending,
+      store_.ListTransactions({TransactionStatusText(LanceTransactionStatus::kQueued),
+                               TransactionStatusText(LanceTransactionStatus::kRunning)}));
+  for (auto& record : pending) {
+    spdlog::info("resuming Lance transaction {} ({} {})", record.id, record.status,
+                 record.properties[std::string(kTargetProperty)]);
+    Enqueue(std::move(record.id));
+  }
+  if (settings_.run_background_work) worker_ = std::thread([this] { WorkLoop(); });
+  return Ok();
+}
+
+void LanceService::WaitForBackgroundWork() {
+  std::unique_lock lock(mutex_);
+  if (!worker_.joinable()) return;
+  work_done_.wait(lock, [this] { return stopping_ || (queue_.empty() && !busy_); });
+}
+
+// --- namespaces ------------------------------------------------------------------------
+
+Result<Properties> LanceService::CreateNamespace(const LanceId& id, LanceCreateMode mode,
+                                                 const Properties& properties) {
+  if (id.empty())
+    return BadRequest("The root namespace always exists; it cannot be created");
+  CAIRN_RETURN_IF_ERROR(ValidateNamespaceId(id));
+  CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys(properties));
+  if (id.size() == 1) return CreateCatalog(id[0], mode, properties);
+  const NamespacePath ns(id.begin() + 1, id.end());
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, ResolveCatalog(id[0]));
+  auto created = catalogs_.CreateNamespace(catalog.name, ns, properties);
+  if (created) return created->properties;
+  if (created.error().kind == ErrorKind::kNoSuchNamespace) {
+    return NoSuchNamespace("Parent namespace does not exist: {}",
+                           FormatLanceId(LanceId(id.begin(), id.end() - 1)));
+  }
+  if (created.error().kind != ErrorKind::kAlreadyExists)
+    return tl::unexpected(created.error());
+  switch (mode) {
+    case LanceCreateMode::kCreate:
+      return NamespaceAlreadyExists("Namespace already exists: {}", FormatLanceId(id));
+    case LanceCreateMode::kExistOk: {
+      CAIRN_ASSIGN_OR_RAISE(auto existing, catalogs_.LoadNamespace(catalog.name, ns));
+      return existing.properties;
+    }
+    case LanceCreateMode::kOverwrite:
+      break;
+  }
+  // Overwrite = drop and create anew; only an empty namespace is replaced, never its
+  // contents dropped silently.
+  auto dropped = catalogs_.DropNamespace(catalog.name, ns);
+  if (!dropped && dropped.error().kind == ErrorKind::kNamespaceNotEmpty) {
+    return NamespaceNotEmpty(
+        "Cannot overwrite namespace {}: it is not empty (drop it with behavior Cascade "
+        "first)",
+        FormatLanceId(id));
+  }
+  if (!dropped && dropped.error().kind != ErrorKind::kNoSuchNamespace) {
+    return tl::unexpected(dropped.error());
+  }
+  auto recreated = catalogs_.CreateNamespace(catalog.name, ns, properties);
+  if (!recreated && recreated.error().kind == ErrorKind::kAlreadyExists) {
+    return CommitFailed("Namespace {} was created concurrently", FormatLanceId(id));
+  }
+  if (!recreated) return tl::unexpected(recreated.error());
+  return recreated->properties;
+}
+
+Result<Properties> LanceService::CreateCatalog(const std::string& name,
+                                               LanceCreateMode mode,
+                                               const Properties& properties) {
+  auto existing = store_.GetCatalog(name);
+  if (!existing && existing.error().kind != ErrorKind::kNoSuchWarehouse) {
+    return tl::unexpected(existing.error());
+  }
+  if (existing) {
+    switch (mode) {
+      case LanceCreateMode::kCreate:
+        return NamespaceAlreadyExists("Namespace (catalog) already exists: {}", name);
+      case LanceCreateMode::kExistOk:
+        return CatalogProperties(*existing);
+      case LanceCreateMode::kOverwrite:
+        break;
+    }
+    if (name == settings_.default_catalog) {
+      return BadRequest("The default catalog '{}' cannot be replaced", name);
+    }
+    auto dropped = store_.DropCatalog(existing->id, /*cascade=*/false, nullptr);
+    if (!dropped && dropped.error().kind == ErrorKind::kNamespaceNotEmpty) {
+      return NamespaceNotEmpty(
+          "Cannot overwrite catalog {}: it is not empty (drop it with behavior Cascade "
+          "first)",
+          name);
+    }
+    if (!dropped && dropped.error().kind != ErrorKind::kNoSuchWarehouse) {
+      return tl::unexpected(dropped.error());
+    }
+  }
+  Properties catalog_properties = properties;
+  std::string location =
+      StripTrailingSlashes(settings_.warehouse_root) + "/" + PercentEncodeSegment(name);
+  if (auto it = catalog_properties.find(std::string(kCatalogLocationProperty));
+      it != catalog_properties.end()) {
+    CAIRN_ASSIGN_OR_RAISE(location, NormalizeLocation(it->second, "catalog location"));
+    catalog_properties.erase(it);
+  }
+  auto created = store_.CreateCatalog(name, location, catalog_properties);
+  if (!created && created.error().kind == ErrorKind::kAlreadyExists) {
+    return NamespaceAlreadyExists("Namespace (catalog) already exists: {}", name);
+  }
+  if (!created) return tl::unexpected(created.error());
+  return CatalogProperties(*created);
+}
+
+Result<LanceNameListing> LanceService::ListNamespaces(const LanceId& parent,
+                                                      const PageRequest& page) {
+  CAIRN_RETURN_IF_ERROR(ValidateNamespaceId(parent));
+  const size_t limit = std::min(page.page_size.value_or(kMaxPageSize), kMaxPageSize);
+  LanceNameListing listing;
+  if (parent.empty()) {
+    CAIRN_ASSIGN_OR_RAISE(std::string after, HexDecode(page.token, "page_token"));
+    CAIRN_ASSIGN_OR_RAISE(auto names, store_.ListCatalogs(after, limit));
+    listing.names = std::move(names.names);
+    if (names.has_more && !listing.names.empty()) {
+      listing.next_page_token = HexEncode(listing.names.back());
+    }
+    return listing;
+  }
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, ResolveCatalog(parent[0]));
+  const NamespacePath ns(parent.begin() + 1, parent.end());
+  auto children =
+      catalogs_.ListNamespaces(catalog.name, ns, PageRequest{page.token, limit});
+  if (!children) return tl::unexpected(NamespaceMissing(parent, children.error()));
+  for (auto& child : children->namespaces)
+    listing.names.push_back(std::move(child.back()));
+  listing.next_page_token = std::move(children->next_page_token);
+  return listing;
+}
+
+Result<Properties> LanceService::DescribeNamespace(const LanceId& id) {
+  CAIRN_RETURN_IF_ERROR(ValidateNamespaceId(id));
+  if (id.empty()) return Properties{};
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, ResolveCatalog(id[0]));
+  if (id.size() == 1) return CatalogProperties(catalog);
+  auto loaded =
+      catalogs_.LoadNamespace(catalog.name, NamespacePath(id.begin() + 1, id.end()));
+  if (!loaded) return tl::unexpected(NamespaceMissing(id, loaded.error()));
+  return loaded->properties;
+}
+
+Status LanceService::NamespaceExists(const LanceId& id) {
+  CAIRN_ASSIGN_OR_RAISE(auto properties, DescribeNamespace(id));
+  (void)properties;
+  return Ok();
+}
+
+Result<LanceDropOutcome> LanceService::DropNamespace(const LanceId& id,
+                                                     LanceDropMode mode,
+                                                     LanceDropBehavior behavior) {
+  if (id.empty()) return BadRequest("The root namespace cannot be dropped");
+  CAIRN_RETURN_IF_ERROR(ValidateNamespaceId(id));
+  if (id.size() == 1) return DropCatalog(id[0], mode, behavior);
+  LanceDropOutcome outcome;
+  auto properties = DescribeNamespace(id);
+  if (!properties) {
+    const ErrorKind kind = properties.error().kind;
+    if (mode == LanceDropMode::kSkip &&
+        (kind == ErrorKind::kNoSuchNamespace || kind == ErrorKind::kNoSuchWarehouse)) {
+      outcome.dropped = false;
+      return outcome;
+    }
+    return tl::unexpected(properties.error());
+  }
+  outcome.properties = std::move(*properties);
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, ResolveCatalog(id[0]));
+  const NamespacePath ns(id.begin() + 1, id.end());
+  if (behavior == LanceDropBehavior::kRestrict) {
+    auto dropped = catalogs_.DropNamespace(catalog.name, ns);
+    if (!dropped && dropped.error().kind == ErrorKind::kNamespaceNotEmpty) {
+      return NamespaceNotEmpty(
+          "Namespace {} is not empty; drop what it holds first or use behavior Cascade",
+          FormatLanceId(id));
+    }
+    if (!dropped && dropped.error().kind == ErrorKind::kNoSuchNamespace &&
+        mode == LanceDropMode::kSkip) {
+      outcome.dropped = false;
+      return outcome;
+    }
+    if (!dropped) return tl::unexpected(dropped.error());
+    return outcome;
+  }
+  std::optional<std::string> transaction_id;
+  auto planner = [&](const std::vector<EntityRecord>& dropped)
+      -> Result<std::optional<TransactionRecord>> {
+    CAIRN_ASSIGN_OR_RAISE(auto plan, PlanDeletion(dropped, catalog, "DropNamespace", id));
+    transaction_id = plan ? std::optional<std::string>(plan->id) : std::nullopt;
+    return plan;
+  };
+  auto dropped = store_.DropNamespaceTree(catalog.id, ns, planner);
+  if (!dropped && dropped.error().kind == ErrorKind::kNoSuchNamespace &&
+      mode == LanceDropMode::kSkip) {
+    outcome.dropped = false;
+    return outcome;
+  }
+  if (!dropped) return tl::unexpected(dropped.error());
+  if (transaction_id) {
+    CAIRN_ASSIGN_OR_RAISE(outcome.transaction_id, FinishDrop(*transaction_id));
+  }
+  return outcome;
+}
+
+Result<LanceDropOutcome> LanceService::DropCatalog(const std::string& name,
+                                                   LanceDropMode mode,
+                                                   LanceDropBehavior behavior) {
+  LanceDropOutcome outcome;
+  auto catalog = ResolveCatalog(name);
+  if (!catalog) {
+    if (mode == LanceDropMode::kSkip &&
+        catalog.error().kind == ErrorKind::kNoSuchNamespace) {
+      outcome.dropped = false;
+      return outcome;
+    }
+    return tl::unexpected(catalog.error());
+  }
+  if (name == settings_.default_catalog) {
+    return BadRequest("The default catalog '{}' cannot be dropped", name);
+  }
+  outcome.properties = CatalogProperties(*catalog);
+  const bool cascade = behavior == LanceDropBehavior::kCascade;
+  std::optional<std::string> transaction_id;
+  auto planner = [&](const std::vector<EntityRecord>& dropped)
+      -> Result<std::optional<TransactionRecord>> {
+    CAIRN_ASSIGN_OR_RAISE(auto plan,
+                          PlanDeletion(dropped, *catalog, "DropNamespace", {name}));
+    transaction_id = plan ? std::optional<std::string>(plan->id) : std::nullopt;
+    return plan;
+  };
+  auto dropped = store_.DropCatalog(catalog->id, cascade, planner);
+  if (!dropped && dropped.error().kind == ErrorKind::kNamespaceNotEmpty) {
+    return NamespaceNotEmpty(
+        "Catalog {} is not empty; drop its namespaces first or use behavior Cascade",
+        name);
+  }
+  if (!dropped && dropped.error().kind == ErrorKind::kNoSuchWarehouse &&
+      mode == LanceDropMode::kSkip) {
+    outcome.dropped = false;
+    return outcome;
+  }
+  if (!dropped) return tl::unexpected(dropped.error());
+  if (transaction_id) {
+    CAIRN_ASSIGN_OR_RAISE(outcome.transaction_id, FinishDrop(*transaction_id));
+  }
+  return outcome;
+}
+
+Result<LanceNameListing> LanceService::ListTables(const LanceId& ns_id,
+                                                  const PageRequest& page,
+                                                  bool include_declared) {
+  CAIRN_RETURN_IF_ERROR(ValidateNamespaceId(ns_id));
+  LanceNameListing listing;
+  // The root holds catalogs and a catalog holds namespaces: neither holds tables.
+  if (ns_id.empty()) return listing;
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, ResolveCatalog(ns_id[0]));
+  if (ns_id.size() == 1) return listing;
+  const NamespacePath ns(ns_id.begin() + 1, ns_id.end());
+  CAIRN_ASSIGN_OR_RAISE(std::string after, HexDecode(page.token, "page_token"));
+  const size_t limit = std::min(page.page_size.value_or(kMaxPageSize), kMaxPageSize);
+  auto names = store_.ListEntities(catalog.id, ns, EntityKind::kLanceTable, after, limit);
+  if (!names) return tl::unexpected(NamespaceMissing(ns_id, names.error()));
+  if (names->has_more && !names->names.empty()) {
+    listing.next_page_token = HexEncode(names->names.back());
+  }
+  for (auto& name : names->names) {
+    if (!include_declared) {
+      CAIRN_ASSIGN_OR_RAISE(auto entity, store_.LoadEntity(catalog.id, ns, name));
+      if (!entity) continue;  // dropped meanwhile
+      auto versioned = HasVersion(entity->metadata_location);
+      if (!versioned || !*versioned) continue;
+    }
+    listing.names.push_back(std::move(name));
+  }
+  return listing;
+}
+
+Result<LanceIdListing> LanceService::ListAllTables(const PageRequest& page) {
+  int64_t after = 0;
+  if (!page.token.empty()) {
+    const auto* end = page.token.data() + page.token.size();
+    const auto [ptr, ec] = std::from_chars(page.token.data(), end, after);
+    if (ec != std::errc() || ptr != end || after < 0) {
+      return BadRequest("Invalid page_token '{}'", page.token);
+    }
+  }
+  const size_t limit = std::min(page.page_size.value_or(kMaxPageSize), kMaxPageSize);
+  CAIRN_ASSIGN_OR_RAISE(auto entities,
+                        store_.ListAllEntities(EntityKind::kLanceTable, after, limit));
+  LanceIdListing listing;
+  for (auto& entity : entities.entities) {
+    LanceId id{std::move(entity.catalog)};
+    id.insert(id.end(), entity.ns.begin(), entity.ns.end());
+    id.push_back(std::move(entity.name));
+    listing.ids.push_back(std::move(id));
+  }
+  if (entities.has_more && !entities.entities.empty()) {
+    listing.next_page_token = std::to_string(entities.entities.back().id);
+  }
+  return listing;
+}
+
+// --- tables
+// --------------------------------------------------------------------------------
+
+Result<LanceTableInfo> LanceService::DeclareTable(
+    const LanceId& id, const std::optional<std::string>& location,
+    const Properties& properties) {
+  CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
+  CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys(properties));
+  LanceTableInfo table{id, {}, properties, !location.has_value()};
+  if (location) {
+    CAIRN_ASSIGN_OR_RAISE(table.location, NormalizeLocation(*location, "location"));
+  } else {
+    // The namespace first, so that a missing one is reported as such, not as a location.
+    CAIRN_ASSIGN_OR_RAISE(bool ns_exists,
+                          catalogs_.NamespaceExists(ref.catalog.name, ref.ns));
+    if (!ns_exists) {
+      return NoSuchNamespace("Namespace does not exist: {}",
+                             FormatLanceId(LanceId(id.begin(), id.end() - 1)));
+    }
+    table.location = StripTrailingSlashes(ref.catalog.location);
+    for (const auto& level : ref.ns) table.location += "/" + PercentEncodeSegment(level);
+    table.location += "/" + PercentEncodeSegment(ref.name) + ".lance";
+    // A dropped table's files may still be being deleted, a deregistered or renamed one's
+    // are kept: never hand out a directory that holds something.
+    CAIRN_ASSIGN_OR_RAISE(bool used, store_.LocationInUse(table.location, 0));
+    if (used) {
+      return AlreadyExists(
+          "The location {} of table {} is used by another table; declare it "
+          "with another location",
+          table.location, FormatLanceId(id));
+    }
+    if (LocalPathOf(table.location)) {
+      CAIRN_ASSIGN_OR_RAISE(auto files, io_.List(table.location));
+      if (!files.empty()) {
+        return AlreadyExists(
+            "The location {} of table {} already holds files (of a dropped, deregistered "
+            "or "
+            "renamed table?); register that dataset, or declare with another location",
+            table.location, FormatLanceId(id));
+      }
+    }
+  }
+  auto created = store_.CreateEntity(
+      ref.catalog.id, ref.ns, ref.name, EntityKind::kLanceTable, table.location,
+      TableMetadataJson(table.properties, table.managed_location));
+  if (!created && created.error().kind == ErrorKind::kAlreadyExists) {
+    return AlreadyExists("Table already exists: {} ({})", FormatLanceId(id),
+                         created.error().message);
+  }
+  if (!created && created.error().kind == ErrorKind::kNoSuchNamespace) {
+    return NoSuchNamespace("Namespace does not exist: {}",
+                           FormatLanceId(LanceId(id.begin(), id.end() - 1)));
+  }
+  if (!created) return tl::unexpected(created.error());
+  return table;
+}
+
+Result<LanceTableInfo> LanceService::RegisterTable(const LanceId& id,
+                                                   std::string_view location,
+                                                   LanceRegisterMode mode,
+                                                   const Properties& properties) {
+  CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
+  CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys(properties));
+  LanceTableInfo table{id, {}, properties, false};
+  CAIRN_ASSIGN_OR_RAISE(table.location, NormalizeLocation(location, "location"));
+  CAIRN_RETURN_IF_ERROR(CheckDataset(table.location));
+  const std::string metadata = TableMetadataJson(table.properties, false);
+  if (mode == LanceRegisterMode::kOverwrite) {
+    CAIRN_ASSIGN_OR_RAISE(auto existing,
+                          store_.LoadEntity(ref.catalog.id, ref.ns, ref.name));
+    if (existing && existing->kind != EntityKind::kLanceTable) {
+      return AlreadyExists("Name {} is already used by an {}", FormatLanceId(id),
+                           EntityKindName(existing->kind));
+    }
+    if (existing) {
+      CAIRN_ASSIGN_OR_RAISE(
+          bool swapped,
+          store_.SwapEntities({EntitySwap{existing->id, existing->metadata_location,
+                                          table.location, metadata}}));
+      if (!swapped)
+        return CommitFailed("Table {} was changed concurrently", FormatLanceId(id));
+      return table;
+    }
+  }
+  auto created = store_.CreateEntity(ref.catalog.id, ref.ns, ref.name,
+                                     EntityKind::kLanceTable, table.location, metadata);
+  if (!created && created.error().kind == ErrorKind::kAlreadyExists) {
+    return AlreadyExists("Table already exists: {} ({})", FormatLanceId(id),
+                         created.error().message);
+  }
+  if (!created && created.error().kind == ErrorKind::kNoSuchNamespace) {
+    return NoSuchNamespace("Namespace does not exist: {}",
+                           FormatLanceId(LanceId(id.begin(), id.end() - 1)));
+  }
+  if (!created) return tl::unexpected(created.error());
+  return table;
+}
+
+Result<LanceTableInfo> LanceService::DescribeTable(const LanceId& id) {
+  CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
+  return LoadTable(ref, id);
+}
+
+Result<bool> LanceService::IsOnlyDeclared(const LanceTableInfo& table) {
+  CAIRN_ASSIGN_OR_RAISE(bool versioned, HasVersion(table.location));
+  return !versioned;
+}
+
+Status LanceService::TableExists(const LanceId& id) {
+  CAIRN_ASSIGN_OR_RAISE(auto table, DescribeTable(id));
+  (void)table;
+  return Ok();
+}
+
+Result<LanceDropOutcome> LanceService::DropTable(const LanceId& id) {
+  CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
+  std::optional<std::string> transaction_id;
+  auto planner = [&](const std::vector<EntityRecord>& dropped)
+      -> Result<std::optional<TransactionRecord>> {
+    CAIRN_ASSIGN_OR_RAISE(auto plan, PlanDeletion(dropped, ref.catalog, "DropTable", id));
+    transaction_id = plan ? std::optional<std::string>(plan->id) : std::nullopt;
+    return plan;
+  };
+  CAIRN_ASSIGN_OR_RAISE(auto dropped,
+                        store_.DropEntityWithRecord(ref.catalog.id, ref.ns, ref.name,
+                                                    EntityKind::kLanceTable, planner));
+  if (!dropped) return tl::unexpected(TableMissing(ref, id));
+  LanceTableInfo table{id, dropped->metadata_location, {}, false};
+  ReadTableMetadata(dropped->metadata, table);
+  LanceDropOutcome outcome;
+  outcome.properties = std::move(table.properties);
+  outcome.location = std::move(table.location);
+  if (transaction_id) {
+    CAIRN_ASSIGN_OR_RAISE(outcome.transaction_id, FinishDrop(*transaction_id));
+  }
+  return outcome;
+}
+
+Result<LanceTableInfo> LanceService::DeregisterTable(const LanceId& id) {
+  CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
+  CAIRN_ASSIGN_OR_RAISE(auto table, LoadTable(ref, id));
+  CAIRN_ASSIGN_OR_RAISE(bool dropped, store_.DropEntity(ref.catalog.id, ref.ns, ref.name,
+                                                        EntityKind::kLanceTable));
+  if (!dropped) return tl::unexpected(TableMissing(ref, id));
+  return table;
+}
+
+Status LanceService::RenameTable(const LanceId& id,
+                                 const std::optional<LanceId>& to_namespace,
+                                 std::string_view new_name) {
+  CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
+  CAIRN_RETURN_IF_ERROR(ValidateName("new table name", new_name));
+  LanceId target_ns(id.begin(), id.end() - 1);
+  if (to_namespace) {
+    CAIRN_PRECHECK(
+        to_namespace->size() >= 2,
+        "Invalid new namespace id '{}': a table lives in a namespace of a catalog "
+        "(at least two levels)",
+        FormatLanceId(*to_namespace));
+    CAIRN_PRECHECK((*to_namespace)[0] == id[0],
+                   "Cannot move table {} to another catalog ({})", FormatLanceId(id),
+                   (*to_namespace)[0]);
+    CAIRN_RETURN_IF_ERROR(ValidateNamespaceId(*to_namespace));
+    target_ns = *to_namespace;
+  }
+  LanceId target = target_ns;
+  target.emplace_back(new_name);
+  auto renamed =
+      store_.RenameEntity(ref.catalog.id, ref.ns, ref.name,
+                          NamespacePath(target_ns.begin() + 1, target_ns.end()), new_name,
+                          EntityKind::kLanceTable);
+  if (renamed) return Ok();
+  switch (renamed.error().kind) {
+    case ErrorKind::kNoSuchTable:
+      return tl::unexpected(TableMissing(ref, id));
+    case ErrorKind::kNoSuchNamespace:
+      return NoSuchNamespace("Namespace does not exist: {}", FormatLanceId(target_ns));
+    case ErrorKind::kAlreadyExists:
+      return AlreadyExists("Table already exists: {} ({})", FormatLanceId(target),
+                           renamed.error().message);
+    default:
+      return renamed;
+  }
+}
+
+// --- transactions ----------------------------------------------------------------------
+
+Result<LanceTransactionInfo> LanceService::DescribeTransaction(std::string_view id) {
+  CAIRN_ASSIGN_OR_RAISE(auto record, store_.LoadTransaction(id));
+  if (!record) return NoSuchTransaction("Transaction does not exist: {}", id);
+  CAIRN_ASSIGN_OR_RAISE(auto status, ParseStoredStatus(record->status));
+  return ToInfo(*record, status);
+}
+
+Result<LanceTransactionInfo> LanceService::AlterTransaction(
+    std::string_view id, const std::vector<LanceTransactionAction>& actions) {
+  for (int attempt = 0; attempt < kMaxSwapAttempts; ++attempt) {
+    CAIRN_ASSIGN_OR_RAISE(auto record, store_.LoadTransaction(id));
+    if (!record) return NoSuchTransaction("Transaction does not exist: {}", id);
+    CAIRN_ASSIGN_OR_RAISE(auto status, ParseStoredStatus(record->status));
+    const LanceTransactionStatus before = status;
+    TransactionRecord updated = *record;
+    CAIRN_RETURN_IF_ERROR(ApplyActions(updated.id, actions, status, updated.properties));
+    updated.status = TransactionStatusText(status);
+    if (updated.status == record->status && updated.properties == record->properties) {
+      return ToInfo(*record, status);
+    }
+    CAIRN_ASSIGN_OR_RAISE(bool swapped,
+                          store_.UpdateTransaction(updated, record->version));
+    if (!swapped) continue;  // the background thread or another client got there first
+    if (status == LanceTransactionStatus::kQueued && before != status)
+      Enqueue(updated.id);
+    return ToInfo(updated, status);
+  }
+  return CommitFailed("Transaction {} is changing concurrently; retry", id);
+}
+
+// --- private ---------------------------------------------------------------------------
+
+Result<CatalogRecord> LanceService::ResolveCatalog(const std::string& name) {
+  auto catalog = store_.GetCatalog(name);
+  if (!catalog && catalog.error().kind == ErrorKind::kNoSuchWarehouse) {
+    return NoSuchNamespace("Namespace (catalog) does not exist: {}", name);
+  }
+  return catalog;
+}
+
+Properties LanceService::CatalogProperties(const CatalogRecord& catalog) {
+  Properties properties = catalog.properties;
+  properties[std::string(kCatalogLocationProperty)] = catalog.location;
+  return properties;
+}
+
+Result<LanceService::TableRef> LanceService::ResolveTable(const LanceId& id) {
+  if (id.size() < 3) {
+    return BadRequest(
+        "Invalid table id '{}': a Lance table id has at least three levels: catalog, "
+        "namespace and table name",
+        FormatLanceId(id));
+  }
+  CAIRN_RETURN_IF_ERROR(ValidateCatalogName(id[0]));
+  TableRef ref;
+  ref.ns = NamespacePath(id.begin() + 1, id.end() - 1);
+  ref.name = id.back();
+  CAIRN_RETURN_IF_ERROR(ValidateNamespace(ref.ns));
+  CAIRN_RETURN_IF_ERROR(ValidateName("table name", ref.name));
+  CAIRN_ASSIGN_OR_RAISE(ref.catalog, ResolveCatalog(id[0]));
+  return ref;
+}
+
+Result<LanceTableInfo> LanceService::LoadTable(const TableRef& ref, const LanceId& id) {
+  CAIRN_ASSIGN_OR_RAISE(auto entity, store_.LoadEntity(ref.catalog.id, ref.ns, ref.name));
+  if (!entity || entity->kind != EntityKind::kLanceTable) {
+    return tl::unexpected(TableMissing(ref, id));
+  }
+  LanceTableInfo table{id, entity->metadata_location, {}, false};
+  ReadTableMetadata(entity->metadata, table);
+  return table;
+}
+
+Error LanceService::TableMissing(const TableRef& ref, const LanceId& id) {
+  auto entity = store_.LoadEntity(ref.catalog.id, ref.ns, ref.name);
+  if (entity && *entity && (*entity)->kind != EntityKind::kLanceTable) {
+    return Error{ErrorKind::kNoSuchTable,
+                 fmt::format("Table does not exist: {} (the name belongs to an {})",
+                             FormatLanceId(id), EntityKindName((*entity)->kind))};
+  }
+  NamespacePath as_namespace = ref.ns;
+  as_namespace.push_back(ref.name);
+  auto is_namespace = store_.NamespaceExists(ref.catalog.id, as_namespace);
+  if (is_namespace && *is_namespace) {
+    return Error{ErrorKind::kBadRequest,
+                 fmt::format("Invalid table id '{}': it names a namespace, not a table",
+                             FormatLanceId(id))};
+  }
+  return Error{ErrorKind::kNoSuchTable,
+               fmt::format("Table does not exist: {}", FormatLanceId(id))};
+}
+
+Error LanceService::NamespaceMissing(const LanceId& id, Error original) {
+  if (original.kind != ErrorKind::kNoSuchNamespace || id.size() < 3) return original;
+  auto catalog = store_.GetCatalog(id[0]);
+  if (!catalog) return original;
+  auto entity = store_.LoadEntity(catalog->id,
+                                  NamespacePath(id.begin() + 1, id.end() - 1), id.back());
+  if (entity && *entity) {
+    return Error{
+        ErrorKind::kBadRequest,
+        fmt::format("Invalid namespace id '{}': it names a table, not a namespace",
+                    FormatLanceId(id))};
+  }
+  return Error{ErrorKind::kNoSuchNamespace,
+               fmt::format("Namespace does not exist: {}", FormatLanceId(id))};
+}
+
+Result<std::optional<TransactionRecord>> LanceService::PlanDeletion(
+    const std::vector<EntityRecord>& dropped, const CatalogRecord& catalog,
+    std::string_view operation, const LanceId& target) {
+  boost::json::array datasets;
+  for (const auto& entity : dropped) {
+    if (entity.kind != EntityKind::kLanceTable || entity.metadata_location.empty())
+      continue;
+    LanceTableInfo table;
+    ReadTableMetadata(entity.metadata, table);
+    boost::json::object dataset{{kLocationKey, entity.metadata_location}};
+    if (table.managed_location) {
+      dataset[kManagedRootKey] = StripTrailingSlashes(catalog.location);
+    }
+    datasets.push_back(std::move(dataset));
+  }
+  if (datasets.empty()) return std::optional<TransactionRecord>{};
+  TransactionRecord record;
+  record.id = RandomUuid();
+  record.status = TransactionStatusText(LanceTransactionStatus::kQueued);
+  record.properties[std::string(kOperationProperty)] = std::string(operation);
+  record.properties[std::string(kTargetProperty)] = FormatLanceId(target);
+  record.properties[std::string(kDatasetsProperty)] = std::to_string(datasets.size());
+  if (datasets.size() == 1) {
+    record.properties[std::string(kLocationProperty)] =
+        std::string(datasets[0].as_object().at(kLocationKey).as_string());
+  }
+  boost::json::object payload;
+  payload[kDatasetsKey] = std::move(datasets);
+  record.payload = boost::json::serialize(payload);
+  return std::optional<TransactionRecord>(std::move(record));
+}
+
+namespace {
+
+Result<std::vector<std::pair<std::string, std::optional<std::string>>>> ParsePayload(
+    std::string_view payload) {
+  CAIRN_ASSIGN_OR_RAISE(auto obj, ParseJsonObject(payload));
+  const auto* datasets = FindNonNull(obj, kDatasetsKey);
+  if (datasets == nullptr || !datasets->is_array()) {
+    return Internal("Transaction payload without datasets");
+  }
+  std::vector<std::pair<std::string, std::optional<std::string>>> out;
+  for (const auto& item : datasets->as_array()) {
+    if (!item.is_object())
+      return Internal("Transaction payload with a malformed dataset");
+    CAIRN_ASSIGN_OR_RAISE(auto location, GetString(item.as_object(), kLocationKey));
+    CAIRN_ASSIGN_OR_RAISE(auto root,
+                          GetOptionalString(item.as_object(), kManagedRootKey));
+    out.emplace_back(std::move(location), std::move(root));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::optional<std::string>> LanceService::FinishDrop(
+    const std::string& transaction_id) {
+  CAIRN_ASSIGN_OR_RAISE(auto record, store_.LoadTransaction(transaction_id));
+  if (!record) return std::optional<std::string>{};  // finished and forgotten meanwhile
+  CAIRN_ASSIGN_OR_RAISE(auto datasets, ParsePayload(record->payload));
+  // Deletion time grows with the number of objects, so the decision counts files.
+  bool in_background = false;
+  size_t files = 0;
+  for (const auto& dataset : datasets) {
+    // Non-local storage, or trouble listing, goes to the background (which reports it).
+    auto listed = LocalPathOf(dataset.first).and_then([&](const std::string&) {
+      return io_.List(dataset.first);
+    });
+    if (!listed) {
+      in_background = true;
+      break;
+    }
+    files += listed->size();
+  }
+  if (in_background || files > settings_.async_drop_files) {
+    Enqueue(transaction_id);
+    return std::optional<std::string>(transaction_id);
+  }
+  RunTransaction(transaction_id);
+  CAIRN_ASSIGN_OR_RAISE(auto finished, store_.LoadTransaction(transaction_id));
+  if (finished &&
+      finished->status == TransactionStatusText(LanceTransactionStatus::kSucceeded)) {
+    // Nobody can ask about a transaction it was never told of.
+    (void)store_.DeleteTransaction(transaction_id);
+    return std::optional<std::string>{};
+  }
+  return std::optional<std::string>(transaction_id);
+}
+
+void LanceService::RunTransaction(const std::string& id) {
+  TransactionRecord record;
+  for (int attempt = 0;; ++attempt) {
+    auto loaded = store_.LoadTransaction(id);
+    if (!loaded) {
+      spdlog::error("Lance transaction {}: cannot load it: {}", id,
+                    loaded.error().message);
+      return;
+    }
+    if (!*loaded) return;
+    record = std::move(**loaded);
+    auto status = ParseStoredStatus(record.status);
+    if (!status) return;
+    if (*status == LanceTransactionStatus::kRunning) break;
+    if (*status != LanceTransactionStatus::kQueued) return;  // canceled or finished
+    TransactionRecord running = record;
+    running.status = TransactionStatusText(LanceTransactionStatus::kRunning);
+    auto swapped = store_.UpdateTransaction(running, record.version);
+    if (!swapped) {
+      spdlog::error("Lance transaction {}: cannot start it: {}", id,
+                    swapped.error().message);
+      return;  // stays QUEUED; the next start retries it
+    }
+    if (*swapped) {
+      record = std::move(running);
+      ++record.version;
+      break;
+    }
+    if (attempt + 1 >= kMaxSwapAttempts) return;
+  }
+
+  std::vector<std::string> problems;
+  auto datasets = ParsePayload(record.payload);
+  if (!datasets) {
+    problems.push_back(datasets.error().message);
+  } else {
+    for (const auto& [location, root] : *datasets) {
+      if (Stopping()) return;  // stays RUNNING; resumed at the next start
+      if (auto problem = DeleteDataset(DatasetDeletion{location, root})) {
+        problems.push_back(std::move(*problem));
+      }
+    }
+  }
+
+  for (int attempt = 0; attempt < kMaxSwapAttempts; ++attempt) {
+    TransactionRecord done = record;
+    done.status =
+        TransactionStatusText(problems.empty() ? LanceTransactionStatus::kSucceeded
+                                               : LanceTransactionStatus::kFailed);
+    if (problems.empty()) {
+      done.properties.erase(std::string(kErrorProperty));
+    } else {
+      done.properties[std::string(kErrorProperty)] =
+          fmt::format("{}", fmt::join(problems, "; "));
+    }
+    auto swapped = store_.UpdateTransaction(done, record.version);
+    if (!swapped) {
+      spdlog::error("Lance transaction {}: cannot record its end: {}", id,
+                    swapped.error().message);
+      return;
+    }
+    if (*swapped) {
+      spdlog::info(
+          "Lance transaction {} {}{}", id, done.status,
+          problems.empty() ? "" : ": " + done.properties[std::string(kErrorProperty)]);
+      return;
+    }
+    // A client changed its properties meanwhile: keep them, record the end again.
+    auto reloaded = store_.LoadTransaction(id);
+    if (!reloaded || !*reloaded || (*reloaded)->status != record.status) return;
+    record = std::move(**reloaded);
+  }
+}
+
+std::optional<std::string> LanceService::DeleteDataset(const DatasetDeletion& deletion) {
+  const std::string& location = deletion.location;
+  if (auto local = LocalPathOf(location); !local) {
+    return fmt::format("cannot delete {}: {}", location, local.error().message);
+  }
+  auto used = store_.LocationInUse(location, 0);
+  if (!used) return fmt::format("cannot delete {}: {}", location, used.error().message);
+  if (*used) return fmt::format("kept {}: another table uses that location", location);
+  const std::string versions = location + "/" + std::string(lance::kVersionsDir);
+  if (deletion.managed_root) {
+    // Cairn chose this directory for the table: all of it goes, versions first so that
+    // readers stop seeing the dataset at once.
+    for (const std::string& target : {versions, location}) {
+      if (auto status = io_.DeleteTree(target, *deletion.managed_root); !status) {
+        return fmt::format("cannot delete {}: {}", target, status.error().message);
+      }
+    }
+    return std::nullopt;
+  }
+  // A location the client chose may hold other files: delete what a Lance dataset
+  // consists of, and the directory itself only when nothing else is left in it.
+  for (std::string_view entry : lance::kDatasetEntries) {
+    const std::string target = location + "/" + std::string(entry);
+    if (auto status = io_.DeleteTree(target, location); !status) {
+      return fmt::format("cannot delete {}: {}", target, status.error().message);
+    }
+  }
+  auto remaining = io_.List(location);
+  if (!remaining)
+    return fmt::format("cannot list {}: {}", location, remaining.error().message);
+  if (!remaining->empty()) {
+    spdlog::info("kept {} file(s) that are not part of the Lance dataset at {}",
+                 remaining->size(), location);
+    return std::nullopt;
+  }
+  const std::string parent = ParentLocation(location);
+  if (!parent.empty()) {
+    if (auto status = io_.DeleteTree(location, parent); !status) {
+      return fmt::format("cannot delete {}: {}", location, status.error().message);
+    }
+  }
+  return std::nullopt;
+}
+
+Result<bool> LanceService::HasVersion(std::string_view location) {
+  CAIRN_ASSIGN_OR_RAISE(auto listed, io_.List(std::string(location) + "/" +
+                                              std::string(lance::kVersionsDir)));
+  return !lance::ManifestsNewestFirst(listed).empty();
+}
+
+Status LanceService::CheckDataset(std::string_view location) {
+  CAIRN_RETURN_IF_ERROR(LocalPathOf(location));
+  auto listed = io_.List(std::string(location) + "/" + std::string(lance::kVersionsDir));
+  if (!listed) {
+    return BadRequest("No Lance dataset at {}: {}", location, listed.error().message);
+  }
+  const auto manifests = lance::ManifestsNewestFirst(*listed);
+  if (manifests.empty()) {
+    return BadRequest("No Lance dataset at {}: no manifest under {}/", location,
+                      lance::kVersionsDir);
+  }
+  auto bytes = io_.ReadFile(manifests.front());
+  if (!bytes) {
+    return BadRequest("No Lance dataset at {}: cannot read {}: {}", location,
+                      manifests.front(), bytes.error().message);
+  }
+  if (auto valid = lance::ValidateManifest(*bytes); !valid) {
+    return BadRequest("No Lance dataset at {}: {}: {}", location, manifests.front(),
+                      valid.error().message);
+  }
+  return Ok();
+}
+
+void LanceService::Enqueue(std::string id) {
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(id));
+  }
+  work_ready_.notify_one();
+}
+
+bool LanceService::Stopping() {
+  std::lock_guard lock(mutex_);
+  return stopping_;
+}
+
+void LanceService::WorkLoop() {
+  for (;;) {
+    std::string id;
+    {
+      std::unique_lock lock(mutex_);
+      work_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (stopping_) break;
+      id = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+    }
+    RunTransaction(id);
+    {
+      std::lock_guard lock(mutex_);
+      busy_ = false;
+    }
+    work_done_.notify_all();
+  }
+  work_done_.notify_all();
+}
+
+}  // namespace cairn

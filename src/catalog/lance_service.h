@@ -1,0 +1,314 @@
+#pragma once
+
+/// \file
+/// \brief Lance tables and the Lance view of the namespace tree (DESIGN.md §4): a Lance
+/// id is `[catalog, namespace levels..., table]`, so level 1 of the Lance tree is a
+/// catalog, deeper levels are that catalog's namespaces (shared with Iceberg), and Lance
+/// tables live in namespaces beside Iceberg tables and views, in one identifier space.
+///
+/// Lance tables are storage-managed: the catalog keeps each table's dataset location and
+/// properties; clients read and write the dataset themselves. DropTable and a cascading
+/// DropNamespace delete the datasets' files through a durable transaction record: small
+/// deletions finish within the request, larger ones (and non-local storage) continue in a
+/// background thread and can be followed with DescribeTransaction; interrupted ones
+/// resume when the service starts again.
+///
+/// Thread-safe. Owns one background thread between `Start` and destruction.
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "catalog/catalog_service.h"
+#include "common/result.h"
+#include "io/file_io.h"
+#include "store/meta_store.h"
+
+namespace cairn {
+
+/// \brief The levels of a Lance identifier below the root, outermost first. Empty = root.
+using LanceId = std::vector<std::string>;
+
+/// \brief `a$b$c`, for messages (`$` is the delimiter today's clients use).
+std::string FormatLanceId(const LanceId& id);
+
+/// \brief What CreateNamespace does when the namespace exists.
+enum class LanceCreateMode {
+  kCreate,     ///< fail with `kNamespaceAlreadyExists`
+  kExistOk,    ///< keep the existing one
+  kOverwrite,  ///< replace it by a new, empty one (refused while it is not empty)
+};
+/// \brief What DropNamespace does when the namespace does not exist.
+enum class LanceDropMode { kFail, kSkip };
+/// \brief Whether DropNamespace may drop what the namespace holds.
+enum class LanceDropBehavior { kRestrict, kCascade };
+/// \brief What RegisterTable does when the name is taken by a Lance table.
+enum class LanceRegisterMode { kCreate, kOverwrite };
+
+/// \brief The life cycle of a transaction. QUEUED → RUNNING → SUCCEEDED | FAILED; a
+/// client may cancel a QUEUED or FAILED one, and queue a FAILED or CANCELED one again.
+enum class LanceTransactionStatus { kQueued, kRunning, kSucceeded, kFailed, kCanceled };
+
+/// \brief `QUEUED`, `RUNNING`, `SUCCEEDED`, `FAILED`, `CANCELED` (the 0.0.1 spelling,
+/// which the latest spec's case-insensitive readers accept too).
+std::string_view LanceTransactionStatusName(LanceTransactionStatus status);
+
+/// \brief Settings of the Lance service.
+struct LanceSettings {
+  /// Absolute URI under which new catalogs get their warehouse (`<root>/<catalog>`).
+  std::string warehouse_root;
+  /// The catalog Iceberg requests without a prefix use; it cannot be dropped or replaced.
+  std::string default_catalog = "default";
+  /// A drop whose datasets hold more files than this continues in the background and
+  /// answers with a transaction id (0: every drop of a non-empty dataset does).
+  size_t async_drop_files = 10000;
+  /// False keeps background work queued without running it (for tests).
+  bool run_background_work = true;
+};
+
+/// \brief A Lance table as the catalog knows it.
+struct LanceTableInfo {
+  LanceId id;
+  /// The dataset's root (absolute URI or path), where clients read and write it.
+  std::string location;
+  Properties properties;
+  /// True when Cairn chose the location (DeclareTable without one): the whole directory
+  /// belongs to the table.
+  bool managed_location = false;
+};
+
+/// \brief One page of names.
+struct LanceNameListing {
+  std::vector<std::string> names;
+  /// Set only when more names follow.
+  std::optional<std::string> next_page_token;
+};
+
+/// \brief One page of table ids across all catalogs.
+struct LanceIdListing {
+  std::vector<LanceId> ids;
+  std::optional<std::string> next_page_token;
+};
+
+/// \brief What a drop did.
+struct LanceDropOutcome {
+  /// False when DropNamespace with mode Skip found nothing to drop.
+  bool dropped = true;
+  /// Properties of the dropped namespace or table.
+  Properties properties;
+  /// The dropped table's location (DropTable only).
+  std::string location;
+  /// Set when deleting the files did not finish within the request: it continues in the
+  /// background, or it failed (DescribeTransaction tells which).
+  std::optional<std::string> transaction_id;
+};
+
+/// \brief A transaction as clients see it.
+struct LanceTransactionInfo {
+  std::string id;
+  LanceTransactionStatus status = LanceTransactionStatus::kQueued;
+  Properties properties;
+};
+
+/// \brief How a property action treats an existing (set) or missing (unset) key.
+enum class LancePropertyMode { kOverwrite, kFail, kSkip };
+
+/// \brief AlterTransaction actions: exactly one per entry of the request.
+struct SetTransactionStatus {
+  LanceTransactionStatus status;
+};
+struct SetTransactionProperty {
+  std::string key;
+  std::string value;
+  LancePropertyMode mode = LancePropertyMode::kOverwrite;  ///< kOverwrite, kFail or kSkip
+};
+struct UnsetTransactionProperty {
+  std::string key;
+  LancePropertyMode mode = LancePropertyMode::kSkip;  ///< kSkip or kFail
+};
+using LanceTransactionAction =
+    std::variant<SetTransactionStatus, SetTransactionProperty, UnsetTransactionProperty>;
+
+class LanceService {
+ public:
+  /// \brief All references must outlive the service.
+  LanceService(MetaStore& store, CatalogService& catalogs, FileIO& io,
+               LanceSettings settings);
+  /// \brief Stops the background thread; work in progress stays RUNNING in the store and
+  /// resumes at the next `Start`.
+  ~LanceService();
+  LanceService(const LanceService&) = delete;
+  LanceService& operator=(const LanceService&) = delete;
+
+  /// \brief Queues every QUEUED or RUNNING transaction of the store (interrupted by a
+  /// stop or crash) and starts the background thread. Call once.
+  Status Start();
+
+  /// \brief Blocks until the background thread has nothing queued or running (tests).
+  void WaitForBackgroundWork();
+
+  // --- namespaces (level 1 = catalog) ------------------------------------------------
+
+  /// \brief Creates a catalog (one level: its warehouse is the `location` property, else
+  /// `<warehouse root>/<name>`) or a namespace; returns its properties. Errors:
+  /// `kBadRequest` (root, invalid name or location, Overwrite of the default catalog),
+  /// `kNamespaceAlreadyExists` (mode Create), `kNamespaceNotEmpty` (Overwrite of a
+  /// non-empty one), `kNoSuchWarehouse`/`kNoSuchNamespace` (parent missing).
+  Result<Properties> CreateNamespace(const LanceId& id, LanceCreateMode mode,
+                                     const Properties& properties);
+
+  /// \brief The children of `parent` (root: the catalogs). Errors: `kBadRequest` (invalid
+  /// id or token, a table id), `kNoSuchWarehouse`, `kNoSuchNamespace`.
+  Result<LanceNameListing> ListNamespaces(const LanceId& parent, const PageRequest& page);
+
+  /// \brief Properties of a namespace; a catalog's include its `location`. Errors as
+  /// `ListNamespaces`.
+  Result<Properties> DescribeNamespace(const LanceId& id);
+
+  /// \brief OK when the namespace exists. Errors as `ListNamespaces`.
+  Status NamespaceExists(const LanceId& id);
+
+  /// \brief Drops a namespace or catalog. Restrict: it must be empty
+  /// (`kNamespaceNotEmpty`). Cascade: everything below goes too — Iceberg tables and
+  /// views are forgotten (their files kept, as an Iceberg drop without purge), Lance
+  /// tables are dropped with their data as `DropTable` does. Errors: `kBadRequest` (root,
+  /// the default catalog), `kNoSuchWarehouse`/`kNoSuchNamespace` (mode Fail),
+  /// `kNamespaceNotEmpty`.
+  Result<LanceDropOutcome> DropNamespace(const LanceId& id, LanceDropMode mode,
+                                         LanceDropBehavior behavior);
+
+  /// \brief Names of the Lance tables in a namespace (a catalog or the root holds none).
+  /// Without `include_declared`, only tables whose dataset has a version. Errors as
+  /// `ListNamespaces`.
+  Result<LanceNameListing> ListTables(const LanceId& ns, const PageRequest& page,
+                                      bool include_declared);
+
+  /// \brief Ids of all Lance tables of all catalogs, oldest first. Errors: `kBadRequest`
+  /// (token).
+  Result<LanceIdListing> ListAllTables(const PageRequest& page);
+
+  // --- tables (id = catalog, namespace levels..., name) --------------------------------
+
+  /// \brief Reserves the name and returns the location the client is to write the dataset
+  /// to: `location` when given, else `<catalog warehouse>/<namespace path>/<name>.lance`.
+  /// Errors: `kBadRequest` (id, location), `kNoSuchWarehouse`, `kNoSuchNamespace`,
+  /// `kAlreadyExists` (name taken by any table or view, or the default location already
+  /// holds files or another table).
+  Result<LanceTableInfo> DeclareTable(const LanceId& id,
+                                      const std::optional<std::string>& location,
+                                      const Properties& properties);
+
+  /// \brief Registers the Lance dataset at `location` (it must have a valid manifest
+  /// under `_versions/`). Errors: `kBadRequest` (no Lance dataset there, invalid id or
+  /// location), `kUnsupported` (storage without a FileIO), `kAlreadyExists` (name taken;
+  /// with Overwrite only by a non-Lance entity), `kNoSuchWarehouse`, `kNoSuchNamespace`.
+  Result<LanceTableInfo> RegisterTable(const LanceId& id, std::string_view location,
+                                       LanceRegisterMode mode,
+                                       const Properties& properties);
+
+  /// \brief Errors: `kBadRequest` (invalid id, or it names a namespace), `kNoSuchTable`
+  /// (also when the name belongs to an Iceberg table or view), `kNoSuchWarehouse`.
+  Result<LanceTableInfo> DescribeTable(const LanceId& id);
+
+  /// \brief Whether the table is declared only: its dataset has no version yet.
+  /// Errors: storage errors.
+  Result<bool> IsOnlyDeclared(const LanceTableInfo& table);
+
+  /// \brief OK when a Lance table has the id. Errors as `DescribeTable`.
+  Status TableExists(const LanceId& id);
+
+  /// \brief Forgets the table and deletes its dataset (see the file comment). Errors as
+  /// `DescribeTable`.
+  Result<LanceDropOutcome> DropTable(const LanceId& id);
+
+  /// \brief Forgets the table and keeps its files. Errors as `DescribeTable`.
+  Result<LanceTableInfo> DeregisterTable(const LanceId& id);
+
+  /// \brief Renames a table, optionally into another namespace `to_namespace` of the
+  /// same catalog; its location is unchanged. Errors: `kBadRequest` (ids, another
+  /// catalog), `kNoSuchTable`, `kNoSuchNamespace`, `kAlreadyExists`.
+  Status RenameTable(const LanceId& id, const std::optional<LanceId>& to_namespace,
+                     std::string_view new_name);
+
+  // --- transactions
+  // ---------------------------------------------------------------------
+
+  /// \brief Errors: `kNoSuchTransaction`.
+  Result<LanceTransactionInfo> DescribeTransaction(std::string_view id);
+
+  /// \brief Applies every action or none (see `LanceTransactionStatus` for the status
+  /// changes a client may make). Errors: `kNoSuchTransaction`, `kBadRequest` (a status
+  /// only the server sets, an empty key, a Fail mode that fails), `kCommitFailed` (the
+  /// current status does not allow the change).
+  Result<LanceTransactionInfo> AlterTransaction(
+      std::string_view id, const std::vector<LanceTransactionAction>& actions);
+
+ private:
+  struct TableRef {
+    CatalogRecord catalog;
+    NamespacePath ns;
+    std::string name;
+  };
+  struct DatasetDeletion {
+    std::string location;
+    /// For a location Cairn chose: the catalog warehouse the whole directory lies in.
+    std::optional<std::string> managed_root;
+  };
+
+  /// The catalog `name`; `kNoSuchNamespace` when missing (a catalog is a Lance
+  /// namespace).
+  Result<CatalogRecord> ResolveCatalog(const std::string& name);
+  /// A catalog's properties on the Lance wire: its own plus `location`.
+  static Properties CatalogProperties(const CatalogRecord& catalog);
+  Result<TableRef> ResolveTable(const LanceId& id);
+  Result<LanceTableInfo> LoadTable(const TableRef& ref, const LanceId& id);
+  /// The error for a table id that names no Lance table: a namespace, another kind, none.
+  Error TableMissing(const TableRef& ref, const LanceId& id);
+  /// The error for a namespace id that names no namespace: maybe it names a table.
+  Error NamespaceMissing(const LanceId& id, Error original);
+  Result<Properties> CreateCatalog(const std::string& name, LanceCreateMode mode,
+                                   const Properties& properties);
+  Result<LanceDropOutcome> DropCatalog(const std::string& name, LanceDropMode mode,
+                                       LanceDropBehavior behavior);
+  /// Builds the record of a drop that deletes the Lance datasets among `dropped`.
+  Result<std::optional<TransactionRecord>> PlanDeletion(
+      const std::vector<EntityRecord>& dropped, const CatalogRecord& catalog,
+      std::string_view operation, const LanceId& target);
+  /// After a drop recorded `transaction_id`: deletes small local datasets at once (then
+  /// forgets the record and returns nullopt), otherwise hands it to the background
+  /// thread.
+  Result<std::optional<std::string>> FinishDrop(const std::string& transaction_id);
+  /// Moves a QUEUED or RUNNING transaction to its end; does nothing for others.
+  void RunTransaction(const std::string& id);
+  /// Deletes one dataset; an error message when something is left behind.
+  std::optional<std::string> DeleteDataset(const DatasetDeletion& deletion);
+  /// True when the dataset at `location` has at least one valid-looking manifest.
+  Result<bool> HasVersion(std::string_view location);
+  /// Checks that `location` holds a Lance dataset.
+  Status CheckDataset(std::string_view location);
+  void Enqueue(std::string id);
+  void WorkLoop();
+  bool Stopping();
+
+  MetaStore& store_;
+  CatalogService& catalogs_;
+  FileIO& io_;
+  LanceSettings settings_;
+
+  std::mutex mutex_;
+  std::condition_variable work_ready_;
+  std::condition_variable work_done_;
+  std::deque<std::string> queue_;  // guarded by mutex_
+  bool busy_ = false;              // guarded by mutex_
+  bool stopping_ = false;          // guarded by mutex_
+  std::thread worker_;
+};
+
+}  // namespace cairn

@@ -1,0 +1,299 @@
+#include "catalog/view_service.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <spdlog/spdlog.h>
+
+#include "catalog/metadata_files.h"
+#include "catalog/names.h"
+#include "common/macros.h"
+#include "common/url_codec.h"
+#include "common/uuid.h"
+#include "iceberg/view_json_serde.h"
+#include "iceberg/view_metadata_builder.h"
+
+namespace cairn {
+namespace {
+
+/// View property: whether dropping the view deletes its current metadata file.
+constexpr std::string_view kGcEnabled = "gc.enabled";
+
+Status ValidateIdent(const ViewIdent& ident) {
+  CAIRN_RETURN_IF_ERROR(ValidateNamespace(ident.ns));
+  return ValidateName("view name", ident.name);
+}
+
+std::string StripTrailingSlash(std::string location) {
+  while (location.size() > 1 && location.back() == '/') location.pop_back();
+  return location;
+}
+
+/// Java `PropertyUtil.propertyAsBoolean(properties, "gc.enabled", true)`.
+bool GcEnabled(const iceberg::ViewMetadata& metadata) {
+  auto it = metadata.properties.find(std::string(kGcEnabled));
+  if (it == metadata.properties.end()) return true;
+  std::string value = it->second;
+  std::transform(value.begin(), value.end(), value.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return value == "true";
+}
+
+Error NoSuchViewError(const ViewIdent& ident) {
+  return Error{ErrorKind::kNoSuchView,
+               fmt::format("View does not exist: {}", DottedName(ident))};
+}
+
+}  // namespace
+
+ViewService::ViewService(MetaStore& store, CatalogService& catalogs, FileIO& io,
+                         std::function<int64_t()> clock)
+    : store_(store), catalogs_(catalogs), io_(io), clock_(std::move(clock)) {}
+
+Result<ViewListing> ViewService::ListViews(std::string_view catalog,
+                                           const NamespacePath& ns,
+                                           const PageRequest& page) {
+  CAIRN_RETURN_IF_ERROR(ValidateNamespace(ns));
+  CAIRN_ASSIGN_OR_RAISE(std::string after, HexDecode(page.token, "pageToken"));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  std::optional<size_t> limit;
+  if (page.page_size) limit = std::min(*page.page_size, kMaxPageSize);
+  CAIRN_ASSIGN_OR_RAISE(
+      auto names,
+      store_.ListEntities(record.id, ns, EntityKind::kIcebergView, after, limit));
+  ViewListing listing{std::move(names.names), {}};
+  if (names.has_more && !listing.names.empty()) {
+    listing.next_page_token = HexEncode(listing.names.back());
+  }
+  return listing;
+}
+
+std::string ViewService::DefaultLocation(const CatalogRecord& catalog,
+                                         const ViewIdent& ident) const {
+  // A fresh suffix per view, as for tables: a new view never lands on a dropped one's
+  // files.
+  std::string location = StripTrailingSlash(catalog.location);
+  for (const auto& level : ident.ns) location += "/" + PercentEncodeSegment(level);
+  std::string uuid = RandomUuid();
+  std::erase(uuid, '-');
+  return location + "/" + PercentEncodeSegment(ident.name) + "-" + uuid;
+}
+
+Error ViewService::NameTaken(const CatalogRecord& catalog, const ViewIdent& ident) {
+  auto existing = store_.LoadEntity(catalog.id, ident.ns, ident.name);
+  const std::string name = DottedName(ident);
+  if (existing && *existing && (*existing)->kind == EntityKind::kIcebergTable) {
+    return Error{ErrorKind::kAlreadyExists,
+                 fmt::format("Table with same name already exists: {}", name)};
+  }
+  if (existing && *existing && (*existing)->kind == EntityKind::kLanceTable) {
+    return Error{ErrorKind::kAlreadyExists,
+                 fmt::format("Lance table with same name already exists: {}", name)};
+  }
+  return Error{ErrorKind::kAlreadyExists, fmt::format("View already exists: {}", name)};
+}
+
+Result<LoadedView> ViewService::WriteMetadata(const iceberg::ViewMetadata& metadata,
+                                              std::string_view previous_location) {
+  LoadedView written;
+  written.metadata_location =
+      NextMetadataLocation(metadata.location, metadata.properties, previous_location,
+                           /*gzip_by_default=*/true);
+  written.metadata_json = iceberg::ViewMetadataToJsonString(metadata);
+  CAIRN_ASSIGN_OR_RAISE(
+      auto bytes, EncodeMetadataJson(written.metadata_json, written.metadata_location));
+  CAIRN_RETURN_IF_ERROR(io_.WriteFileAtomic(written.metadata_location, bytes));
+  return written;
+}
+
+Result<LoadedView> ViewService::CreateEntity(const CatalogRecord& catalog,
+                                             const ViewIdent& ident, LoadedView written,
+                                             bool delete_file_on_failure) {
+  auto created =
+      store_.CreateEntity(catalog.id, ident.ns, ident.name, EntityKind::kIcebergView,
+                          written.metadata_location, written.metadata_json);
+  if (created) return written;
+  // Nobody will ever point at a file written for this create.
+  if (delete_file_on_failure) (void)io_.DeleteFile(written.metadata_location);
+  if (created.error().kind == ErrorKind::kAlreadyExists) {
+    return tl::unexpected(NameTaken(catalog, ident));
+  }
+  return tl::unexpected(created.error());
+}
+
+Result<LoadedView> ViewService::CreateView(std::string_view catalog,
+                                           const NamespacePath& ns,
+                                           const CreateViewInput& input) {
+  const ViewIdent ident{ns, input.name};
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  CAIRN_ASSIGN_OR_RAISE(bool ns_exists, store_.NamespaceExists(record.id, ns));
+  if (!ns_exists) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ns));
+  CAIRN_ASSIGN_OR_RAISE(auto existing, store_.LoadEntity(record.id, ns, input.name));
+  if (existing) return tl::unexpected(NameTaken(record, ident));
+
+  iceberg::NewViewRequest request;
+  request.view_uuid = RandomUuid();
+  request.location = input.location && !input.location->empty()
+                         ? *input.location
+                         : DefaultLocation(record, ident);
+  request.schema = input.schema;
+  request.version = input.version;
+  request.properties = input.properties;
+  request.now_ms = clock_();
+  CAIRN_ASSIGN_OR_RAISE(auto metadata, iceberg::NewViewMetadata(request));
+  CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(metadata, ""));
+  return CreateEntity(record, ident, std::move(written), /*delete_file_on_failure=*/true);
+}
+
+Result<EntityRecord> ViewService::LoadEntity(const CatalogRecord& catalog,
+                                             const ViewIdent& ident) {
+  CAIRN_ASSIGN_OR_RAISE(auto entity, store_.LoadEntity(catalog.id, ident.ns, ident.name));
+  if (!entity || entity->kind != EntityKind::kIcebergView) {
+    return tl::unexpected(NoSuchViewError(ident));
+  }
+  return std::move(*entity);
+}
+
+Result<LoadedView> ViewService::LoadView(std::string_view catalog,
+                                         const ViewIdent& ident) {
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
+  return LoadedView{std::move(entity.metadata_location), std::move(entity.metadata)};
+}
+
+Status ViewService::ViewExists(std::string_view catalog, const ViewIdent& ident) {
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
+  (void)entity;
+  return Ok();
+}
+
+Status ViewService::DropView(std::string_view catalog, const ViewIdent& ident) {
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
+  CAIRN_ASSIGN_OR_RAISE(bool dropped, store_.DropEntity(record.id, ident.ns, ident.name,
+                                                        EntityKind::kIcebergView));
+  if (!dropped) return tl::unexpected(NoSuchViewError(ident));
+  // The drop is committed; deleting the file is best effort from here on. Only the
+  // current file goes, as in the reference, and never one another entity points at.
+  auto metadata = iceberg::ViewMetadataFromJsonString(entity.metadata);
+  if (!metadata || !GcEnabled(*metadata)) return Ok();
+  auto in_use = store_.LocationInUse(entity.metadata_location, entity.id);
+  if (in_use && !*in_use) {
+    if (auto deleted = io_.DeleteFile(entity.metadata_location); !deleted) {
+      spdlog::warn("drop of view {} left {} behind: {}", DottedName(ident),
+                   entity.metadata_location, deleted.error().message);
+    }
+  }
+  return Ok();
+}
+
+Status ViewService::RenameView(std::string_view catalog, const ViewIdent& from,
+                               const ViewIdent& to) {
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(from));
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(to));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  auto renamed = store_.RenameEntity(record.id, from.ns, from.name, to.ns, to.name,
+                                     EntityKind::kIcebergView);
+  if (renamed) return Ok();
+  switch (renamed.error().kind) {
+    case ErrorKind::kNoSuchTable:  // the store's "no such source of that kind"
+      return tl::unexpected(NoSuchViewError(from));
+    case ErrorKind::kAlreadyExists: {
+      auto target = store_.LoadEntity(record.id, to.ns, to.name);
+      const bool is_view =
+          target && *target && (*target)->kind == EntityKind::kIcebergView;
+      return AlreadyExists("Cannot rename {} to {}. {} already exists", DottedName(from),
+                           DottedName(to), is_view ? "View" : "Table");
+    }
+    default:
+      return renamed;
+  }
+}
+
+Result<LoadedView> ViewService::RegisterView(std::string_view catalog,
+                                             const ViewIdent& ident,
+                                             std::string_view metadata_location) {
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_PRECHECK(!metadata_location.empty(),
+                 "Invalid field 'metadata-location': must not be empty");
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  CAIRN_ASSIGN_OR_RAISE(bool ns_exists, store_.NamespaceExists(record.id, ident.ns));
+  if (!ns_exists)
+    return NoSuchNamespace("Namespace does not exist: {}", DottedName(ident.ns));
+  CAIRN_ASSIGN_OR_RAISE(auto existing,
+                        store_.LoadEntity(record.id, ident.ns, ident.name));
+  if (existing) return tl::unexpected(NameTaken(record, ident));
+  CAIRN_ASSIGN_OR_RAISE(auto bytes, io_.ReadFile(metadata_location));
+  CAIRN_ASSIGN_OR_RAISE(auto json, DecodeMetadataJson(bytes, metadata_location));
+  auto metadata = iceberg::ViewMetadataFromJsonString(json);
+  if (!metadata) {
+    return BadRequest("Invalid view metadata file {}: {}", metadata_location,
+                      metadata.error().message);
+  }
+  LoadedView registered{std::string(metadata_location),
+                        iceberg::ViewMetadataToJsonString(*metadata)};
+  // The file belongs to whoever wrote it: never deleted here.
+  return CreateEntity(record, ident, std::move(registered),
+                      /*delete_file_on_failure=*/false);
+}
+
+Result<std::optional<LoadedView>> ViewService::TryReplace(
+    const CatalogRecord& catalog, const ViewIdent& ident,
+    const std::vector<iceberg::ViewRequirement>& requirements,
+    const std::vector<iceberg::ViewUpdate>& updates) {
+  CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(catalog, ident));
+  CAIRN_ASSIGN_OR_RAISE(auto base, iceberg::ViewMetadataFromJsonString(entity.metadata));
+  // Checked against the latest state on every attempt: a retry after a lost swap
+  // succeeds only if the client's assumptions still hold.
+  for (const auto& requirement : requirements) {
+    CAIRN_RETURN_IF_ERROR(iceberg::CheckViewRequirement(requirement, base));
+  }
+  auto builder = iceberg::ViewMetadataBuilder::FromBase(base, clock_());
+  for (const auto& update : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(update));
+  if (!builder.HasChanges()) {
+    return LoadedView{std::move(entity.metadata_location), std::move(entity.metadata)};
+  }
+  CAIRN_ASSIGN_OR_RAISE(auto updated, builder.Build());
+  CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(updated, entity.metadata_location));
+  auto swapped =
+      store_.SwapEntities({EntitySwap{entity.id, entity.metadata_location,
+                                      written.metadata_location, written.metadata_json}});
+  if (!swapped) {
+    // The store failed mid-swap: find out whether the pointer moved.
+    auto now = store_.LoadEntity(catalog.id, ident.ns, ident.name);
+    if (!now) {
+      return CommitStateUnknown("Commit state unknown for {}: {}", DottedName(ident),
+                                swapped.error().message);
+    }
+    if (*now && (*now)->metadata_location == written.metadata_location) return written;
+    (void)io_.DeleteFile(written.metadata_location);
+    return tl::unexpected(swapped.error());
+  }
+  if (*swapped) return written;
+  // Another writer won the swap: our file is an orphan; the caller rebuilds on the new
+  // state.
+  (void)io_.DeleteFile(written.metadata_location);
+  return std::optional<LoadedView>();
+}
+
+Result<LoadedView> ViewService::ReplaceView(
+    std::string_view catalog, const ViewIdent& ident,
+    const std::vector<iceberg::ViewRequirement>& requirements,
+    const std::vector<iceberg::ViewUpdate>& updates) {
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
+    CAIRN_ASSIGN_OR_RAISE(auto committed,
+                          TryReplace(record, ident, requirements, updates));
+    if (committed) return std::move(*committed);
+  }
+  return CommitFailed("Commit failed: {} attempts lost to concurrent updates of {}",
+                      kMaxCommitAttempts, DottedName(ident));
+}
+
+}  // namespace cairn

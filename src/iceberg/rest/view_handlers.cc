@@ -1,0 +1,92 @@
+#include "iceberg/rest/view_handlers.h"
+
+#include "common/macros.h"
+#include "common/url_codec.h"
+#include "iceberg/rest/request_util.h"
+#include "iceberg/rest/table_serde.h"
+#include "iceberg/rest/view_serde.h"
+
+namespace cairn::iceberg_rest {
+namespace {
+
+/// `{namespace}` and `{view}` decoded.
+Result<ViewIdent> ViewOf(const Request& request) {
+  ViewIdent ident;
+  CAIRN_ASSIGN_OR_RAISE(ident.ns, NamespaceOf(request));
+  CAIRN_ASSIGN_OR_RAISE(ident.name, FormDecodeSegment(request.PathParam("view")));
+  return ident;
+}
+
+}  // namespace
+
+Result<Response> ListViews(ViewService& views, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto page, PageOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto listing, views.ListViews(catalog, ns, page));
+  return Response::Json(ListTablesResponseToJson(ns, listing));
+}
+
+Result<Response> CreateView(ViewService& views, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto input, CreateViewRequestFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(auto created, views.CreateView(catalog, ns, input));
+  return Response::Json(LoadViewResultToJson(created));
+}
+
+Result<Response> LoadView(ViewService& views, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ident, ViewOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto loaded, views.LoadView(catalog, ident));
+  return Response::Json(LoadViewResultToJson(loaded));
+}
+
+Result<Response> ViewExists(ViewService& views, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ident, ViewOf(request));
+  CAIRN_RETURN_IF_ERROR(views.ViewExists(catalog, ident));
+  return Response::NoContent();
+}
+
+Result<Response> ReplaceView(ViewService& views, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ident, ViewOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto commit, CommitViewRequestFromJson(request.body));
+  if (commit.identifier &&
+      (commit.identifier->ns != ident.ns || commit.identifier->name != ident.name)) {
+    return BadRequest(
+        "Invalid field 'identifier': {} does not match the view in the path {}",
+        DottedName(*commit.identifier), DottedName(ident));
+  }
+  CAIRN_ASSIGN_OR_RAISE(
+      auto committed,
+      views.ReplaceView(catalog, ident, commit.requirements, commit.updates));
+  return Response::Json(LoadViewResultToJson(committed));
+}
+
+Result<Response> DropView(ViewService& views, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ident, ViewOf(request));
+  CAIRN_RETURN_IF_ERROR(views.DropView(catalog, ident));
+  return Response::NoContent();
+}
+
+Result<Response> RenameView(ViewService& views, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto rename, RenameTableRequestFromJson(request.body));
+  CAIRN_RETURN_IF_ERROR(views.RenameView(catalog, rename.source, rename.destination));
+  return Response::NoContent();
+}
+
+Result<Response> RegisterView(ViewService& views, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto body, RegisterViewRequestFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(
+      auto registered,
+      views.RegisterView(catalog, ViewIdent{ns, body.name}, body.metadata_location));
+  return Response::Json(LoadViewResultToJson(registered));
+}
+
+}  // namespace cairn::iceberg_rest

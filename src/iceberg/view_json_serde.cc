@@ -1,0 +1,217 @@
+#include "iceberg/view_json_serde.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <boost/json.hpp>
+
+#include "common/macros.h"
+#include "iceberg/json_serde.h"
+#include "iceberg/json_util_internal.h"
+
+namespace cairn::iceberg {
+namespace {
+
+using namespace json_internal;  // NOLINT(google-build-using-namespace): local readers
+
+constexpr std::string_view kType = "type";
+constexpr std::string_view kSql = "sql";
+constexpr std::string_view kDialect = "dialect";
+constexpr std::string_view kVersionId = "version-id";
+constexpr std::string_view kTimestampMs = "timestamp-ms";
+constexpr std::string_view kSchemaId = "schema-id";
+constexpr std::string_view kSummary = "summary";
+constexpr std::string_view kDefaultCatalog = "default-catalog";
+constexpr std::string_view kDefaultNamespace = "default-namespace";
+constexpr std::string_view kRepresentations = "representations";
+constexpr std::string_view kViewUuid = "view-uuid";
+constexpr std::string_view kFormatVersion = "format-version";
+constexpr std::string_view kLocation = "location";
+constexpr std::string_view kProperties = "properties";
+constexpr std::string_view kSchemas = "schemas";
+constexpr std::string_view kCurrentVersionId = "current-version-id";
+constexpr std::string_view kVersions = "versions";
+constexpr std::string_view kVersionLog = "version-log";
+
+template <class T, class Parse>
+Result<std::vector<T>> ParseList(const boost::json::array& array, std::string_view path,
+                                 Parse parse) {
+  std::vector<T> out;
+  out.reserve(array.size());
+  for (size_t i = 0; i < array.size(); ++i) {
+    CAIRN_ASSIGN_OR_RAISE(auto item, parse(array[i], IndexPath(path, i)));
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+template <class T>
+boost::json::array ListToJson(const std::vector<T>& items) {
+  boost::json::array out;
+  out.reserve(items.size());
+  for (const auto& item : items) out.push_back(ToJson(item));
+  return out;
+}
+
+/// A required member holding an array of model objects.
+template <class T, class Parse>
+Result<std::vector<T>> ReadList(const boost::json::object& obj, std::string_view key,
+                                std::string_view path, Parse parse) {
+  CAIRN_ASSIGN_OR_RAISE(const boost::json::array* array, ReadArray(obj, key, path));
+  return ParseList<T>(*array, FieldPath(path, key), parse);
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+Status AtPath(Status status, std::string_view path) {
+  if (status || path.empty()) return status;
+  return InvalidField(path, "{}", status.error().message);
+}
+
+}  // namespace
+
+boost::json::value ToJson(const SqlViewRepresentation& representation) {
+  boost::json::object obj;
+  obj[kType] = SqlViewRepresentation::kType;
+  obj[kSql] = representation.sql;
+  obj[kDialect] = representation.dialect;
+  return obj;
+}
+
+boost::json::value ToJson(const ViewVersion& version) {
+  boost::json::object obj;
+  obj[kVersionId] = version.version_id;
+  obj[kTimestampMs] = version.timestamp_ms;
+  obj[kSchemaId] = version.schema_id;
+  obj[kSummary] = StringMapToJson(version.summary);
+  if (version.default_catalog) obj[kDefaultCatalog] = *version.default_catalog;
+  boost::json::array ns;
+  for (const auto& level : version.default_namespace) ns.emplace_back(level);
+  obj[kDefaultNamespace] = std::move(ns);
+  obj[kRepresentations] = ListToJson(version.representations);
+  return obj;
+}
+
+boost::json::value ToJson(const ViewHistoryEntry& entry) {
+  boost::json::object obj;
+  obj[kTimestampMs] = entry.timestamp_ms;
+  obj[kVersionId] = entry.version_id;
+  return obj;
+}
+
+boost::json::value ToJson(const ViewMetadata& metadata) {
+  boost::json::object obj;
+  obj[kViewUuid] = metadata.view_uuid;
+  obj[kFormatVersion] = metadata.format_version;
+  obj[kLocation] = metadata.location;
+  if (!metadata.properties.empty())
+    obj[kProperties] = StringMapToJson(metadata.properties);
+  obj[kSchemas] = ListToJson(metadata.schemas);
+  obj[kCurrentVersionId] = metadata.current_version_id;
+  obj[kVersions] = ListToJson(metadata.versions);
+  obj[kVersionLog] = ListToJson(metadata.version_log);
+  return obj;
+}
+
+Result<SqlViewRepresentation> SqlViewRepresentationFromJson(
+    const boost::json::value& json, std::string_view path) {
+  CAIRN_ASSIGN_OR_RAISE(const boost::json::object* obj, AsObject(json, path));
+  CAIRN_ASSIGN_OR_RAISE(std::string type, ReadString(*obj, kType, path));
+  if (Lower(type) != SqlViewRepresentation::kType) {
+    return InvalidField(
+        FieldPath(path, kType),
+        "unsupported view representation type '{}' (only 'sql' is supported)", type);
+  }
+  SqlViewRepresentation out;
+  CAIRN_ASSIGN_OR_RAISE(out.sql, ReadString(*obj, kSql, path));
+  CAIRN_ASSIGN_OR_RAISE(out.dialect, ReadString(*obj, kDialect, path));
+  return out;
+}
+
+Result<ViewVersion> ViewVersionFromJson(const boost::json::value& json,
+                                        std::string_view path) {
+  CAIRN_ASSIGN_OR_RAISE(const boost::json::object* obj, AsObject(json, path));
+  ViewVersion out;
+  CAIRN_ASSIGN_OR_RAISE(out.version_id, ReadInt32(*obj, kVersionId, path));
+  CAIRN_ASSIGN_OR_RAISE(out.timestamp_ms, ReadInt64(*obj, kTimestampMs, path));
+  CAIRN_ASSIGN_OR_RAISE(out.schema_id, ReadInt32(*obj, kSchemaId, path));
+  if (FindNonNull(*obj, kSummary) == nullptr)
+    return MissingField(FieldPath(path, kSummary));
+  CAIRN_ASSIGN_OR_RAISE(out.summary, ReadOptionalStringMap(*obj, kSummary, path));
+  CAIRN_ASSIGN_OR_RAISE(out.default_catalog,
+                        ReadOptionalString(*obj, kDefaultCatalog, path));
+  CAIRN_ASSIGN_OR_RAISE(out.default_namespace,
+                        ReadStringList(*obj, kDefaultNamespace, path));
+  CAIRN_ASSIGN_OR_RAISE(
+      out.representations,
+      ReadList<SqlViewRepresentation>(*obj, kRepresentations, path,
+                                      [](const auto& v, std::string_view p) {
+                                        return SqlViewRepresentationFromJson(v, p);
+                                      }));
+  return out;
+}
+
+Result<ViewHistoryEntry> ViewHistoryEntryFromJson(const boost::json::value& json,
+                                                  std::string_view path) {
+  CAIRN_ASSIGN_OR_RAISE(const boost::json::object* obj, AsObject(json, path));
+  ViewHistoryEntry out;
+  CAIRN_ASSIGN_OR_RAISE(out.timestamp_ms, ReadInt64(*obj, kTimestampMs, path));
+  CAIRN_ASSIGN_OR_RAISE(out.version_id, ReadInt32(*obj, kVersionId, path));
+  return out;
+}
+
+Result<ViewMetadata> ViewMetadataFromJson(const boost::json::value& json,
+                                          std::string_view path) {
+  CAIRN_ASSIGN_OR_RAISE(const boost::json::object* obj, AsObject(json, path));
+  ViewMetadata md;
+  CAIRN_ASSIGN_OR_RAISE(md.view_uuid, ReadString(*obj, kViewUuid, path));
+  CAIRN_ASSIGN_OR_RAISE(md.format_version, ReadInt32(*obj, kFormatVersion, path));
+  if (md.format_version < 1 ||
+      md.format_version > ViewMetadata::kSupportedFormatVersion) {
+    return InvalidField(FieldPath(path, kFormatVersion), "Unsupported format version: {}",
+                        md.format_version);
+  }
+  CAIRN_ASSIGN_OR_RAISE(md.location, ReadString(*obj, kLocation, path));
+  CAIRN_ASSIGN_OR_RAISE(md.properties, ReadOptionalStringMap(*obj, kProperties, path));
+  CAIRN_ASSIGN_OR_RAISE(
+      md.schemas,
+      ReadList<Schema>(*obj, kSchemas, path, [](const auto& v, std::string_view p) {
+        return SchemaFromJson(v, p);
+      }));
+  CAIRN_ASSIGN_OR_RAISE(md.current_version_id, ReadInt32(*obj, kCurrentVersionId, path));
+  CAIRN_ASSIGN_OR_RAISE(
+      md.versions,
+      ReadList<ViewVersion>(*obj, kVersions, path, [](const auto& v, std::string_view p) {
+        return ViewVersionFromJson(v, p);
+      }));
+  CAIRN_ASSIGN_OR_RAISE(
+      md.version_log, ReadList<ViewHistoryEntry>(*obj, kVersionLog, path,
+                                                 [](const auto& v, std::string_view p) {
+                                                   return ViewHistoryEntryFromJson(v, p);
+                                                 }));
+  CAIRN_RETURN_IF_ERROR(AtPath(md.Validate(), path));
+  return md;
+}
+
+std::string ViewMetadataToJsonString(const ViewMetadata& metadata, bool pretty) {
+  boost::json::value json = ToJson(metadata);
+  return pretty ? SerializePretty(json) : boost::json::serialize(json);
+}
+
+Result<ViewMetadata> ViewMetadataFromJsonString(std::string_view text) {
+  boost::json::error_code ec;
+  boost::json::value json = boost::json::parse(text, ec);
+  if (ec) return BadRequest("Malformed view metadata JSON: {}", ec.message());
+  if (!json.is_object()) {
+    return BadRequest("Cannot parse view metadata from a non-object: got {}",
+                      KindName(json));
+  }
+  return ViewMetadataFromJson(json);
+}
+
+}  // namespace cairn::iceberg
