@@ -16,6 +16,7 @@
 #include "catalog/table_service.h"
 #include "catalog/view_service.h"
 #include "config/server_config.h"
+#include "http/idempotency.h"
 #include "http/router.h"
 #include "http/server.h"
 #include "iceberg/rest/routes.h"
@@ -81,7 +82,12 @@ int Serve(const std::optional<std::string>& config_file,
 
   Router router;
   HttpMetrics metrics;
-  iceberg_rest::AddIcebergRoutes(router, catalog, tables, views);
+  IdempotentHandlers idempotency(**store, config.idempotency_key_lifetime, [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  });
+  iceberg_rest::AddIcebergRoutes(router, catalog, tables, views, &idempotency);
   lance_rest::AddLanceRoutes(router, lance);
   AddAdminRoutes(router, catalog, metrics);
 

@@ -10,6 +10,7 @@
 
 #include "catalog/names.h"
 #include "common/macros.h"
+#include "http/idempotency.h"
 #include "io/file_io.h"
 
 namespace cairn {
@@ -140,6 +141,11 @@ const std::vector<Setting>& SettingTable() {
        Integer(0, 600'000, [](ServerConfig& c, uint64_t v) {
          c.sqlite.busy_timeout_ms = static_cast<int>(v);
        })},
+      {{"idempotency-key-lifetime", "How long an Idempotency-Key and its stored answer are kept, as an ISO-8601 duration (default PT30M); advertised in /v1/config"},
+       [](ServerConfig& c, std::string_view v) -> Status {
+         CAIRN_ASSIGN_OR_RAISE(c.idempotency_key_lifetime, ParseIsoDuration(v));
+         return Ok();
+       }},
       {{"lance-async-drop-files", "A Lance DropTable/DropNamespace whose datasets hold more files than this returns at once with a transaction id and deletes in the background (default 10000; 0 = always in the background)"},
        Integer(0, std::numeric_limits<uint32_t>::max(),
                [](ServerConfig& c, uint64_t v) { c.lance_async_drop_files = v; })},

@@ -6,6 +6,7 @@
 /// flag (`max-body-bytes = 1024` ⇔ `--max-body-bytes 1024`), and one parser, so a bad
 /// value is reported the same way wherever it came from: naming the setting.
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,8 @@ struct ServerConfig {
   /// A Lance drop whose datasets hold more files than this finishes in the background and
   /// answers with a transaction id (0: every drop of a non-empty dataset does).
   size_t lance_async_drop_files = 10000;
+  /// How long an `Idempotency-Key` and its answer are kept (advertised in `/v1/config`).
+  std::chrono::seconds idempotency_key_lifetime{30 * 60};
 };
 
 /// \brief One configurable setting, for `--help` and the README.

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "store/idempotency_scope.h"
 
 namespace cairn {
 
@@ -84,6 +85,17 @@ struct EntityRecord {
   std::string metadata;
   /// Incremented by every successful swap.
   int64_t version = 0;
+};
+
+/// \brief A stored answer to a request that carried an `Idempotency-Key`.
+struct StoredResponse {
+  /// Hash of the operation and request the key was first used with.
+  std::string fingerprint;
+  /// Unset while the request's effect is committed but its answer not yet stored.
+  std::optional<int> status;
+  std::string content_type;
+  std::string body;
+  std::string etag;
 };
 
 /// \brief One compare-and-swap of an entity's metadata pointer.
@@ -203,6 +215,26 @@ class MetaStore {
   virtual Status RenameEntity(int64_t catalog_id, const NamespacePath& from_ns,
                               std::string_view from_name, const NamespacePath& to_ns,
                               std::string_view to_name, EntityKind kind) = 0;
+
+  /// \brief Claims the key of `scope` for its request until `lease_until_ms`: succeeds
+  /// (nullopt) when the key is new, expired, or held by an abandoned claim (lease over,
+  /// no effect applied); otherwise returns the existing record (`status` unset while
+  /// another request is still working on it).
+  virtual Result<std::optional<StoredResponse>> ClaimIdempotencyKey(
+      const IdempotencyScope& scope, int64_t lease_until_ms) = 0;
+
+  /// \brief The record of `key`, unless it expired by `now_ms`; nullopt when none.
+  virtual Result<std::optional<StoredResponse>> LoadIdempotentResponse(std::string_view key,
+                                                                       int64_t now_ms) = 0;
+
+  /// \brief Stores the final answer to the request holding the claim of `scope`. Also
+  /// deletes a bounded batch of expired keys.
+  virtual Status SaveIdempotentResponse(const IdempotencyScope& scope,
+                                        const StoredResponse& response) = 0;
+
+  /// \brief Gives up the claim of `scope` when its request applied nothing (a 5xx), so a
+  /// retry executes.
+  virtual Status ReleaseIdempotencyKey(const IdempotencyScope& scope) = 0;
 
   /// \brief True when an entity other than `except_entity_id` has its metadata file at
   /// `location` or anywhere below it (in any catalog): before deleting files, to never

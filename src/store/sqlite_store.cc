@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "common/macros.h"
+#include "store/idempotency_scope.h"
 #include "store/meta_store.h"
 
 namespace cairn {
@@ -124,6 +125,25 @@ const std::vector<const char*>& Migrations() {
         PRIMARY KEY (transaction_id, key)
       ) WITHOUT ROWID;
       )sql",
+      // v5: Idempotency-Key records: the first request's final answer, kept until expiry.
+      // `owner` holds the claim while the request runs; `applied` marks that its effect
+      // committed (in the same transaction), so the claim can no longer be taken over.
+      R"sql(
+      CREATE TABLE idempotency_keys (
+        key            TEXT PRIMARY KEY,
+        fingerprint    TEXT NOT NULL,
+        owner          TEXT NOT NULL,
+        applied        INTEGER NOT NULL DEFAULT 0,
+        lease_until_ms INTEGER NOT NULL,
+        status         INTEGER,
+        content_type   TEXT,
+        body           BLOB,
+        etag           TEXT,
+        created_at_ms  INTEGER NOT NULL,
+        expires_at_ms  INTEGER NOT NULL
+      );
+      CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at_ms);
+      )sql",
   };
   return kMigrations;
 }
@@ -218,6 +238,7 @@ class Query {
   }
 
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   std::string Text(int col) const {
     const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
     return text == nullptr ? std::string()
@@ -246,13 +267,35 @@ class WriteTransaction {
     open_ = true;
     return Ok();
   }
+  /// Commits; first records the thread's Idempotency-Key (if any and not yet recorded)
+  /// in this same transaction, so the effect and the key commit together.
   Status Commit() {
+    IdempotencyScope* scope = CurrentIdempotencyScope();
+    const bool record = scope != nullptr && !scope->recorded;
+    if (record) CAIRN_RETURN_IF_ERROR(RecordKey(*scope));
     CAIRN_RETURN_IF_ERROR(conn_.Exec("COMMIT", "commit"));
     open_ = false;
+    if (record) scope->recorded = true;
     return Ok();
   }
 
  private:
+  /// Marks the claimed key as applied; a claim lost to another request (`conflict`)
+  /// rolls the write back.
+  Status RecordKey(IdempotencyScope& scope) {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* update,
+        conn_.Prepare("UPDATE idempotency_keys SET applied = 1 WHERE key = ? AND owner = ?"));
+    Query query(conn_, update);
+    CAIRN_RETURN_IF_ERROR(
+        query.Bind(scope.key).Bind(scope.owner).Run("record idempotency key"));
+    if (query.Changes() == 0) {
+      scope.conflict = true;
+      return CommitFailed("Another request holds Idempotency-Key {}", scope.key);
+    }
+    return Ok();
+  }
+
   Connection& conn_;
   bool open_ = false;
 };
@@ -614,19 +657,28 @@ class SqliteStore final : public MetaStore {
   Result<bool> DropEntity(int64_t catalog_id, const NamespacePath& ns, std::string_view name,
                           EntityKind kind) override {
     auto conn = Acquire();
+    // A transaction even for one statement: an Idempotency-Key commits with the effect.
+    WriteTransaction txn(*conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
     CAIRN_ASSIGN_OR_RAISE(
         auto* del,
         conn->Prepare("DELETE FROM entities WHERE kind = ? AND name = ? AND namespace_id = "
                       "(SELECT id FROM namespaces WHERE catalog_id = ? AND parent_path = ? "
                       "AND name = ?)"));
-    Query query(*conn, del);
-    CAIRN_RETURN_IF_ERROR(query.Bind(kind)
-                              .Bind(name)
-                              .Bind(catalog_id)
-                              .Bind(ParentKey(ns))
-                              .Bind(ns.back())
-                              .Run("drop entity"));
-    return query.Changes() > 0;
+    bool dropped = false;
+    {
+      Query query(*conn, del);
+      CAIRN_RETURN_IF_ERROR(query.Bind(kind)
+                                .Bind(name)
+                                .Bind(catalog_id)
+                                .Bind(ParentKey(ns))
+                                .Bind(ns.back())
+                                .Run("drop entity"));
+      dropped = query.Changes() > 0;
+    }
+    if (!dropped) return false;
+    CAIRN_RETURN_IF_ERROR(txn.Commit());
+    return true;
   }
 
   Status RenameEntity(int64_t catalog_id, const NamespacePath& from_ns,
@@ -678,6 +730,99 @@ class SqliteStore final : public MetaStore {
     const std::string dir(location);
     query.Bind(except_entity_id).Bind(dir).Bind(dir + "/").Bind(dir + "0");
     return query.Step("check location use");
+  }
+
+  Result<std::optional<StoredResponse>> ClaimIdempotencyKey(const IdempotencyScope& scope,
+                                                            int64_t lease_until_ms) override {
+    {
+      auto conn = Acquire();
+      // A new key, an expired one, or an abandoned claim (lease over, nothing applied)
+      // is taken; anything else stays with its holder.
+      CAIRN_ASSIGN_OR_RAISE(
+          auto* claim,
+          conn->Prepare(
+              "INSERT INTO idempotency_keys (key, fingerprint, owner, applied, lease_until_ms, "
+              "created_at_ms, expires_at_ms) VALUES (?, ?, ?, 0, ?, ?, ?) "
+              "ON CONFLICT (key) DO UPDATE SET fingerprint = excluded.fingerprint, "
+              "owner = excluded.owner, applied = 0, lease_until_ms = excluded.lease_until_ms, "
+              "status = NULL, content_type = NULL, body = NULL, etag = NULL, "
+              "created_at_ms = excluded.created_at_ms, expires_at_ms = excluded.expires_at_ms "
+              "WHERE idempotency_keys.expires_at_ms <= excluded.created_at_ms OR "
+              "(idempotency_keys.status IS NULL AND idempotency_keys.applied = 0 AND "
+              "idempotency_keys.lease_until_ms <= excluded.created_at_ms)"));
+      Query query(*conn, claim);
+      CAIRN_RETURN_IF_ERROR(query.Bind(scope.key)
+                                .Bind(scope.fingerprint)
+                                .Bind(scope.owner)
+                                .Bind(lease_until_ms)
+                                .Bind(scope.created_ms)
+                                .Bind(scope.expires_ms)
+                                .Run("claim idempotency key"));
+      if (query.Changes() > 0) return std::optional<StoredResponse>{};
+    }
+    CAIRN_ASSIGN_OR_RAISE(auto existing, LoadIdempotentResponse(scope.key, scope.created_ms));
+    if (!existing) {
+      // Expired between the two statements: report "in progress" so the caller retries.
+      return std::optional<StoredResponse>(StoredResponse{scope.fingerprint, {}, {}, {}, {}});
+    }
+    return existing;
+  }
+
+  Result<std::optional<StoredResponse>> LoadIdempotentResponse(std::string_view key,
+                                                               int64_t now_ms) override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn->Prepare("SELECT fingerprint, status, content_type, body, etag FROM "
+                      "idempotency_keys WHERE key = ? AND expires_at_ms > ?"));
+    Query query(*conn, stmt);
+    query.Bind(key).Bind(now_ms);
+    CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load idempotency key"));
+    if (!row) return std::optional<StoredResponse>{};
+    StoredResponse stored{query.Text(0), std::nullopt, query.Text(2), query.Text(3),
+                          query.Text(4)};
+    if (!query.IsNull(1)) stored.status = static_cast<int>(query.Int(1));
+    return std::optional<StoredResponse>(std::move(stored));
+  }
+
+  Status SaveIdempotentResponse(const IdempotencyScope& scope,
+                                const StoredResponse& response) override {
+    auto conn = Acquire();
+    WriteTransaction txn(*conn);
+    CAIRN_RETURN_IF_ERROR(txn.Begin());
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* save,
+        conn->Prepare("UPDATE idempotency_keys SET status = ?, content_type = ?, body = ?, "
+                      "etag = ? WHERE key = ? AND owner = ?"));
+    {
+      Query query(*conn, save);
+      CAIRN_RETURN_IF_ERROR(query.Bind(static_cast<int64_t>(response.status.value_or(0)))
+                                .Bind(response.content_type)
+                                .Bind(response.body)
+                                .Bind(response.etag)
+                                .Bind(scope.key)
+                                .Bind(scope.owner)
+                                .Run("store idempotent response"));
+    }
+    // Expired keys go a bounded batch at a time, so no single request pays for many.
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* purge,
+        conn->Prepare("DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM "
+                      "idempotency_keys WHERE expires_at_ms <= ? LIMIT 64)"));
+    {
+      Query query(*conn, purge);
+      CAIRN_RETURN_IF_ERROR(query.Bind(scope.created_ms).Run("purge expired idempotency keys"));
+    }
+    return txn.Commit();
+  }
+
+  Status ReleaseIdempotencyKey(const IdempotencyScope& scope) override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* release,
+        conn->Prepare("DELETE FROM idempotency_keys WHERE key = ? AND owner = ? AND applied = 0"));
+    Query query(*conn, release);
+    return query.Bind(scope.key).Bind(scope.owner).Run("release idempotency key");
   }
 
   Result<NamePage> ListEntities(int64_t catalog_id, const NamespacePath& ns, EntityKind kind,

@@ -63,7 +63,8 @@ for (const path of ['/iceberg/v1/config', '/iceberg/v1/config?warehouse=default'
     assert.ok(Array.isArray(c.endpoints), `endpoints: ${res.text}`);
     assert.equal(new Set(c.endpoints).size, c.endpoints.length, `duplicate endpoints: ${res.text}`);
     assert.deepEqual(sorted(c.endpoints), sorted(EXPECTED_ENDPOINTS));
-    assert.ok(!('idempotency-key-lifetime' in c), `unexpected idempotency-key-lifetime: ${res.text}`);
+    // Idempotency keys are supported: the lifetime is advertised (default PT30M).
+    assert.equal(c['idempotency-key-lifetime'], 'PT30M', res.text);
   });
 }
 

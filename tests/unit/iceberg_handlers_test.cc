@@ -86,7 +86,7 @@ class IcebergHandlersTest : public ::testing::Test {
 
 TEST_F(IcebergHandlersTest, ConfigNamesDefaultCatalogAsPrefixAndListsEndpoints) {
   const std::vector<std::string> endpoints = iceberg_rest::AdvertisedEndpoints();
-  auto response = iceberg_rest::GetConfig(*catalog_, endpoints, MakeRequest("GET", {}));
+  auto response = iceberg_rest::GetConfig(*catalog_, endpoints, "", MakeRequest("GET", {}));
   ASSERT_THAT(response, IsOk());
   EXPECT_EQ(response->status, 200);
   EXPECT_EQ(response->content_type, "application/json");
@@ -95,11 +95,16 @@ TEST_F(IcebergHandlersTest, ConfigNamesDefaultCatalogAsPrefixAndListsEndpoints) 
   EXPECT_EQ(body.at("overrides").at("namespace-separator").as_string(), "%1F");
   EXPECT_TRUE(body.at("defaults").as_object().empty());
   EXPECT_EQ(Strings(body.at("endpoints")), endpoints);
+  // Keys are advertised only by a server that supports them.
+  EXPECT_FALSE(body.as_object().contains("idempotency-key-lifetime"));
+  auto with_keys = iceberg_rest::GetConfig(*catalog_, endpoints, "PT30M", MakeRequest("GET", {}));
+  ASSERT_THAT(with_keys, IsOk());
+  EXPECT_EQ(ParseBody(*with_keys).at("idempotency-key-lifetime").as_string(), "PT30M");
 }
 
 TEST_F(IcebergHandlersTest, ConfigWarehouseParameterSelectsThePrefix) {
   auto response =
-      iceberg_rest::GetConfig(*catalog_, {"GET /v1/{prefix}/namespaces"},
+      iceberg_rest::GetConfig(*catalog_, {"GET /v1/{prefix}/namespaces"}, "",
                               MakeRequest("GET", {}, {{"warehouse", "other wh"}}));
   ASSERT_THAT(response, IsOk());
   const auto body = ParseBody(*response);
@@ -107,14 +112,14 @@ TEST_F(IcebergHandlersTest, ConfigWarehouseParameterSelectsThePrefix) {
   EXPECT_THAT(Strings(body.at("endpoints")), ElementsAre("GET /v1/{prefix}/namespaces"));
 
   auto empty =
-      iceberg_rest::GetConfig(*catalog_, {}, MakeRequest("GET", {}, {{"warehouse", ""}}));
+      iceberg_rest::GetConfig(*catalog_, {}, "", MakeRequest("GET", {}, {{"warehouse", ""}}));
   ASSERT_THAT(empty, IsOk());
   EXPECT_EQ(ParseBody(*empty).at("overrides").at("prefix").as_string(), "default");
 }
 
 TEST_F(IcebergHandlersTest, ConfigForUnknownWarehouseIsNoSuchWarehouse) {
   auto response = iceberg_rest::GetConfig(
-      *catalog_, {}, MakeRequest("GET", {}, {{"warehouse", "nope"}}));
+      *catalog_, {}, "", MakeRequest("GET", {}, {{"warehouse", "nope"}}));
   EXPECT_THAT(response, IsError(ErrorKind::kNoSuchWarehouse));
   EXPECT_THAT(response, HasErrorMessage("nope"));
 }

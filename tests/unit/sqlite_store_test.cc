@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "matchers.h"
+#include "store/idempotency_scope.h"
 #include "store/meta_store.h"
 #include "temp_dir.h"
 
@@ -834,6 +835,88 @@ TEST_P(MetaStoreTest, TransactionRecordsSwapByVersion) {
   EXPECT_THAT(store_->DeleteTransaction("tx2"), ::testing::Optional(true));
   EXPECT_THAT(store_->DeleteTransaction("tx2"), ::testing::Optional(false));
   EXPECT_THAT(store_->LoadTransaction("missing"), ::testing::Optional(::testing::Eq(std::nullopt)));
+}
+
+// --- idempotency keys ------------------------------------------------------------------
+
+IdempotencyScope Scope(std::string key, std::string fingerprint, std::string owner,
+                       int64_t now, int64_t lifetime = 1000) {
+  IdempotencyScope scope;
+  scope.key = std::move(key);
+  scope.fingerprint = std::move(fingerprint);
+  scope.owner = std::move(owner);
+  scope.created_ms = now;
+  scope.expires_ms = now + lifetime;
+  return scope;
+}
+
+TEST_P(MetaStoreTest, IdempotencyKeyIsClaimedOnceAndItsAnswerReplayed) {
+  auto first = Scope("k", "fp", "owner-1", 100);
+  auto claimed = store_->ClaimIdempotencyKey(first, 160);
+  ASSERT_THAT(claimed, IsOk());
+  EXPECT_FALSE(claimed->has_value());
+  // While the first runs, a second claim sees it in progress.
+  auto second = Scope("k", "fp", "owner-2", 110);
+  auto busy = store_->ClaimIdempotencyKey(second, 170);
+  ASSERT_THAT(busy, IsOk());
+  ASSERT_TRUE(busy->has_value());
+  EXPECT_FALSE((*busy)->status.has_value());
+  ASSERT_THAT(store_->SaveIdempotentResponse(first, {"fp", 200, "application/json", "{}", "e"}),
+              IsOk());
+  auto replay = store_->ClaimIdempotencyKey(second, 170);
+  ASSERT_THAT(replay, IsOk());
+  ASSERT_TRUE(replay->has_value());
+  EXPECT_EQ((*replay)->status, 200);
+  EXPECT_EQ((*replay)->body, "{}");
+  EXPECT_EQ((*replay)->etag, "e");
+}
+
+TEST_P(MetaStoreTest, EffectMarksTheKeyAppliedInItsOwnTransaction) {
+  Create({"db"});
+  auto scope = Scope("k", "fp", "owner-1", 100);
+  ASSERT_THAT(store_->ClaimIdempotencyKey(scope, 150), IsOk());
+  {
+    ScopedIdempotency installed(&scope);
+    ASSERT_THAT(
+        store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "l", "{}"),
+        IsOk());
+  }
+  EXPECT_TRUE(scope.recorded);
+  // An applied claim is never taken over, even after its lease.
+  auto late = Scope("k", "fp", "owner-2", 200);
+  auto taken = store_->ClaimIdempotencyKey(late, 260);
+  ASSERT_THAT(taken, IsOk());
+  EXPECT_TRUE(taken->has_value());
+  // A write under a claim that is not ours rolls back.
+  Create({"other"});
+  {
+    ScopedIdempotency installed(&late);
+    EXPECT_THAT(
+        store_->CreateEntity(catalog_, {"other"}, "t", EntityKind::kIcebergTable, "l", "{}"),
+        IsError(ErrorKind::kCommitFailed));
+  }
+  EXPECT_TRUE(late.conflict);
+  EXPECT_FALSE(store_->LoadEntity(catalog_, {"other"}, "t")->has_value());
+}
+
+TEST_P(MetaStoreTest, ReleasedOrAbandonedOrExpiredKeysCanBeClaimedAgain) {
+  auto first = Scope("k", "fp", "owner-1", 100);
+  ASSERT_THAT(store_->ClaimIdempotencyKey(first, 150), IsOk());
+  ASSERT_THAT(store_->ReleaseIdempotencyKey(first), IsOk());
+  auto second = Scope("k", "fp2", "owner-2", 110);
+  EXPECT_FALSE(store_->ClaimIdempotencyKey(second, 150)->has_value());
+  // Abandoned: lease over, nothing applied.
+  auto third = Scope("k", "fp3", "owner-3", 151);
+  EXPECT_FALSE(store_->ClaimIdempotencyKey(third, 200)->has_value());
+  ASSERT_THAT(store_->SaveIdempotentResponse(third, {"fp3", 404, "application/json", "x", ""}),
+              IsOk());
+  // Answered keys stay until they expire (created 151 + 1000).
+  auto before_expiry = Scope("k", "fp4", "owner-4", 1150);
+  EXPECT_TRUE(store_->ClaimIdempotencyKey(before_expiry, 1200)->has_value());
+  EXPECT_TRUE(store_->LoadIdempotentResponse("k", 1150)->has_value());
+  EXPECT_FALSE(store_->LoadIdempotentResponse("k", 1151)->has_value());
+  auto after_expiry = Scope("k", "fp5", "owner-5", 1151);
+  EXPECT_FALSE(store_->ClaimIdempotencyKey(after_expiry, 1200)->has_value());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreTest, ::testing::ValuesIn(Backends()),

@@ -179,6 +179,22 @@ class HookedStore final : public MetaStore {
     return base_.LocationInUse(location, except_entity_id);
   }
 
+  Result<std::optional<StoredResponse>> LoadIdempotentResponse(std::string_view key,
+                                                               int64_t now_ms) override {
+    return base_.LoadIdempotentResponse(key, now_ms);
+  }
+  Status SaveIdempotentResponse(const IdempotencyScope& scope,
+                                const StoredResponse& response) override {
+    return base_.SaveIdempotentResponse(scope, response);
+  }
+  Result<std::optional<StoredResponse>> ClaimIdempotencyKey(const IdempotencyScope& scope,
+                                                            int64_t lease_until_ms) override {
+    return base_.ClaimIdempotencyKey(scope, lease_until_ms);
+  }
+  Status ReleaseIdempotencyKey(const IdempotencyScope& scope) override {
+    return base_.ReleaseIdempotencyKey(scope);
+  }
+
  private:
   MetaStore& base_;
 };

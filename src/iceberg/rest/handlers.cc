@@ -27,13 +27,14 @@ NamespacePath SplitParent(std::string_view parent) {
 }  // namespace
 
 Result<Response> GetConfig(CatalogService& catalog, const std::vector<std::string>& endpoints,
-                           const Request& request) {
+                           std::string_view idempotency_lifetime, const Request& request) {
   const auto warehouse = request.QueryParam("warehouse");
   CAIRN_ASSIGN_OR_RAISE(auto record, catalog.ResolveCatalog(warehouse.value_or("")));
   CatalogConfig config;
   config.overrides["prefix"] = record.name;
   config.overrides["namespace-separator"] = "%1F";
   config.endpoints = endpoints;
+  config.idempotency_key_lifetime = std::string(idempotency_lifetime);
   return Response::Json(ToJson(config));
 }
 

@@ -16,8 +16,10 @@ namespace cairn::iceberg_rest {
 
 /// \brief `GET /v1/config[?warehouse=NAME]`: `overrides.prefix` names the catalog,
 /// `endpoints` lists `endpoints`. Errors: `kNoSuchWarehouse`.
+/// `idempotency_lifetime` (ISO-8601), when not empty, is advertised as
+/// `idempotency-key-lifetime`.
 Result<Response> GetConfig(CatalogService& catalog, const std::vector<std::string>& endpoints,
-                           const Request& request);
+                           std::string_view idempotency_lifetime, const Request& request);
 
 /// \brief `GET /v1/{prefix}/namespaces` with `parent`, `pageToken`, `pageSize`.
 Result<Response> ListNamespaces(CatalogService& catalog, const Request& request);

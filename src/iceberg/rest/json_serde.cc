@@ -58,6 +58,9 @@ std::string ToJson(const CatalogConfig& config) {
   out[kDefaults] = ToJsonObject(config.defaults);
   out[kOverrides] = ToJsonObject(config.overrides);
   out[kEndpoints] = ToJsonArray(config.endpoints);
+  if (!config.idempotency_key_lifetime.empty()) {
+    out["idempotency-key-lifetime"] = config.idempotency_key_lifetime;
+  }
   return boost::json::serialize(out);
 }
 

@@ -89,6 +89,12 @@ Handler Bind(const Endpoint& endpoint, CatalogService& catalog, TableService& ta
   return [&tables, fn = endpoint.table_handler](const Request& r) { return fn(tables, r); };
 }
 
+/// Mutating routes honour `Idempotency-Key` (metrics reports are fire-and-forget).
+bool IsIdempotent(const Endpoint& endpoint) {
+  const std::string_view method = endpoint.method;
+  return (method == "POST" || method == "DELETE") && endpoint.table_handler != &ReportMetrics;
+}
+
 }  // namespace
 
 std::vector<std::string> AdvertisedEndpoints() {
@@ -100,15 +106,20 @@ std::vector<std::string> AdvertisedEndpoints() {
 }
 
 void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tables,
-                      ViewService& views) {
+                      ViewService& views, const IdempotentHandlers* idempotency) {
   auto endpoints = AdvertisedEndpoints();
+  const std::string lifetime = idempotency ? idempotency->LifetimeIso8601() : "";
   for (const char* base : kBases) {
     router.Add(Route{"GET", std::string(base) + "/v1/config", Protocol::kIceberg, true,
-                     [&catalog, endpoints](const Request& request) {
-                       return GetConfig(catalog, endpoints, request);
+                     [&catalog, endpoints, lifetime](const Request& request) {
+                       return GetConfig(catalog, endpoints, lifetime, request);
                      }});
     for (const auto& endpoint : kEndpoints) {
       Handler handler = Bind(endpoint, catalog, tables, views);
+      if (idempotency != nullptr && IsIdempotent(endpoint)) {
+        handler = idempotency->Wrap(std::string(endpoint.method) + " " + endpoint.path,
+                                    Protocol::kIceberg, std::move(handler));
+      }
       router.Add(Route{endpoint.method, std::string(base) + endpoint.path, Protocol::kIceberg,
                        true, handler});
       router.Add(Route{endpoint.method, std::string(base) + WithoutPrefix(endpoint.path),

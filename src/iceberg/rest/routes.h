@@ -11,6 +11,7 @@
 #include "catalog/catalog_service.h"
 #include "catalog/table_service.h"
 #include "catalog/view_service.h"
+#include "http/idempotency.h"
 #include "http/router.h"
 
 namespace cairn::iceberg_rest {
@@ -20,7 +21,10 @@ namespace cairn::iceberg_rest {
 std::vector<std::string> AdvertisedEndpoints();
 
 /// \brief Adds all Iceberg REST routes to `router`. The services must outlive the router.
+/// With `idempotency`, mutating routes honour `Idempotency-Key` and `/v1/config`
+/// advertises `idempotency-key-lifetime`.
 void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tables,
-                      ViewService& views);
+                      ViewService& views,
+                      const IdempotentHandlers* idempotency = nullptr);
 
 }  // namespace cairn::iceberg_rest

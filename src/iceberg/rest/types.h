@@ -30,6 +30,8 @@ struct CatalogConfig {
   Properties defaults;
   Properties overrides;
   std::vector<std::string> endpoints;
+  /// `idempotency-key-lifetime` (ISO-8601 duration); empty = keys are not supported.
+  std::string idempotency_key_lifetime;
 };
 
 }  // namespace cairn::iceberg_rest

@@ -1,0 +1,187 @@
+#include "http/idempotency.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "common/macros.h"
+#include "common/url_codec.h"
+#include "common/uuid.h"
+#include "http/error_mapping.h"
+#include "store/idempotency_scope.h"
+
+namespace cairn {
+namespace {
+
+constexpr size_t kMaxKeyLength = 128;
+/// How long a duplicate waits for the first request's answer before giving up.
+constexpr auto kAwaitLimit = std::chrono::seconds(10);
+/// How long a claim protects a running request; after that an abandoned claim (its
+/// server died before applying anything) may be taken over.
+constexpr auto kLease = std::chrono::seconds(60);
+constexpr auto kAwaitStep = std::chrono::milliseconds(20);
+
+Status ValidateKey(std::string_view key) {
+  const bool printable = std::all_of(key.begin(), key.end(), [](char c) {
+    return c > 0x20 && c < 0x7F;
+  });
+  if (key.empty() || key.size() > kMaxKeyLength || !printable) {
+    return BadRequest(
+        "Invalid Idempotency-Key header: expected 1 to {} printable characters without spaces",
+        kMaxKeyLength);
+  }
+  return Ok();
+}
+
+/// SHA-256 over the operation, the raw path, the query and the body.
+std::string Fingerprint(const std::string& operation, const Request& request) {
+  std::string material = operation + "\n" + request.path + "\n";
+  auto query = request.query;
+  std::sort(query.begin(), query.end());
+  for (const auto& [key, value] : query) material += key + "=" + value + "&";
+  material += "\n" + request.body;
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(material.data(), material.size(), digest, &length, EVP_sha256(), nullptr);
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(digest), length));
+}
+
+Response Replay(const StoredResponse& stored) {
+  Response response{*stored.status, stored.body, stored.content_type, {}};
+  if (!stored.etag.empty()) response.headers.emplace_back("ETag", stored.etag);
+  response.headers.emplace_back("Idempotent-Replayed", "true");
+  return response;
+}
+
+std::string HeaderValue(const Response& response, std::string_view name) {
+  for (const auto& [key, value] : response.headers) {
+    if (key == name) return value;
+  }
+  return {};
+}
+
+}  // namespace
+
+IdempotentHandlers::IdempotentHandlers(MetaStore& store, std::chrono::seconds lifetime,
+                                       std::function<int64_t()> clock)
+    : store_(store), lifetime_(lifetime), clock_(std::move(clock)) {}
+
+Handler IdempotentHandlers::Wrap(std::string operation, Protocol protocol,
+                                 Handler handler) const {
+  return [this, operation = std::move(operation), protocol,
+          handler = std::move(handler)](const Request& request) {
+    return Handle(operation, protocol, handler, request);
+  };
+}
+
+std::string IdempotentHandlers::LifetimeIso8601() const {
+  const auto total = lifetime_.count();
+  std::string out = "PT";
+  if (total >= 3600) out += std::to_string(total / 3600) + "H";
+  if (total % 3600 >= 60) out += std::to_string(total % 3600 / 60) + "M";
+  if (total % 60 != 0 || total == 0) out += std::to_string(total % 60) + "S";
+  return out;
+}
+
+Result<std::optional<Response>> IdempotentHandlers::Claim(IdempotencyScope& scope) const {
+  const auto deadline = std::chrono::steady_clock::now() + kAwaitLimit;
+  for (;;) {
+    scope.created_ms = clock_();
+    scope.expires_ms = scope.created_ms + std::chrono::milliseconds(lifetime_).count();
+    const int64_t lease_until = scope.created_ms + std::chrono::milliseconds(kLease).count();
+    CAIRN_ASSIGN_OR_RAISE(auto existing, store_.ClaimIdempotencyKey(scope, lease_until));
+    if (!existing) return std::optional<Response>{};  // ours: execute
+    if (existing->fingerprint != scope.fingerprint) {
+      return UnprocessableEntity(
+          "Idempotency-Key {} was already used for a different request", scope.key);
+    }
+    if (existing->status) return std::optional<Response>(Replay(*existing));
+    // Another request with this key is still running: wait for its answer.
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return ServiceUnavailable(
+          "A request with Idempotency-Key {} is still in progress; retry later", scope.key);
+    }
+    std::this_thread::sleep_for(kAwaitStep);
+  }
+}
+
+Result<Response> IdempotentHandlers::Handle(const std::string& operation, Protocol protocol,
+                                            const Handler& handler,
+                                            const Request& request) const {
+  const auto header = request.Header("idempotency-key");
+  if (!header) return handler(request);
+  IdempotencyScope scope;
+  scope.key = std::string(*header);
+  CAIRN_RETURN_IF_ERROR(ValidateKey(scope.key));
+  scope.fingerprint = Fingerprint(operation, request);
+  scope.owner = RandomUuid();
+  CAIRN_ASSIGN_OR_RAISE(auto answered, Claim(scope));
+  if (answered) return std::move(*answered);
+
+  Result<Response> result;
+  {
+    ScopedIdempotency installed(&scope);
+    result = handler(request);
+  }
+  // Our claim was taken over (our lease ran out) and our write rolled back: answer as
+  // the request that holds the key does.
+  if (scope.conflict) {
+    CAIRN_ASSIGN_OR_RAISE(auto replay, Claim(scope));
+    if (replay) return std::move(*replay);
+    return ServiceUnavailable("Idempotency-Key {} changed hands; retry", scope.key);
+  }
+  Response response = result ? *result : ErrorResponse(protocol, result.error());
+  // 5xx is not final (a retry re-executes) unless the effect was applied: then the retry
+  // must see this answer rather than apply the effect again.
+  if (response.status >= 500 && !scope.recorded) {
+    (void)store_.ReleaseIdempotencyKey(scope);
+    return result;
+  }
+  StoredResponse record{scope.fingerprint, response.status, response.content_type,
+                        response.body, HeaderValue(response, "ETag")};
+  if (auto saved = store_.SaveIdempotentResponse(scope, record); !saved) {
+    // The effect (if any) is committed with its key; only the stored answer is missing.
+    return tl::unexpected(saved.error());
+  }
+  return result;
+}
+
+Result<std::chrono::seconds> ParseIsoDuration(std::string_view text) {
+  if (text.size() < 3 || text[0] != 'P') {
+    return InvalidConfig("expected an ISO-8601 duration like PT30M, got '{}'", text);
+  }
+  int64_t total = 0;
+  bool in_time = false;
+  bool any = false;
+  int64_t number = -1;
+  for (size_t i = 1; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9') {
+      number = (number < 0 ? 0 : number) * 10 + (c - '0');
+      if (number > 100'000'000) return InvalidConfig("duration '{}' is too long", text);
+      continue;
+    }
+    if (c == 'T' && !in_time && number < 0) {
+      in_time = true;
+      continue;
+    }
+    int64_t unit = 0;
+    if (!in_time && c == 'D') unit = 86400;
+    if (in_time && c == 'H') unit = 3600;
+    if (in_time && c == 'M') unit = 60;
+    if (in_time && c == 'S') unit = 1;
+    if (unit == 0 || number < 0) {
+      return InvalidConfig("expected an ISO-8601 duration like PT30M, got '{}'", text);
+    }
+    total += number * unit;
+    number = -1;
+    any = true;
+  }
+  if (!any || number >= 0 || total <= 0) {
+    return InvalidConfig("expected a positive ISO-8601 duration like PT30M, got '{}'", text);
+  }
+  return std::chrono::seconds(total);
+}
+
+}  // namespace cairn

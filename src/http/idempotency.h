@@ -1,0 +1,52 @@
+#pragma once
+
+/// \file
+/// \brief `Idempotency-Key` support for mutating routes: the first request's final answer
+/// (2xx and 4xx) is stored durably, its effect and its key in one store transaction; a
+/// repeat with the same key gets that answer without re-executing — after a restart and
+/// on another replica too. A key reused for a different request ⇒ 422. 5xx answers are
+/// not stored (unless the effect was applied, which a retry must not repeat).
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "http/request.h"
+#include "http/router.h"
+#include "store/idempotency_scope.h"
+#include "store/meta_store.h"
+
+namespace cairn {
+
+class IdempotentHandlers {
+ public:
+  /// \brief `lifetime`: how long a key is remembered (advertised in `/v1/config`).
+  /// `clock` returns milliseconds since the epoch. `store` must outlive this object.
+  IdempotentHandlers(MetaStore& store, std::chrono::seconds lifetime,
+                     std::function<int64_t()> clock);
+
+  /// \brief Wraps the handler of a mutating route. `operation` names the route (e.g.
+  /// "POST /v1/{prefix}/namespaces") and is part of the request's fingerprint.
+  Handler Wrap(std::string operation, Protocol protocol, Handler handler) const;
+
+  /// \brief The lifetime as an ISO-8601 duration (`PT30M`).
+  std::string LifetimeIso8601() const;
+
+ private:
+  Result<Response> Handle(const std::string& operation, Protocol protocol,
+                          const Handler& handler, const Request& request) const;
+  /// Claims the key for this request (nullopt), or returns the stored answer of the
+  /// request that holds it, waiting (bounded) while that one still runs.
+  Result<std::optional<Response>> Claim(IdempotencyScope& scope) const;
+
+  MetaStore& store_;
+  std::chrono::seconds lifetime_;
+  std::function<int64_t()> clock_;
+};
+
+/// \brief Parses an ISO-8601 duration of the form `PT#H#M#S` (any subset, at least one;
+/// also `P#D`). Errors: `kInvalidConfig`.
+Result<std::chrono::seconds> ParseIsoDuration(std::string_view text);
+
+}  // namespace cairn

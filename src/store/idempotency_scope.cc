@@ -1,0 +1,16 @@
+#include "store/idempotency_scope.h"
+
+namespace cairn {
+namespace {
+thread_local IdempotencyScope* current_scope = nullptr;
+}  // namespace
+
+IdempotencyScope* CurrentIdempotencyScope() { return current_scope; }
+
+ScopedIdempotency::ScopedIdempotency(IdempotencyScope* scope) : previous_(current_scope) {
+  current_scope = scope;
+}
+
+ScopedIdempotency::~ScopedIdempotency() { current_scope = previous_; }
+
+}  // namespace cairn
