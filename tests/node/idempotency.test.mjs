@@ -7,8 +7,8 @@ import path from 'node:path';
 import { test, after } from 'node:test';
 import { startServer, makeTempDir, removeDir } from './lib/server.mjs';
 import { call } from './lib/http.mjs';
-import { assertIcebergError } from './lib/spec.mjs';
-import { catalog, icall, tableApi, sampleSchema, appendCommit, T_TABLE, T_CONFIG } from './lib/catalog.mjs';
+import { assertIcebergError, validateResponse } from './lib/spec.mjs';
+import { catalog, icall, tableApi, sampleSchema, appendCommit, T_NAMESPACES, T_TABLE, T_CONFIG } from './lib/catalog.mjs';
 
 const servers = [];
 const dirs = [];
@@ -26,8 +26,11 @@ async function serve(args = [], dataDir) {
 const withKey = (key) => ({ headers: { 'Idempotency-Key': key } });
 // The spec documents neither 404 nor 422 for createNamespace, so these answers are
 // checked for the error shape (assertIcebergError) rather than against the route's schema.
-const createNs = (srv, levels, key) =>
-  call(srv.url, 'POST', '/iceberg/v1/default/namespaces', { body: { namespace: levels }, ...withKey(key) });
+const createNs = async (srv, levels, key) => {
+  const res = await call(srv.url, 'POST', '/iceberg/v1/default/namespaces', { body: { namespace: levels }, ...withKey(key) });
+  if (res.status === 200) validateResponse('POST', T_NAMESPACES, 200, res.json);
+  return res;
+};
 
 /** Holds the SQLite write lock of `dbFile` until `release()` (sqlite3 CLI). */
 async function holdWriteLock(dbFile) {
