@@ -9,6 +9,7 @@
 
 #include "catalog/names.h"
 #include "common/json_util.h"
+#include "common/location.h"
 #include "common/macros.h"
 #include "common/url_codec.h"
 #include "common/uuid.h"
@@ -37,10 +38,6 @@ constexpr std::string_view kErrorProperty = "error";
 /// The catalog property that holds its warehouse location on the Lance wire.
 constexpr std::string_view kCatalogLocationProperty = "location";
 
-std::string StripTrailingSlashes(std::string_view location) {
-  while (location.size() > 1 && location.back() == '/') location.remove_suffix(1);
-  return std::string(location);
-}
 
 /// An absolute location as given, without trailing slashes. Local paths and `file:` URIs
 /// must be valid; other schemes are accepted (their files are deleted only once a FileIO

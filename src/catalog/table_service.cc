@@ -5,8 +5,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "catalog/entity_common.h"
 #include "catalog/metadata_files.h"
 #include "catalog/names.h"
+#include "common/location.h"
 #include "common/macros.h"
 #include "common/url_codec.h"
 #include "common/uuid.h"
@@ -22,11 +24,6 @@ constexpr std::string_view kDeleteAfterCommit = "write.metadata.delete-after-com
 Status ValidateIdent(const TableIdent& ident) {
   CAIRN_RETURN_IF_ERROR(ValidateNamespace(ident.ns));
   return ValidateName("table name", ident.name);
-}
-
-std::string StripTrailingSlash(std::string location) {
-  while (location.size() > 1 && location.back() == '/') location.pop_back();
-  return location;
 }
 
 bool IsWithin(std::string_view location, std::string_view root) {
@@ -77,28 +74,7 @@ TableService::TableService(MetaStore& store, CatalogService& catalogs, FileIO& i
 
 Result<TableListing> TableService::ListTables(std::string_view catalog, const NamespacePath& ns,
                                               const PageRequest& page) {
-  CAIRN_RETURN_IF_ERROR(ValidateNamespace(ns));
-  CAIRN_ASSIGN_OR_RAISE(std::string after, HexDecode(page.token, "pageToken"));
-  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
-  std::optional<size_t> limit;
-  if (page.page_size) limit = std::min(*page.page_size, kMaxPageSize);
-  CAIRN_ASSIGN_OR_RAISE(
-      auto names, store_.ListEntities(record.id, ns, EntityKind::kIcebergTable, after, limit));
-  TableListing listing{std::move(names.names), {}};
-  if (names.has_more && !listing.names.empty()) {
-    listing.next_page_token = HexEncode(listing.names.back());
-  }
-  return listing;
-}
-
-std::string TableService::DefaultLocation(const CatalogRecord& catalog,
-                                          const TableIdent& ident) const {
-  // A fresh suffix per table: a new table never lands on a dropped table's files.
-  std::string location = StripTrailingSlash(catalog.location);
-  for (const auto& level : ident.ns) location += "/" + PercentEncodeSegment(level);
-  std::string uuid = RandomUuid();
-  std::erase(uuid, '-');
-  return location + "/" + PercentEncodeSegment(ident.name) + "-" + uuid;
+  return ListEntityNames(store_, catalogs_, catalog, ns, EntityKind::kIcebergTable, page);
 }
 
 Error TableService::NameTaken(const CatalogRecord& catalog, const TableIdent& ident) {
@@ -140,8 +116,8 @@ Result<LoadedTable> TableService::CreateTable(std::string_view catalog, const Na
   request.spec = input.spec;
   request.sort_order = input.sort_order;
   request.location = input.location && !input.location->empty()
-                         ? StripTrailingSlash(*input.location)
-                         : DefaultLocation(record, ident);
+                         ? StripTrailingSlashes(*input.location)
+                         : UniqueEntityLocation(record, ident.ns, ident.name);
   request.properties = input.properties;
   request.table_uuid = RandomUuid();
   request.now_ms = clock_();
@@ -214,7 +190,7 @@ void TableService::PurgeFiles(const CatalogRecord& catalog, const EntityRecord& 
     auto used = store_.LocationInUse(location, dropped.id);
     return !used || *used;  // when unsure, keep the files
   };
-  const std::string root = StripTrailingSlash(catalog.location);
+  const std::string root = StripTrailingSlashes(catalog.location);
   if (IsAssignedLocation(metadata->location, root) && !in_use(metadata->location)) {
     if (auto status = io_.DeleteTree(metadata->location, root); !status) {
       spdlog::warn("purge of {} left files behind: {}", metadata->location,
@@ -314,7 +290,7 @@ Result<LoadedTable> TableService::CreateFromCommit(
   CAIRN_RETURN_IF_ERROR(builder.Apply(iceberg::AssignUuid{RandomUuid()}));
   for (const auto& update : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(update));
   CAIRN_ASSIGN_OR_RAISE(auto metadata, builder.Build());
-  if (metadata.location.empty()) metadata.location = DefaultLocation(catalog, ident);
+  if (metadata.location.empty()) metadata.location = UniqueEntityLocation(catalog, ident.ns, ident.name);
   CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(metadata, ""));
   auto created = store_.CreateEntity(catalog.id, ident.ns, ident.name, EntityKind::kIcebergTable,
                                      written.metadata_location, written.metadata_json);

@@ -148,7 +148,6 @@ class TableService {
   Result<EntityRecord> LoadEntity(const CatalogRecord& catalog, const TableIdent& ident);
   /// The error for a name already used in the namespace, by what uses it.
   Error NameTaken(const CatalogRecord& catalog, const TableIdent& ident);
-  std::string DefaultLocation(const CatalogRecord& catalog, const TableIdent& ident) const;
   /// Writes the metadata file for `metadata`; returns its location and JSON text.
   Result<LoadedTable> WriteMetadata(const iceberg::TableMetadata& metadata,
                                     std::string_view previous_location);

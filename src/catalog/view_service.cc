@@ -5,8 +5,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "catalog/entity_common.h"
 #include "catalog/metadata_files.h"
 #include "catalog/names.h"
+#include "common/location.h"
 #include "common/macros.h"
 #include "common/url_codec.h"
 #include "common/uuid.h"
@@ -24,10 +26,6 @@ Status ValidateIdent(const ViewIdent& ident) {
   return ValidateName("view name", ident.name);
 }
 
-std::string StripTrailingSlash(std::string location) {
-  while (location.size() > 1 && location.back() == '/') location.pop_back();
-  return location;
-}
 
 /// Java `PropertyUtil.propertyAsBoolean(properties, "gc.enabled", true)`.
 bool GcEnabled(const iceberg::ViewMetadata& metadata) {
@@ -50,33 +48,9 @@ ViewService::ViewService(MetaStore& store, CatalogService& catalogs, FileIO& io,
                          std::function<int64_t()> clock)
     : store_(store), catalogs_(catalogs), io_(io), clock_(std::move(clock)) {}
 
-Result<ViewListing> ViewService::ListViews(std::string_view catalog,
-                                           const NamespacePath& ns,
+Result<ViewListing> ViewService::ListViews(std::string_view catalog, const NamespacePath& ns,
                                            const PageRequest& page) {
-  CAIRN_RETURN_IF_ERROR(ValidateNamespace(ns));
-  CAIRN_ASSIGN_OR_RAISE(std::string after, HexDecode(page.token, "pageToken"));
-  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
-  std::optional<size_t> limit;
-  if (page.page_size) limit = std::min(*page.page_size, kMaxPageSize);
-  CAIRN_ASSIGN_OR_RAISE(
-      auto names,
-      store_.ListEntities(record.id, ns, EntityKind::kIcebergView, after, limit));
-  ViewListing listing{std::move(names.names), {}};
-  if (names.has_more && !listing.names.empty()) {
-    listing.next_page_token = HexEncode(listing.names.back());
-  }
-  return listing;
-}
-
-std::string ViewService::DefaultLocation(const CatalogRecord& catalog,
-                                         const ViewIdent& ident) const {
-  // A fresh suffix per view, as for tables: a new view never lands on a dropped one's
-  // files.
-  std::string location = StripTrailingSlash(catalog.location);
-  for (const auto& level : ident.ns) location += "/" + PercentEncodeSegment(level);
-  std::string uuid = RandomUuid();
-  std::erase(uuid, '-');
-  return location + "/" + PercentEncodeSegment(ident.name) + "-" + uuid;
+  return ListEntityNames(store_, catalogs_, catalog, ns, EntityKind::kIcebergView, page);
 }
 
 Error ViewService::NameTaken(const CatalogRecord& catalog, const ViewIdent& ident) {
@@ -136,7 +110,7 @@ Result<LoadedView> ViewService::CreateView(std::string_view catalog,
   request.view_uuid = RandomUuid();
   request.location = input.location && !input.location->empty()
                          ? *input.location
-                         : DefaultLocation(record, ident);
+                         : UniqueEntityLocation(record, ident.ns, ident.name);
   request.schema = input.schema;
   request.version = input.version;
   request.properties = input.properties;

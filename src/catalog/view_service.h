@@ -116,7 +116,6 @@ class ViewService {
   Result<EntityRecord> LoadEntity(const CatalogRecord& catalog, const ViewIdent& ident);
   /// The error for a name already used in the namespace, by what uses it.
   Error NameTaken(const CatalogRecord& catalog, const ViewIdent& ident);
-  std::string DefaultLocation(const CatalogRecord& catalog, const ViewIdent& ident) const;
   /// Writes the metadata file for `metadata`; returns its location and JSON text.
   Result<LoadedView> WriteMetadata(const iceberg::ViewMetadata& metadata,
                                    std::string_view previous_location);

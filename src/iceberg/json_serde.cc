@@ -100,29 +100,6 @@ constexpr std::string_view kSnapshotLog = "snapshot-log";
 constexpr std::string_view kMetadataLog = "metadata-log";
 constexpr std::string_view kMetadataFile = "metadata-file";
 
-/// An error found by a `Validate()` after parsing, located at `path` when there is one.
-Status AtPath(Status status, std::string_view path) {
-  if (status || path.empty()) return status;
-  return InvalidField(path, "{}", status.error().message);
-}
-
-/// A nested parse error from a helper that does not know the path (e.g. type strings).
-tl::unexpected<Error> AtPath(const Error& error, std::string_view path) {
-  if (path.empty()) return tl::unexpected(error);
-  return InvalidField(path, "{}", error.message);
-}
-
-template <class T, class Parse>
-Result<std::vector<T>> ParseList(const boost::json::array& array, std::string_view path,
-                                 Parse parse) {
-  std::vector<T> out;
-  out.reserve(array.size());
-  for (size_t i = 0; i < array.size(); ++i) {
-    CAIRN_ASSIGN_OR_RAISE(auto item, parse(array[i], IndexPath(path, i)));
-    out.push_back(std::move(item));
-  }
-  return out;
-}
 
 template <class T>
 boost::json::array ListToJson(const std::vector<T>& items) {
@@ -954,13 +931,7 @@ std::string TableMetadataToJsonString(const TableMetadata& metadata, bool pretty
 }
 
 Result<TableMetadata> TableMetadataFromJsonString(std::string_view text) {
-  boost::json::error_code ec;
-  boost::json::value json = boost::json::parse(text, ec);
-  if (ec) return BadRequest("Malformed table metadata JSON: {}", ec.message());
-  if (!json.is_object()) {
-    return BadRequest("Cannot parse table metadata from a non-object: got {}",
-                      KindName(json));
-  }
+  CAIRN_ASSIGN_OR_RAISE(auto json, ParseMetadataText(text, "table metadata"));
   return TableMetadataFromJson(json);
 }
 

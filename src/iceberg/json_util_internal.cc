@@ -79,6 +79,16 @@ std::string IndexPath(std::string_view parent, size_t index) {
   return fmt::format("{}[{}]", parent, index);
 }
 
+Result<boost::json::value> ParseMetadataText(std::string_view text, std::string_view what) {
+  boost::json::error_code ec;
+  boost::json::value json = boost::json::parse(text, ec);
+  if (ec) return BadRequest("Malformed {} JSON: {}", what, ec.message());
+  if (!json.is_object()) {
+    return BadRequest("Cannot parse {} from a non-object: got {}", what, KindName(json));
+  }
+  return json;
+}
+
 tl::unexpected<Error> MissingField(std::string_view path) {
   return BadRequest("Missing required field '{}'", path);
 }

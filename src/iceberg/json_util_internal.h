@@ -39,6 +39,36 @@ tl::unexpected<Error> InvalidField(std::string_view path, fmt::format_string<Arg
   return BadRequest("Invalid field '{}': {}", path, message);
 }
 
+/// \brief An error found by a `Validate()` after parsing, located at `path` when there is one.
+inline Status AtPath(Status status, std::string_view path) {
+  if (status || path.empty()) return status;
+  return InvalidField(path, "{}", status.error().message);
+}
+
+/// \brief A nested parse error from a helper that does not know the path (e.g. type strings).
+inline tl::unexpected<Error> AtPath(const Error& error, std::string_view path) {
+  if (path.empty()) return tl::unexpected(error);
+  return InvalidField(path, "{}", error.message);
+}
+
+/// \brief Parses every element of `array` with `parse(value, element path)`.
+template <class T, class Parse>
+Result<std::vector<T>> ParseList(const boost::json::array& array, std::string_view path,
+                                 Parse parse) {
+  std::vector<T> out;
+  out.reserve(array.size());
+  for (size_t i = 0; i < array.size(); ++i) {
+    auto item = parse(array[i], IndexPath(path, i));
+    if (!item) return tl::unexpected(std::move(item).error());
+    out.push_back(std::move(*item));
+  }
+  return out;
+}
+
+/// \brief Parses metadata text into a JSON object; `what` names it in messages
+/// ("table metadata"). Errors: `kBadRequest`.
+Result<boost::json::value> ParseMetadataText(std::string_view text, std::string_view what);
+
 /// \brief `Missing required field '<path>'`.
 tl::unexpected<Error> MissingField(std::string_view path);
 

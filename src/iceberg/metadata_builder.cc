@@ -6,15 +6,11 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/location.h"
 #include "common/macros.h"
 
 namespace cairn::iceberg {
 namespace {
-
-std::string StripTrailingSlash(std::string location) {
-  while (location.size() > 1 && location.back() == '/') location.pop_back();
-  return location;
-}
 
 int PreviousVersionsMax(const std::map<std::string, std::string>& properties) {
   auto it = properties.find(std::string(kPreviousVersionsMaxProperty));
@@ -350,7 +346,7 @@ Status MetadataBuilder::ApplyOne(const RemoveSnapshotRef& u) {
 
 Status MetadataBuilder::ApplyOne(const SetLocation& u) {
   CAIRN_PRECHECK(!u.location.empty(), "Invalid set-location: location must not be empty");
-  std::string location = StripTrailingSlash(u.location);
+  std::string location = StripTrailingSlashes(u.location);
   if (location == metadata_.location) return Ok();
   metadata_.location = std::move(location);
   ++changes_;

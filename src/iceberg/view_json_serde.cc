@@ -33,17 +33,6 @@ constexpr std::string_view kCurrentVersionId = "current-version-id";
 constexpr std::string_view kVersions = "versions";
 constexpr std::string_view kVersionLog = "version-log";
 
-template <class T, class Parse>
-Result<std::vector<T>> ParseList(const boost::json::array& array, std::string_view path,
-                                 Parse parse) {
-  std::vector<T> out;
-  out.reserve(array.size());
-  for (size_t i = 0; i < array.size(); ++i) {
-    CAIRN_ASSIGN_OR_RAISE(auto item, parse(array[i], IndexPath(path, i)));
-    out.push_back(std::move(item));
-  }
-  return out;
-}
 
 template <class T>
 boost::json::array ListToJson(const std::vector<T>& items) {
@@ -66,11 +55,6 @@ std::string Lower(std::string_view s) {
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
-}
-
-Status AtPath(Status status, std::string_view path) {
-  if (status || path.empty()) return status;
-  return InvalidField(path, "{}", status.error().message);
 }
 
 }  // namespace
@@ -204,13 +188,7 @@ std::string ViewMetadataToJsonString(const ViewMetadata& metadata, bool pretty) 
 }
 
 Result<ViewMetadata> ViewMetadataFromJsonString(std::string_view text) {
-  boost::json::error_code ec;
-  boost::json::value json = boost::json::parse(text, ec);
-  if (ec) return BadRequest("Malformed view metadata JSON: {}", ec.message());
-  if (!json.is_object()) {
-    return BadRequest("Cannot parse view metadata from a non-object: got {}",
-                      KindName(json));
-  }
+  CAIRN_ASSIGN_OR_RAISE(auto json, ParseMetadataText(text, "view metadata"));
   return ViewMetadataFromJson(json);
 }
 

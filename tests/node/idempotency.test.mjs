@@ -2,13 +2,13 @@
 // repeat (also after a restart); 5xx is re-executed; a key reused for another request is 422.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { test, after } from 'node:test';
 import { startServer, makeTempDir, removeDir } from './lib/server.mjs';
 import { call } from './lib/http.mjs';
 import { assertIcebergError, validateResponse } from './lib/spec.mjs';
 import { catalog, icall, tableApi, sampleSchema, appendCommit, T_NAMESPACES, T_TABLE, T_CONFIG } from './lib/catalog.mjs';
+import { holdWriteLock } from './lib/sqlite_lock.mjs';
 
 const servers = [];
 const dirs = [];
@@ -32,19 +32,6 @@ const createNs = async (srv, levels, key) => {
   return res;
 };
 
-/** Holds the SQLite write lock of `dbFile` until `release()` (sqlite3 CLI). */
-async function holdWriteLock(dbFile) {
-  const proc = spawn('sqlite3', [dbFile], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout.on('data', (d) => (out += d));
-  proc.stdin.write("PRAGMA busy_timeout=5000; BEGIN IMMEDIATE; SELECT 'locked';\n");
-  const t0 = Date.now();
-  while (!out.includes('locked')) {
-    assert.ok(Date.now() - t0 < 5000, 'sqlite3 did not take the write lock');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return { release: () => new Promise((resolve) => { proc.on('close', resolve); proc.stdin.end('ROLLBACK;\n.quit\n'); }) };
-}
 
 test('config advertises the key lifetime', async () => {
   const srv = await serve();

@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict';
 import { writeFileSync, existsSync } from 'node:fs';
 import net from 'node:net';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { test, before, after } from 'node:test';
 import { startServer, runCairn, makeTempDir, removeDir, withServerLog } from './lib/server.mjs';
 import { call, describeResponse } from './lib/http.mjs';
 import { assertIcebergError } from './lib/spec.mjs';
 import { catalog, icall, T_CONFIG, T_NAMESPACES, T_NAMESPACE } from './lib/catalog.mjs';
+import { holdWriteLock } from './lib/sqlite_lock.mjs';
 
 let server;
 let base;
@@ -237,25 +237,6 @@ test('--default-catalog NAME changes the prefix and what the short routes addres
   });
 });
 
-/** Holds the SQLite write lock of `dbFile` (through the sqlite3 CLI) until `release()`. */
-async function holdWriteLock(dbFile) {
-  const proc = spawn('sqlite3', [dbFile], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout.on('data', (d) => (out += d));
-  proc.stdin.write("PRAGMA busy_timeout=5000; BEGIN IMMEDIATE; SELECT 'locked';\n");
-  const t0 = Date.now();
-  while (!out.includes('locked')) {
-    assert.ok(Date.now() - t0 < 5000, 'sqlite3 did not take the write lock');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return {
-    release: () =>
-      new Promise((resolve) => {
-        proc.on('close', resolve);
-        proc.stdin.end('ROLLBACK;\n.quit\n');
-      }),
-  };
-}
 
 test('overload: with the worker busy and the queue full, the next request gets 503 + Retry-After and changes nothing', async () => {
   // One worker and a queue of one. The store's write lock is held from outside, so the

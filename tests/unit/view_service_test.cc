@@ -22,6 +22,7 @@
 #include "catalog/table_service.h"
 #include "iceberg/view_json_serde.h"
 #include "io/memory_file_io.h"
+#include "hooked_store.h"
 #include "matchers.h"
 #include "store/meta_store.h"
 
@@ -101,103 +102,6 @@ std::vector<ice::ViewUpdate> ReplaceUpdates(std::optional<ice::Schema> schema,
 // --- a MetaStore decorator to interleave a competing writer
 // ------------------------------
 
-/// Forwards everything to `base`; `swap_hook`, when set, replaces `SwapEntities`.
-class HookedStore final : public MetaStore {
- public:
-  using SwapHook =
-      std::function<Result<bool>(const std::vector<EntitySwap>&, MetaStore&)>;
-
-  explicit HookedStore(MetaStore& base) : base_(base) {}
-
-  SwapHook swap_hook;
-  int swap_calls = 0;
-
-  Status Ping() override { return base_.Ping(); }
-  Result<CatalogRecord> CreateCatalog(std::string_view name, std::string_view location,
-                                      const Properties& properties) override {
-    return base_.CreateCatalog(name, location, properties);
-  }
-  Result<CatalogRecord> GetCatalog(std::string_view name) override {
-    return base_.GetCatalog(name);
-  }
-  Status CreateNamespace(int64_t catalog_id, const NamespacePath& path,
-                         const Properties& properties) override {
-    return base_.CreateNamespace(catalog_id, path, properties);
-  }
-  Result<NamespaceRecord> LoadNamespace(int64_t catalog_id,
-                                        const NamespacePath& path) override {
-    return base_.LoadNamespace(catalog_id, path);
-  }
-  Result<bool> NamespaceExists(int64_t catalog_id, const NamespacePath& path) override {
-    return base_.NamespaceExists(catalog_id, path);
-  }
-  Result<NamePage> ListNamespaces(int64_t catalog_id, const NamespacePath& parent,
-                                  std::string_view after,
-                                  std::optional<size_t> limit) override {
-    return base_.ListNamespaces(catalog_id, parent, after, limit);
-  }
-  Status DropNamespace(int64_t catalog_id, const NamespacePath& path) override {
-    return base_.DropNamespace(catalog_id, path);
-  }
-  Result<PropertiesUpdateOutcome> UpdateNamespaceProperties(
-      int64_t catalog_id, const NamespacePath& path, const Properties& updates,
-      const std::vector<std::string>& removals) override {
-    return base_.UpdateNamespaceProperties(catalog_id, path, updates, removals);
-  }
-  Result<EntityRecord> CreateEntity(int64_t catalog_id, const NamespacePath& ns,
-                                    std::string_view name, EntityKind kind,
-                                    std::string_view metadata_location,
-                                    std::string_view metadata) override {
-    return base_.CreateEntity(catalog_id, ns, name, kind, metadata_location, metadata);
-  }
-  Result<std::optional<EntityRecord>> LoadEntity(int64_t catalog_id,
-                                                 const NamespacePath& ns,
-                                                 std::string_view name) override {
-    return base_.LoadEntity(catalog_id, ns, name);
-  }
-  Result<bool> SwapEntities(const std::vector<EntitySwap>& swaps) override {
-    ++swap_calls;
-    if (swap_hook) return swap_hook(swaps, base_);
-    return base_.SwapEntities(swaps);
-  }
-  Result<bool> DropEntity(int64_t catalog_id, const NamespacePath& ns,
-                          std::string_view name, EntityKind kind) override {
-    return base_.DropEntity(catalog_id, ns, name, kind);
-  }
-  Status RenameEntity(int64_t catalog_id, const NamespacePath& from_ns,
-                      std::string_view from_name, const NamespacePath& to_ns,
-                      std::string_view to_name, EntityKind kind) override {
-    return base_.RenameEntity(catalog_id, from_ns, from_name, to_ns, to_name, kind);
-  }
-  Result<NamePage> ListEntities(int64_t catalog_id, const NamespacePath& ns,
-                                EntityKind kind, std::string_view after,
-                                std::optional<size_t> limit) override {
-    return base_.ListEntities(catalog_id, ns, kind, after, limit);
-  }
-  Result<bool> LocationInUse(std::string_view location,
-                             int64_t except_entity_id) override {
-    return base_.LocationInUse(location, except_entity_id);
-  }
-
-  Result<std::optional<StoredResponse>> LoadIdempotentResponse(std::string_view key,
-                                                               int64_t now_ms) override {
-    return base_.LoadIdempotentResponse(key, now_ms);
-  }
-  Status SaveIdempotentResponse(const IdempotencyScope& scope,
-                                const StoredResponse& response) override {
-    return base_.SaveIdempotentResponse(scope, response);
-  }
-  Result<std::optional<StoredResponse>> ClaimIdempotencyKey(const IdempotencyScope& scope,
-                                                            int64_t lease_until_ms) override {
-    return base_.ClaimIdempotencyKey(scope, lease_until_ms);
-  }
-  Status ReleaseIdempotencyKey(const IdempotencyScope& scope) override {
-    return base_.ReleaseIdempotencyKey(scope);
-  }
-
- private:
-  MetaStore& base_;
-};
 
 // --- fixture
 // ------------------------------------------------------------------------------

@@ -1,0 +1,27 @@
+#pragma once
+
+/// \file
+/// \brief What the table and view services share: default locations and listings of the
+/// entities of one kind in a namespace.
+
+#include <string>
+#include <string_view>
+
+#include "catalog/catalog_service.h"
+#include "catalog/table_service.h"
+#include "store/meta_store.h"
+
+namespace cairn {
+
+/// \brief `<catalog location>/<ns levels>/<name>-<32 hex>`, each segment percent-encoded:
+/// the random suffix keeps a new table or view off the files of a dropped one.
+std::string UniqueEntityLocation(const CatalogRecord& catalog, const NamespacePath& ns,
+                                 std::string_view name);
+
+/// \brief One page of the names of the entities of `kind` in `ns`, with the token of the
+/// next page when more remain. Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`.
+Result<TableListing> ListEntityNames(MetaStore& store, CatalogService& catalogs,
+                                     std::string_view catalog, const NamespacePath& ns,
+                                     EntityKind kind, const PageRequest& page);
+
+}  // namespace cairn
