@@ -196,7 +196,8 @@ class HttpServer::Impl {
       }
       if (read_ec) {
         // The head may be incomplete; the fields parsed so far are complete ones.
-        co_await RejectUnreadable(stream, read_ec, parser.get()["X-Request-Id"]);
+        co_await RejectUnreadable(stream, read_ec, parser.get()["X-Request-Id"],
+                                  ProtocolForPath(parser.get().target()));
         co_return;
       }
       BeastRequest request = parser.release();
@@ -214,7 +215,7 @@ class HttpServer::Impl {
   /// Answers a request that could not be read: 413 for a body over the limit, 400 for an
   /// oversized head or malformed HTTP; silently closes on EOF and timeouts.
   awaitable<void> RejectUnreadable(beast::tcp_stream& stream, const boost::system::error_code& ec,
-                                   std::string_view supplied_request_id) {
+                                   std::string_view supplied_request_id, Protocol protocol) {
     Error error;
     if (ec == http::error::body_limit) {
       error = Error{ErrorKind::kRequestTooLarge,
@@ -226,7 +227,8 @@ class HttpServer::Impl {
     } else {
       co_return;
     }
-    Response rendered = ErrorResponse(Protocol::kIceberg, error);
+    // The target is known when the head was read (413): answer in that route's protocol.
+    Response rendered = ErrorResponse(protocol, error);
     BeastResponse response{static_cast<http::status>(rendered.status), 11};
     response.set(http::field::content_type, rendered.content_type);
     response.set(http::field::server, "cairn/" CAIRN_VERSION);

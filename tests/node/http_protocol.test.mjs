@@ -306,3 +306,17 @@ it('stalled and idle clients do not block other requests', async () => {
   }
   await healthy();
 });
+
+test('an oversized body on a Lance route is answered in the Lance error shape', async () => {
+  const srv = await startServer({ args: ['--max-body-bytes', '1024'] });
+  try {
+    const res = await call(srv.url, 'POST', '/lance/v1/namespace/x/create', { rawBody: 'a'.repeat(4096) });
+    assert.equal(res.status, 413, describeResponse(res));
+    assert.equal(res.json.status, 413);
+    assert.equal(typeof res.json.code, 'number');
+    assert.match(res.json.detail, /exceeds the limit of 1024 bytes/);
+    assert.ok(!('error' in res.json && typeof res.json.error === 'object'), 'Iceberg shape on a Lance route');
+  } finally {
+    await srv.cleanup();
+  }
+});
