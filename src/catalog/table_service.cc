@@ -15,6 +15,7 @@
 #include "iceberg/json_serde.h"
 #include "iceberg/metadata_builder.h"
 #include "iceberg/new_table.h"
+#include "store/idempotency_scope.h"
 
 namespace cairn {
 namespace {
@@ -178,8 +179,8 @@ Status TableService::DropTable(std::string_view catalog, const TableIdent& ident
                         store_.DropEntity(record.id, ident.ns, ident.name, EntityKind::kIcebergTable));
   if (!dropped) return NoSuchTable("Table does not exist: {}", DottedName(ident));
   if (!purge) return Ok();
-  // The drop is committed; deleting files is best effort from here on.
-  PurgeFiles(record, entity);
+  // Files go only once the drop has committed; deleting them is best effort.
+  AfterStoreCommit([this, record, entity] { PurgeFiles(record, entity); });
   return Ok();
 }
 
@@ -365,7 +366,7 @@ Result<LoadedTable> TableService::CommitTable(
       swapped = true;
     }
     if (*swapped) {
-      DeleteDroppedMetadataFiles(base, updated);
+      AfterStoreCommit([this, base, updated] { DeleteDroppedMetadataFiles(base, updated); });
       return written;
     }
     // Another writer won the swap: our file is an orphan; rebuild on the new state.
@@ -457,7 +458,11 @@ Status TableService::CommitTransaction(std::string_view catalog,
       swapped = true;
     }
     if (*swapped) {
-      for (const auto& p : prepared) DeleteDroppedMetadataFiles(p.base, p.updated);
+      for (const auto& p : prepared) {
+        AfterStoreCommit([this, base = p.base, updated = p.updated] {
+          DeleteDroppedMetadataFiles(base, updated);
+        });
+      }
       return Ok();
     }
     delete_written();  // another writer moved one of the tables: rebuild all of them

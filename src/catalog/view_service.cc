@@ -7,6 +7,7 @@
 
 #include "catalog/entity_common.h"
 #include "catalog/metadata_files.h"
+#include "store/idempotency_scope.h"
 #include "catalog/names.h"
 #include "common/location.h"
 #include "common/macros.h"
@@ -152,17 +153,18 @@ Status ViewService::DropView(std::string_view catalog, const ViewIdent& ident) {
   CAIRN_ASSIGN_OR_RAISE(bool dropped, store_.DropEntity(record.id, ident.ns, ident.name,
                                                         EntityKind::kIcebergView));
   if (!dropped) return tl::unexpected(NoSuchViewError(ident));
-  // The drop is committed; deleting the file is best effort from here on. Only the
-  // current file goes, as in the reference, and never one another entity points at.
+  // Only the current file goes, as in the reference, never one another entity points
+  // at, and only once the drop has committed; deleting it is best effort.
   auto metadata = iceberg::ViewMetadataFromJsonString(entity.metadata);
   if (!metadata || !GcEnabled(*metadata)) return Ok();
-  auto in_use = store_.LocationInUse(entity.metadata_location, entity.id);
-  if (in_use && !*in_use) {
+  AfterStoreCommit([this, entity, name = DottedName(ident)] {
+    auto in_use = store_.LocationInUse(entity.metadata_location, entity.id);
+    if (!in_use || *in_use) return;
     if (auto deleted = io_.DeleteFile(entity.metadata_location); !deleted) {
-      spdlog::warn("drop of view {} left {} behind: {}", DottedName(ident),
-                   entity.metadata_location, deleted.error().message);
+      spdlog::warn("drop of view {} left {} behind: {}", name, entity.metadata_location,
+                   deleted.error().message);
     }
-  }
+  });
   return Ok();
 }
 

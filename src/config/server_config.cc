@@ -127,7 +127,9 @@ const std::vector<Setting>& SettingTable() {
       {{"worker-threads", "Threads for blocking work such as store access (default 4)"},
        Integer(1, 256, [](ServerConfig& c, uint64_t v) {
          c.http.worker_threads = v;
-         c.sqlite.pool_size = v;
+         // Two connections per worker: an idempotent request keeps its write open until
+         // its answer is stored, and may read meanwhile.
+         c.sqlite.pool_size = 2 * v;
        })},
       {{"worker-queue", "Requests waiting for a worker before new ones get 503 (default 1024)"},
        Count(&HttpOptions::worker_queue, 1, 1'000'000)},

@@ -124,26 +124,27 @@ Result<Response> IdempotentHandlers::Handle(const std::string& operation, Protoc
     ScopedIdempotency installed(&scope);
     result = handler(request);
   }
-  // Our claim was taken over (our lease ran out) and our write rolled back: answer as
-  // the request that holds the key does.
-  if (scope.conflict) {
-    CAIRN_ASSIGN_OR_RAISE(auto replay, Claim(scope));
-    if (replay) return std::move(*replay);
-    return ServiceUnavailable("Idempotency-Key {} changed hands; retry", scope.key);
-  }
   Response response = result ? *result : ErrorResponse(protocol, result.error());
-  // 5xx is not final (a retry re-executes) unless the effect was applied: then the retry
-  // must see this answer rather than apply the effect again.
-  if (response.status >= 500 && !scope.recorded) {
+  const StoredResponse answer{scope.fingerprint, response.status, response.content_type,
+                              response.body, HeaderValue(response, "ETag")};
+  if (scope.parked) {
+    // The effect, the key and this answer commit in one store transaction.
+    auto committed = scope.parked->Commit(scope, answer);
+    scope.parked.reset();
+    if (!committed) {
+      (void)store_.ReleaseIdempotencyKey(scope);
+      return ServiceUnavailable("The change was not applied ({}); retry",
+                                committed.error().message);
+    }
+    for (auto& action : scope.after_commit) action();
+    return result;
+  }
+  // No write happened. A 5xx is not final: release the key so that a retry executes.
+  if (response.status >= 500) {
     (void)store_.ReleaseIdempotencyKey(scope);
     return result;
   }
-  StoredResponse record{scope.fingerprint, response.status, response.content_type,
-                        response.body, HeaderValue(response, "ETag")};
-  if (auto saved = store_.SaveIdempotentResponse(scope, record); !saved) {
-    // The effect (if any) is committed with its key; only the stored answer is missing.
-    return tl::unexpected(saved.error());
-  }
+  CAIRN_RETURN_IF_ERROR(store_.SaveIdempotentResponse(scope, answer));
   return result;
 }
 

@@ -1,11 +1,11 @@
 #pragma once
 
 /// \file
-/// \brief `Idempotency-Key` support for mutating routes: the first request's final answer
-/// (2xx and 4xx) is stored durably, its effect and its key in one store transaction; a
-/// repeat with the same key gets that answer without re-executing — after a restart and
-/// on another replica too. A key reused for a different request ⇒ 422. 5xx answers are
-/// not stored (unless the effect was applied, which a retry must not repeat).
+/// \brief `Idempotency-Key` support for mutating routes: the key is claimed before the
+/// request runs; its effect, the key and its final answer (2xx and 4xx) then commit in one
+/// store transaction; a repeat with the same key gets that answer without re-executing —
+/// after a restart and on another replica too. A key reused for a different request ⇒ 422.
+/// A 5xx without an effect is not stored: the key is released and a retry executes.
 
 #include <chrono>
 #include <cstdint>

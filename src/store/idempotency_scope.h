@@ -2,13 +2,33 @@
 
 /// \file
 /// \brief The `Idempotency-Key` of the request a thread is serving. While a scope is
-/// installed, the store records the key in the same transaction as the request's first
-/// write, so an effect and its key commit together: a retry can never apply it twice.
+/// installed, the store does not commit the request's write: it parks it in the scope,
+/// and the idempotency layer commits it together with the key and the request's answer —
+/// so a retry can never apply the effect twice nor miss its answer.
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
+#include <vector>
+
+#include "common/result.h"
 
 namespace cairn {
+
+struct StoredResponse;
+struct IdempotencyScope;
+
+/// \brief A request's write transaction whose COMMIT waits for the request's answer, so
+/// that the effect, the key and the answer commit together. Destroying it without a
+/// successful `Commit` rolls the effect back.
+class ParkedWrite {
+ public:
+  virtual ~ParkedWrite() = default;
+  /// \brief Stores `answer` for the key of `scope` and commits everything. Errors: as the
+  /// store's; `kCommitFailed` when the key is no longer held by this request.
+  virtual Status Commit(const IdempotencyScope& scope, const StoredResponse& answer) = 0;
+};
 
 /// \brief One request's key and what happened to it in the store.
 struct IdempotencyScope {
@@ -19,14 +39,19 @@ struct IdempotencyScope {
   std::string owner;
   int64_t created_ms = 0;
   int64_t expires_ms = 0;
-  /// Set by the store: the key was recorded together with a write that committed.
-  bool recorded = false;
-  /// Set by the store: another request recorded this key first; the write rolled back.
-  bool conflict = false;
+  /// Set by the store: the request's write, waiting for its answer to commit with it.
+  std::unique_ptr<ParkedWrite> parked;
+  /// What must happen only once that write committed (deleting files it made unused).
+  std::vector<std::function<void()>> after_commit;
 };
 
 /// \brief The scope installed on this thread, or nullptr.
 IdempotencyScope* CurrentIdempotencyScope();
+
+/// \brief Runs `action` now, or — when this thread's request has a parked write — once
+/// that write has committed (never if it rolls back). For side effects outside the store
+/// that must follow the store change, such as deleting files it made unused.
+void AfterStoreCommit(std::function<void()> action);
 
 /// \brief Installs a scope on this thread for its lifetime (not re-entrant).
 class ScopedIdempotency {

@@ -339,8 +339,9 @@ struct SqliteOptions {
   std::string synchronous = "full";
   /// How long a writer waits for the database lock before failing.
   int busy_timeout_ms = 5000;
-  /// Connections kept open (one per concurrently running worker is enough).
-  size_t pool_size = 4;
+  /// Connections kept open: two per worker thread (a request under an Idempotency-Key
+  /// holds one open write while it may read with another).
+  size_t pool_size = 8;
 };
 
 /// \brief Opens (creating if needed) a SQLite store and applies pending schema

@@ -252,10 +252,19 @@ class Query {
   int index_ = 0;
 };
 
+class Lease;
+
+/// Parks the open transaction of `lease` in the current idempotency scope; defined after
+/// `SqliteStore`. Returns false when the scope already holds a parked write.
+bool ParkInScope(Lease& lease, IdempotencyScope& scope);
+
 /// A write transaction; rolls back unless committed.
 class WriteTransaction {
  public:
   explicit WriteTransaction(Connection& conn) : conn_(conn) {}
+  /// A transaction on a leased connection: under an Idempotency-Key it can be parked so
+  /// that the request's answer commits with it.
+  explicit WriteTransaction(Lease& lease);
   ~WriteTransaction() {
     if (open_) (void)conn_.Exec("ROLLBACK", "rollback");
   }
@@ -267,36 +276,25 @@ class WriteTransaction {
     open_ = true;
     return Ok();
   }
-  /// Commits; first records the thread's Idempotency-Key (if any and not yet recorded)
-  /// in this same transaction, so the effect and the key commit together.
+  /// Commits. Under an Idempotency-Key the transaction is parked instead: it commits
+  /// later together with the request's answer (see `ParkedSqliteWrite`).
   Status Commit() {
     IdempotencyScope* scope = CurrentIdempotencyScope();
-    const bool record = scope != nullptr && !scope->recorded;
-    if (record) CAIRN_RETURN_IF_ERROR(RecordKey(*scope));
+    if (scope != nullptr) {
+      if (lease_ == nullptr || !ParkInScope(*lease_, *scope)) {
+        return Internal("An idempotent request may write only once");
+      }
+      open_ = false;
+      return Ok();
+    }
     CAIRN_RETURN_IF_ERROR(conn_.Exec("COMMIT", "commit"));
     open_ = false;
-    if (record) scope->recorded = true;
     return Ok();
   }
 
  private:
-  /// Marks the claimed key as applied; a claim lost to another request (`conflict`)
-  /// rolls the write back.
-  Status RecordKey(IdempotencyScope& scope) {
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* update,
-        conn_.Prepare("UPDATE idempotency_keys SET applied = 1 WHERE key = ? AND owner = ?"));
-    Query query(conn_, update);
-    CAIRN_RETURN_IF_ERROR(
-        query.Bind(scope.key).Bind(scope.owner).Run("record idempotency key"));
-    if (query.Changes() == 0) {
-      scope.conflict = true;
-      return CommitFailed("Another request holds Idempotency-Key {}", scope.key);
-    }
-    return Ok();
-  }
-
   Connection& conn_;
+  Lease* lease_ = nullptr;
   bool open_ = false;
 };
 
@@ -312,6 +310,9 @@ class Lease {
   Lease& operator=(const Lease&) = delete;
   Connection& operator*() { return *conn_; }
   Connection* operator->() { return conn_.get(); }
+  SqliteStore& store() { return store_; }
+  /// Takes the connection out of the lease (it then returns nothing to the pool).
+  std::unique_ptr<Connection> Take() { return std::move(conn_); }
 
  private:
   SqliteStore& store_;
@@ -403,7 +404,7 @@ class SqliteStore final : public MetaStore {
   Result<CatalogRecord> CreateCatalog(std::string_view name, std::string_view location,
                                       const Properties& properties) override {
     auto conn = Acquire();
-    WriteTransaction txn(*conn);
+    WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
     CAIRN_ASSIGN_OR_RAISE(auto* insert,
                           conn->Prepare("INSERT INTO catalogs (name, location, created_at_ms) "
@@ -450,7 +451,7 @@ class SqliteStore final : public MetaStore {
   Status CreateNamespace(int64_t catalog_id, const NamespacePath& path,
                          const Properties& properties) override {
     auto conn = Acquire();
-    WriteTransaction txn(*conn);
+    WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
     if (path.size() > 1) {
       NamespacePath parent(path.begin(), path.end() - 1);
@@ -520,7 +521,7 @@ class SqliteStore final : public MetaStore {
 
   Status DropNamespace(int64_t catalog_id, const NamespacePath& path) override {
     auto conn = Acquire();
-    WriteTransaction txn(*conn);
+    WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
     CAIRN_ASSIGN_OR_RAISE(auto id, FindNamespaceId(*conn, catalog_id, path));
     if (!id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(path));
@@ -555,7 +556,7 @@ class SqliteStore final : public MetaStore {
       int64_t catalog_id, const NamespacePath& path, const Properties& updates,
       const std::vector<std::string>& removals) override {
     auto conn = Acquire();
-    WriteTransaction txn(*conn);
+    WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
     CAIRN_ASSIGN_OR_RAISE(auto id, FindNamespaceId(*conn, catalog_id, path));
     if (!id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(path));
@@ -579,7 +580,7 @@ class SqliteStore final : public MetaStore {
                                     std::string_view metadata_location,
                                     std::string_view metadata) override {
     auto conn = Acquire();
-    WriteTransaction txn(*conn);
+    WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
     CAIRN_ASSIGN_OR_RAISE(auto ns_id, FindNamespaceId(*conn, catalog_id, ns));
     if (!ns_id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ns));
@@ -632,7 +633,7 @@ class SqliteStore final : public MetaStore {
 
   Result<bool> SwapEntities(const std::vector<EntitySwap>& swaps) override {
     auto conn = Acquire();
-    WriteTransaction txn(*conn);
+    WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
     CAIRN_ASSIGN_OR_RAISE(
         auto* update,
@@ -658,7 +659,7 @@ class SqliteStore final : public MetaStore {
                           EntityKind kind) override {
     auto conn = Acquire();
     // A transaction even for one statement: an Idempotency-Key commits with the effect.
-    WriteTransaction txn(*conn);
+    WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
     CAIRN_ASSIGN_OR_RAISE(
         auto* del,
@@ -685,7 +686,7 @@ class SqliteStore final : public MetaStore {
                       std::string_view from_name, const NamespacePath& to_ns,
                       std::string_view to_name, EntityKind kind) override {
     auto conn = Acquire();
-    WriteTransaction txn(*conn);
+    WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
     CAIRN_ASSIGN_OR_RAISE(auto from_ns_id, FindNamespaceId(*conn, catalog_id, from_ns));
     std::optional<EntityKind> source_kind;
@@ -788,7 +789,7 @@ class SqliteStore final : public MetaStore {
   Status SaveIdempotentResponse(const IdempotencyScope& scope,
                                 const StoredResponse& response) override {
     auto conn = Acquire();
-    WriteTransaction txn(*conn);
+    WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
     CAIRN_ASSIGN_OR_RAISE(
         auto* save,
@@ -852,7 +853,7 @@ class SqliteStore final : public MetaStore {
   Result<std::vector<EntityRecord>> DropCatalog(int64_t catalog_id, bool cascade,
                                                 const DropPlanner& planner) override {
     auto conn = Acquire();
-    WriteTransaction txn(*conn);
+    WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
     CAIRN_ASSIGN_OR_RAISE(auto* exists, conn->Prepare("SELECT 1 FROM catalogs WHERE id = ?"));
     {
@@ -887,7 +888,7 @@ class SqliteStore final : public MetaStore {
                                                       const NamespacePath& path,
                                                       const DropPlanner& planner) override {
     auto conn = Acquire();
-    WriteTransaction txn(*conn);
+    WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
     CAIRN_ASSIGN_OR_RAISE(auto id, FindNamespaceId(*conn, catalog_id, path));
     if (!id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(path));
@@ -916,7 +917,7 @@ class SqliteStore final : public MetaStore {
                                                            EntityKind kind,
                                                            const DropPlanner& planner) override {
     auto conn = Acquire();
-    WriteTransaction txn(*conn);
+    WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
     CAIRN_ASSIGN_OR_RAISE(auto ns_id, FindNamespaceId(*conn, catalog_id, ns));
     if (!ns_id) return std::optional<EntityRecord>{};
@@ -974,7 +975,7 @@ class SqliteStore final : public MetaStore {
 
   Status CreateTransaction(const TransactionRecord& record) override {
     auto conn = Acquire();
-    WriteTransaction txn(*conn);
+    WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
     CAIRN_RETURN_IF_ERROR(InsertTransaction(*conn, record));
     return txn.Commit();
@@ -1001,7 +1002,7 @@ class SqliteStore final : public MetaStore {
   Result<bool> UpdateTransaction(const TransactionRecord& updated,
                                  int64_t expected_version) override {
     auto conn = Acquire();
-    WriteTransaction txn(*conn);
+    WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
     CAIRN_ASSIGN_OR_RAISE(
         auto* update,
@@ -1278,6 +1279,54 @@ class SqliteStore final : public MetaStore {
 
 Lease::~Lease() {
   if (conn_) store_.Release(std::move(conn_));
+}
+
+WriteTransaction::WriteTransaction(Lease& lease) : conn_(*lease), lease_(&lease) {}
+
+/// A transaction left open by `WriteTransaction::Commit` under an Idempotency-Key; it
+/// owns its connection until it commits or rolls back, then returns it to the pool.
+class ParkedSqliteWrite final : public ParkedWrite {
+ public:
+  ParkedSqliteWrite(SqliteStore& store, std::unique_ptr<Connection> conn)
+      : store_(store), conn_(std::move(conn)) {}
+  ~ParkedSqliteWrite() override {
+    if (!committed_) (void)conn_->Exec("ROLLBACK", "rollback");
+    store_.Release(std::move(conn_));
+  }
+
+  Status Commit(const IdempotencyScope& scope, const StoredResponse& answer) override {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* save,
+        conn_->Prepare("UPDATE idempotency_keys SET applied = 1, status = ?, content_type = ?, "
+                       "body = ?, etag = ? WHERE key = ? AND owner = ?"));
+    {
+      Query query(*conn_, save);
+      CAIRN_RETURN_IF_ERROR(query.Bind(static_cast<int64_t>(answer.status.value_or(0)))
+                                .Bind(answer.content_type)
+                                .Bind(answer.body)
+                                .Bind(answer.etag)
+                                .Bind(scope.key)
+                                .Bind(scope.owner)
+                                .Run("store idempotent response"));
+      if (query.Changes() == 0) {
+        return CommitFailed("Another request holds Idempotency-Key {}", scope.key);
+      }
+    }
+    CAIRN_RETURN_IF_ERROR(conn_->Exec("COMMIT", "commit"));
+    committed_ = true;
+    return Ok();
+  }
+
+ private:
+  SqliteStore& store_;
+  std::unique_ptr<Connection> conn_;
+  bool committed_ = false;
+};
+
+bool ParkInScope(Lease& lease, IdempotencyScope& scope) {
+  if (scope.parked) return false;
+  scope.parked = std::make_unique<ParkedSqliteWrite>(lease.store(), lease.Take());
+  return true;
 }
 
 }  // namespace

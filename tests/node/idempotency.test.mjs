@@ -7,7 +7,8 @@ import { test, after } from 'node:test';
 import { startServer, makeTempDir, removeDir } from './lib/server.mjs';
 import { call } from './lib/http.mjs';
 import { assertIcebergError, validateResponse } from './lib/spec.mjs';
-import { catalog, icall, tableApi, sampleSchema, appendCommit, T_NAMESPACES, T_TABLE, T_CONFIG } from './lib/catalog.mjs';
+import { catalog, icall, tableApi, sampleSchema, appendCommit, localPath, T_NAMESPACES, T_TABLE, T_CONFIG } from './lib/catalog.mjs';
+import { existsSync } from 'node:fs';
 import { holdWriteLock } from './lib/sqlite_lock.mjs';
 
 const servers = [];
@@ -153,4 +154,20 @@ test('drop and commit routes honour keys as well (T_TABLE)', async () => {
   const again = await icall(srv.url, 'DELETE', url, T_TABLE, withKey('drop-key'));
   assert.equal(first.status, 204);
   assert.equal(again.status, 204);  // the stored answer, not a 404
+});
+
+test('an idempotent purge deletes the files once the drop committed; its replay is the same 204', async () => {
+  const srv = await serve();
+  await catalog(srv.url).mustCreate(['p']);
+  const tables = tableApi(srv.url);
+  const created = await tables.mustCreate(['p'], { name: 't', schema: sampleSchema() });
+  const dir = localPath(created.metadata.location);
+  assert.ok(existsSync(dir));
+  const url = '/iceberg/v1/default/namespaces/p/tables/t?purgeRequested=true';
+  const first = await icall(srv.url, 'DELETE', url, T_TABLE, withKey('purge-key'));
+  assert.equal(first.status, 204, first.text);
+  assert.ok(!existsSync(dir), 'purge left the table directory behind');
+  const again = await icall(srv.url, 'DELETE', url, T_TABLE, withKey('purge-key'));
+  assert.equal(again.status, 204);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
 });

@@ -92,7 +92,7 @@ const std::vector<SettingCase>& SettingCases() {
                 std::to_string(c.sqlite.pool_size);
        },
        "8",
-       "8 8",
+       "8 16",
        {"0", "257", "many"}},
       {"worker-queue",
        [](const ServerConfig& c) { return std::to_string(c.http.worker_queue); },
@@ -247,7 +247,7 @@ data-dir = "/var/lib/cairn"
   EXPECT_EQ(config_.http.max_body_bytes, 1024u);
   EXPECT_EQ(config_.log_level, "warn");
   EXPECT_EQ(config_.http.worker_threads, 2u);
-  EXPECT_EQ(config_.sqlite.pool_size, 2u);
+  EXPECT_EQ(config_.sqlite.pool_size, 4u);  // two connections per worker
   EXPECT_EQ(config_.sqlite.busy_timeout_ms, 0);
   EXPECT_EQ(config_.data_dir, "/var/lib/cairn");
 }

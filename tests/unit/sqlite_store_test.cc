@@ -871,7 +871,43 @@ TEST_P(MetaStoreTest, IdempotencyKeyIsClaimedOnceAndItsAnswerReplayed) {
   EXPECT_EQ((*replay)->etag, "e");
 }
 
-TEST_P(MetaStoreTest, EffectMarksTheKeyAppliedInItsOwnTransaction) {
+TEST_P(MetaStoreTest, EffectKeyAndAnswerCommitTogether) {
+  Create({"db"});
+  Create({"other"});
+  auto scope = Scope("k", "fp", "owner-1", 100);
+  ASSERT_THAT(store_->ClaimIdempotencyKey(scope, 150), IsOk());
+  {
+    ScopedIdempotency installed(&scope);
+    ASSERT_THAT(
+        store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "l", "{}"),
+        IsOk());
+  }
+  // The write waits for its answer (parked); then all three commit at once.
+  ASSERT_NE(scope.parked, nullptr);
+  ASSERT_THAT(scope.parked->Commit(scope, {"fp", 200, "application/json", "{}", ""}), IsOk());
+  scope.parked.reset();
+  EXPECT_TRUE(store_->LoadEntity(catalog_, {"db"}, "t")->has_value());
+  EXPECT_EQ((*store_->LoadIdempotentResponse("k", 100))->status, 200);
+  // An applied key is never taken over, even after its lease.
+  auto late = Scope("k", "fp", "owner-2", 200);
+  EXPECT_TRUE(store_->ClaimIdempotencyKey(late, 260)->has_value());
+
+  // A parked write whose claim is not held (taken over, or never made) rolls back.
+  auto stranger = Scope("k2", "fp", "owner-3", 300);
+  {
+    ScopedIdempotency installed(&stranger);
+    ASSERT_THAT(
+        store_->CreateEntity(catalog_, {"other"}, "t", EntityKind::kIcebergTable, "l", "{}"),
+        IsOk());
+  }
+  ASSERT_NE(stranger.parked, nullptr);
+  EXPECT_THAT(stranger.parked->Commit(stranger, {"fp", 200, "", "", ""}),
+              IsError(ErrorKind::kCommitFailed));
+  stranger.parked.reset();
+  EXPECT_FALSE(store_->LoadEntity(catalog_, {"other"}, "t")->has_value());
+}
+
+TEST_P(MetaStoreTest, AnUncommittedParkedWriteRollsBack) {
   Create({"db"});
   auto scope = Scope("k", "fp", "owner-1", 100);
   ASSERT_THAT(store_->ClaimIdempotencyKey(scope, 150), IsOk());
@@ -881,22 +917,8 @@ TEST_P(MetaStoreTest, EffectMarksTheKeyAppliedInItsOwnTransaction) {
         store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "l", "{}"),
         IsOk());
   }
-  EXPECT_TRUE(scope.recorded);
-  // An applied claim is never taken over, even after its lease.
-  auto late = Scope("k", "fp", "owner-2", 200);
-  auto taken = store_->ClaimIdempotencyKey(late, 260);
-  ASSERT_THAT(taken, IsOk());
-  EXPECT_TRUE(taken->has_value());
-  // A write under a claim that is not ours rolls back.
-  Create({"other"});
-  {
-    ScopedIdempotency installed(&late);
-    EXPECT_THAT(
-        store_->CreateEntity(catalog_, {"other"}, "t", EntityKind::kIcebergTable, "l", "{}"),
-        IsError(ErrorKind::kCommitFailed));
-  }
-  EXPECT_TRUE(late.conflict);
-  EXPECT_FALSE(store_->LoadEntity(catalog_, {"other"}, "t")->has_value());
+  scope.parked.reset();  // e.g. the answer could not be built
+  EXPECT_FALSE(store_->LoadEntity(catalog_, {"db"}, "t")->has_value());
 }
 
 TEST_P(MetaStoreTest, ReleasedOrAbandonedOrExpiredKeysCanBeClaimedAgain) {
