@@ -13,7 +13,8 @@ namespace cairn {
 std::string UniqueEntityLocation(const CatalogRecord& catalog, const NamespacePath& ns,
                                  std::string_view name) {
   std::string location = StripTrailingSlashes(catalog.location);
-  for (const auto& level : ns) location += "/" + PercentEncodeSegment(level);
+  // Appended piecewise: `"/" + std::string&&` trips a GCC 12 -O3 false positive.
+  for (const auto& level : ns) location.append("/").append(PercentEncodeSegment(level));
   std::string uuid = RandomUuid();
   std::erase(uuid, '-');
   return location + "/" + PercentEncodeSegment(name) + "-" + uuid;

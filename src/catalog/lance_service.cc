@@ -531,8 +531,10 @@ Result<LanceTableInfo> LanceService::DeclareTable(
                              FormatLanceId(LanceId(id.begin(), id.end() - 1)));
     }
     table.location = StripTrailingSlashes(ref.catalog.location);
-    for (const auto& level : ref.ns) table.location += "/" + PercentEncodeSegment(level);
-    table.location += "/" + PercentEncodeSegment(ref.name) + ".lance";
+    // Appended piecewise: `"/" + std::string&&` trips a GCC 12 -O3 false positive
+    // (-Wrestrict, GCC bug 105329).
+    for (const auto& level : ref.ns) table.location.append("/").append(PercentEncodeSegment(level));
+    table.location.append("/").append(PercentEncodeSegment(ref.name)).append(".lance");
     // A dropped table's files may still be being deleted, a deregistered or renamed one's
     // are kept: never hand out a directory that holds something.
     CAIRN_ASSIGN_OR_RAISE(bool used, store_.LocationInUse(table.location, 0));
