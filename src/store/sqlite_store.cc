@@ -252,6 +252,37 @@ class Query {
   int index_ = 0;
 };
 
+/// Writes the answer into the key row held by `scope` (marking the effect applied when
+/// `applied`), then purges a bounded batch of expired keys — so no single request pays for
+/// many. Returns false when the key is no longer held by this request.
+Result<bool> StoreAnswer(Connection& conn, const IdempotencyScope& scope,
+                         const StoredResponse& answer, bool applied) {
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* save,
+      conn.Prepare("UPDATE idempotency_keys SET applied = MAX(applied, ?), status = ?, "
+                   "content_type = ?, body = ?, etag = ? WHERE key = ? AND owner = ?"));
+  bool held = false;
+  {
+    Query query(conn, save);
+    CAIRN_RETURN_IF_ERROR(query.Bind(int64_t{applied ? 1 : 0})
+                              .Bind(static_cast<int64_t>(answer.status.value_or(0)))
+                              .Bind(answer.content_type)
+                              .Bind(answer.body)
+                              .Bind(answer.etag)
+                              .Bind(scope.key)
+                              .Bind(scope.owner)
+                              .Run("store idempotent response"));
+    held = query.Changes() > 0;
+  }
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* purge,
+      conn.Prepare("DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM "
+                   "idempotency_keys WHERE expires_at_ms <= ? LIMIT 64)"));
+  Query query(conn, purge);
+  CAIRN_RETURN_IF_ERROR(query.Bind(scope.created_ms).Run("purge expired idempotency keys"));
+  return held;
+}
+
 class Lease;
 
 /// Parks the open transaction of `lease` in the current idempotency scope; defined after
@@ -791,29 +822,9 @@ class SqliteStore final : public MetaStore {
     auto conn = Acquire();
     WriteTransaction txn(conn);
     CAIRN_RETURN_IF_ERROR(txn.Begin());
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* save,
-        conn->Prepare("UPDATE idempotency_keys SET status = ?, content_type = ?, body = ?, "
-                      "etag = ? WHERE key = ? AND owner = ?"));
-    {
-      Query query(*conn, save);
-      CAIRN_RETURN_IF_ERROR(query.Bind(static_cast<int64_t>(response.status.value_or(0)))
-                                .Bind(response.content_type)
-                                .Bind(response.body)
-                                .Bind(response.etag)
-                                .Bind(scope.key)
-                                .Bind(scope.owner)
-                                .Run("store idempotent response"));
-    }
-    // Expired keys go a bounded batch at a time, so no single request pays for many.
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* purge,
-        conn->Prepare("DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM "
-                      "idempotency_keys WHERE expires_at_ms <= ? LIMIT 64)"));
-    {
-      Query query(*conn, purge);
-      CAIRN_RETURN_IF_ERROR(query.Bind(scope.created_ms).Run("purge expired idempotency keys"));
-    }
+    // A claim taken over meanwhile keeps the other request's answer.
+    CAIRN_ASSIGN_OR_RAISE(bool held, StoreAnswer(*conn, scope, response, /*applied=*/false));
+    (void)held;
     return txn.Commit();
   }
 
@@ -1295,23 +1306,8 @@ class ParkedSqliteWrite final : public ParkedWrite {
   }
 
   Status Commit(const IdempotencyScope& scope, const StoredResponse& answer) override {
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* save,
-        conn_->Prepare("UPDATE idempotency_keys SET applied = 1, status = ?, content_type = ?, "
-                       "body = ?, etag = ? WHERE key = ? AND owner = ?"));
-    {
-      Query query(*conn_, save);
-      CAIRN_RETURN_IF_ERROR(query.Bind(static_cast<int64_t>(answer.status.value_or(0)))
-                                .Bind(answer.content_type)
-                                .Bind(answer.body)
-                                .Bind(answer.etag)
-                                .Bind(scope.key)
-                                .Bind(scope.owner)
-                                .Run("store idempotent response"));
-      if (query.Changes() == 0) {
-        return CommitFailed("Another request holds Idempotency-Key {}", scope.key);
-      }
-    }
+    CAIRN_ASSIGN_OR_RAISE(bool held, StoreAnswer(*conn_, scope, answer, /*applied=*/true));
+    if (!held) return CommitFailed("Another request holds Idempotency-Key {}", scope.key);
     CAIRN_RETURN_IF_ERROR(conn_->Exec("COMMIT", "commit"));
     committed_ = true;
     return Ok();
