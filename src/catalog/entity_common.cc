@@ -20,6 +20,32 @@ std::string UniqueEntityLocation(const CatalogRecord& catalog, const NamespacePa
   return location + "/" + PercentEncodeSegment(name) + "-" + uuid;
 }
 
+namespace {
+std::string_view KindLabel(EntityKind kind) {
+  switch (kind) {
+    case EntityKind::kIcebergTable:
+      return "Table";
+    case EntityKind::kIcebergView:
+      return "View";
+    case EntityKind::kLanceTable:
+      return "Lance table";
+  }
+  return "Entity";
+}
+}  // namespace
+
+Error NameTakenError(MetaStore& store, const CatalogRecord& catalog, const TableIdent& ident,
+                     EntityKind creating) {
+  auto existing = store.LoadEntity(catalog.id, ident.ns, ident.name);
+  const EntityKind holder = existing && *existing ? (*existing)->kind : creating;
+  const std::string message =
+      holder == creating
+          ? fmt::format("{} already exists: {}", KindLabel(creating), DottedName(ident))
+          : fmt::format("{} with same name already exists: {}", KindLabel(holder),
+                        DottedName(ident));
+  return Error{ErrorKind::kAlreadyExists, message};
+}
+
 Result<TableListing> ListEntityNames(MetaStore& store, CatalogService& catalogs,
                                      std::string_view catalog, const NamespacePath& ns,
                                      EntityKind kind, const PageRequest& page) {

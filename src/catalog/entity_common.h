@@ -18,6 +18,12 @@ namespace cairn {
 std::string UniqueEntityLocation(const CatalogRecord& catalog, const NamespacePath& ns,
                                  std::string_view name);
 
+/// \brief The 409 for creating (or renaming to) a `creating` entity whose name is taken,
+/// with the reference's messages: "Table already exists: ns.t" when the holder is of the
+/// same kind, "View with same name already exists: ns.t" (etc.) when it is not.
+Error NameTakenError(MetaStore& store, const CatalogRecord& catalog, const TableIdent& ident,
+                     EntityKind creating);
+
 /// \brief One page of the names of the entities of `kind` in `ns`, with the token of the
 /// next page when more remain. Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`.
 Result<TableListing> ListEntityNames(MetaStore& store, CatalogService& catalogs,

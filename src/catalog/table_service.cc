@@ -79,17 +79,7 @@ Result<TableListing> TableService::ListTables(std::string_view catalog, const Na
 }
 
 Error TableService::NameTaken(const CatalogRecord& catalog, const TableIdent& ident) {
-  auto existing = store_.LoadEntity(catalog.id, ident.ns, ident.name);
-  if (existing && *existing && (*existing)->kind == EntityKind::kIcebergView) {
-    return Error{ErrorKind::kAlreadyExists,
-                 fmt::format("View with same name already exists: {}", DottedName(ident))};
-  }
-  if (existing && *existing && (*existing)->kind == EntityKind::kLanceTable) {
-    return Error{ErrorKind::kAlreadyExists,
-                 fmt::format("Lance table with same name already exists: {}", DottedName(ident))};
-  }
-  return Error{ErrorKind::kAlreadyExists,
-               fmt::format("Table already exists: {}", DottedName(ident))};
+  return NameTakenError(store_, catalog, ident, EntityKind::kIcebergTable);
 }
 
 Result<LoadedTable> TableService::WriteMetadata(const iceberg::TableMetadata& metadata,

@@ -54,18 +54,8 @@ Result<ViewListing> ViewService::ListViews(std::string_view catalog, const Names
   return ListEntityNames(store_, catalogs_, catalog, ns, EntityKind::kIcebergView, page);
 }
 
-Error ViewService::NameTaken(const CatalogRecord& catalog, const ViewIdent& ident) {
-  auto existing = store_.LoadEntity(catalog.id, ident.ns, ident.name);
-  const std::string name = DottedName(ident);
-  if (existing && *existing && (*existing)->kind == EntityKind::kIcebergTable) {
-    return Error{ErrorKind::kAlreadyExists,
-                 fmt::format("Table with same name already exists: {}", name)};
-  }
-  if (existing && *existing && (*existing)->kind == EntityKind::kLanceTable) {
-    return Error{ErrorKind::kAlreadyExists,
-                 fmt::format("Lance table with same name already exists: {}", name)};
-  }
-  return Error{ErrorKind::kAlreadyExists, fmt::format("View already exists: {}", name)};
+Error ViewService::NameTaken(const CatalogRecord& catalog, const TableIdent& ident) {
+  return NameTakenError(store_, catalog, ident, EntityKind::kIcebergView);
 }
 
 Result<LoadedView> ViewService::WriteMetadata(const iceberg::ViewMetadata& metadata,
