@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "common/strings.h"
 #include "common/macros.h"
 #include "common/uuid.h"
 #include "iceberg/json_serde.h"
@@ -20,13 +21,6 @@ constexpr std::string_view kLegacyGzipSuffix = ".metadata.json.gz";
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
 }
 
 bool IsGzip(std::string_view location) {

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/strings.h"
 #include "catalog/entity_common.h"
 #include "catalog/metadata_files.h"
 #include "store/idempotency_scope.h"
@@ -32,10 +33,7 @@ Status ValidateIdent(const ViewIdent& ident) {
 bool GcEnabled(const iceberg::ViewMetadata& metadata) {
   auto it = metadata.properties.find(std::string(kGcEnabled));
   if (it == metadata.properties.end()) return true;
-  std::string value = it->second;
-  std::transform(value.begin(), value.end(), value.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return value == "true";
+  return EqualsIgnoreCase(it->second, "true");
 }
 
 Error NoSuchViewError(const ViewIdent& ident) {

@@ -17,6 +17,7 @@
 #include <boost/url/parse.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/strings.h"
 #include "http/error_mapping.h"
 #include "http/worker_pool.h"
 
@@ -53,12 +54,6 @@ std::string RequestIdFor(std::string_view supplied) {
   if (usable) return std::string(supplied);
   thread_local std::mt19937_64 rng{std::random_device{}()};
   return fmt::format("{:016x}{:016x}", rng(), rng());
-}
-
-std::string Lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 /// Errors of the HTTP parser that mean the client sent something malformed (as opposed
@@ -261,7 +256,7 @@ class HttpServer::Impl {
     request.method = std::string(beast_request.method_string());
     request.request_id = RequestIdFor(beast_request["X-Request-Id"]);
     for (const auto& field : beast_request) {
-      request.headers.emplace_back(Lowercase(field.name_string()), std::string(field.value()));
+      request.headers.emplace_back(AsciiLower(field.name_string()), std::string(field.value()));
     }
     request.body = std::move(beast_request.body());
 

@@ -1,4 +1,5 @@
 #include "iceberg/snapshot.h"
+#include "common/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -29,9 +30,7 @@ std::string_view ToString(SnapshotRefType type) {
 }
 
 Result<SnapshotRefType> ParseSnapshotRefType(std::string_view text) {
-  std::string lower(text);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = AsciiLower(text);
   if (lower == "branch") return SnapshotRefType::kBranch;
   if (lower == "tag") return SnapshotRefType::kTag;
   return BadRequest("unknown snapshot ref type '{}': expected branch or tag", text);

@@ -1,4 +1,5 @@
 #include "iceberg/sort_order.h"
+#include "common/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,13 +10,6 @@
 
 namespace cairn::iceberg {
 namespace {
-
-std::string ToLower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::string Describe(const SortField& field) {
   return fmt::format("{}({}) {} {}", ToString(field.transform),
@@ -34,14 +28,14 @@ std::string_view ToString(NullOrder null_order) {
 }
 
 Result<SortDirection> ParseSortDirection(std::string_view text) {
-  std::string lower = ToLower(text);
+  std::string lower = AsciiLower(text);
   if (lower == "asc") return SortDirection::kAsc;
   if (lower == "desc") return SortDirection::kDesc;
   return BadRequest("unknown sort direction '{}': expected asc or desc", text);
 }
 
 Result<NullOrder> ParseNullOrder(std::string_view text) {
-  std::string lower = ToLower(text);
+  std::string lower = AsciiLower(text);
   if (lower == "nulls-first") return NullOrder::kNullsFirst;
   if (lower == "nulls-last") return NullOrder::kNullsLast;
   return BadRequest("unknown null order '{}': expected nulls-first or nulls-last", text);

@@ -2,19 +2,13 @@
 // (UpdateRequirement.java): clients and the compatibility kit match on them.
 
 #include "iceberg/table_update.h"
+#include "common/strings.h"
 
 #include <algorithm>
 #include <cctype>
 
 namespace cairn::iceberg {
 namespace {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
-}
 
 /// The requirements other than assert-create apply to an existing table only.
 Status Check(const AssertCreate&, const TableMetadata* base) {

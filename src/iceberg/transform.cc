@@ -1,4 +1,5 @@
 #include "iceberg/transform.h"
+#include "common/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,14 +9,6 @@
 
 namespace cairn::iceberg {
 namespace {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 bool IsWordChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';

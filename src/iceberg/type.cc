@@ -1,4 +1,5 @@
 #include "iceberg/type.h"
+#include "common/strings.h"
 
 #include <algorithm>
 #include <array>
@@ -53,14 +54,6 @@ constexpr std::array<SimpleTypeEntry, 16> kSimpleTypes = {{
     {"unknown", TypeId::kUnknown},
     {"variant", TypeId::kVariant},
 }};
-
-std::string ToLower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -160,7 +153,7 @@ std::string_view EdgeAlgorithmName(EdgeAlgorithm algorithm) {
 }
 
 Result<EdgeAlgorithm> ParseEdgeAlgorithm(std::string_view name) {
-  std::string lower = ToLower(Trim(name));
+  std::string lower = AsciiLower(Trim(name));
   for (const auto& entry : kEdgeAlgorithms) {
     if (entry.name == lower) return entry.algorithm;
   }
@@ -306,7 +299,7 @@ std::string ToString(const Type& type) {
 
 Result<Type> ParsePrimitiveType(std::string_view text) {
   std::string_view trimmed = Trim(text);
-  std::string lower = ToLower(trimmed);
+  std::string lower = AsciiLower(trimmed);
   for (const auto& entry : kSimpleTypes) {
     if (entry.name == lower) return Type::Of(entry.id);
   }

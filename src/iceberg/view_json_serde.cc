@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 
+#include "common/strings.h"
 #include "common/macros.h"
 #include "iceberg/json_serde.h"
 #include "iceberg/json_util_internal.h"
@@ -48,13 +49,6 @@ Result<std::vector<T>> ReadList(const boost::json::object& obj, std::string_view
                                 std::string_view path, Parse parse) {
   CAIRN_ASSIGN_OR_RAISE(const boost::json::array* array, ReadArray(obj, key, path));
   return ParseList<T>(*array, FieldPath(path, key), parse);
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
 }
 
 }  // namespace
@@ -106,7 +100,7 @@ Result<SqlViewRepresentation> SqlViewRepresentationFromJson(
     const boost::json::value& json, std::string_view path) {
   CAIRN_ASSIGN_OR_RAISE(const boost::json::object* obj, AsObject(json, path));
   CAIRN_ASSIGN_OR_RAISE(std::string type, ReadString(*obj, kType, path));
-  if (Lower(type) != SqlViewRepresentation::kType) {
+  if (AsciiLower(type) != SqlViewRepresentation::kType) {
     return InvalidField(
         FieldPath(path, kType),
         "unsupported view representation type '{}' (only 'sql' is supported)", type);

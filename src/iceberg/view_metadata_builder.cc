@@ -11,32 +11,26 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/strings.h"
 #include "common/macros.h"
 #include "common/uuid.h"
 
 namespace cairn::iceberg {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 /// Java `PropertyUtil.propertyAsBoolean`: "true" in any case is true, anything else
 /// false.
 bool BoolProperty(const std::map<std::string, std::string>& properties,
                   std::string_view key) {
   auto it = properties.find(std::string(key));
-  return it != properties.end() && Lower(it->second) == "true";
+  return it != properties.end() && AsciiLower(it->second) == "true";
 }
 
 /// The SQL dialects of a version, lower-cased.
 std::set<std::string> Dialects(const ViewVersion& version) {
   std::set<std::string> out;
   for (const auto& representation : version.representations) {
-    out.insert(Lower(representation.dialect));
+    out.insert(AsciiLower(representation.dialect));
   }
   return out;
 }
@@ -164,7 +158,7 @@ Status ViewMetadataBuilder::ApplyOne(const AddViewVersion& u) {
                  "Cannot add version with unknown schema: {}", version.schema_id);
   std::set<std::string> dialects;
   for (const auto& representation : version.representations) {
-    const std::string dialect = Lower(representation.dialect);
+    const std::string dialect = AsciiLower(representation.dialect);
     CAIRN_PRECHECK(dialects.insert(dialect).second,
                    "Invalid view version: Cannot add multiple queries for dialect {}",
                    dialect);

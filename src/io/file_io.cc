@@ -1,6 +1,7 @@
 // Location parsing shared by every FileIO, and the scheme-based resolver.
 
 #include "io/file_io.h"
+#include "common/strings.h"
 
 #include <cctype>
 #include <string>
@@ -22,17 +23,6 @@ int HexValue(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
 }
 
 /// The RFC 3986 scheme of `location` (without the `:`), or empty when it has none.
@@ -87,10 +77,7 @@ Result<std::string> LocalPathOf(std::string_view location) {
                       Shorten(location));
   }
   if (!EqualsIgnoreCase(scheme, "file")) {
-    std::string lower(scheme);
-    for (char& c : lower)
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return Unsupported("no FileIO for scheme {} yet", Shorten(lower));
+    return Unsupported("no FileIO for scheme {} yet", Shorten(AsciiLower(scheme)));
   }
 
   std::string_view rest = location.substr(scheme.size() + 1);
