@@ -42,6 +42,11 @@ boost::json::value WithDefaultId(const boost::json::value& value, std::string_vi
   return copy;
 }
 
+
+std::string JsonString(std::string_view s) { return boost::json::serialize(boost::json::string(s)); }
+
+}  // namespace
+
 Result<TableIdent> TableIdentFromJson(const boost::json::object& obj, std::string_view key) {
   const auto* value = FindNonNull(obj, key);
   if (value == nullptr) return BadRequest("Missing required field '{}'", key);
@@ -56,10 +61,6 @@ Result<TableIdent> TableIdentFromJson(const boost::json::object& obj, std::strin
   out.name = std::move(*name);
   return out;
 }
-
-std::string JsonString(std::string_view s) { return boost::json::serialize(boost::json::string(s)); }
-
-}  // namespace
 
 Result<CreateTableInput> CreateTableRequestFromJson(std::string_view body) {
   CAIRN_ASSIGN_OR_RAISE(auto json, ParseJsonObject(body));

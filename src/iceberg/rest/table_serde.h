@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/json/fwd.hpp>
+
 #include "catalog/table_service.h"
 #include "common/result.h"
 #include "iceberg/table_update.h"
@@ -32,6 +34,10 @@ struct RegisterTableRequest {
   std::string metadata_location;
   bool overwrite = false;
 };
+
+/// \brief The `TableIdentifier` object in member `key` (`{namespace, name}`), for tables
+/// and views alike. Errors: `kBadRequest` naming `key`.
+Result<TableIdent> TableIdentFromJson(const boost::json::object& obj, std::string_view key);
 
 Result<CreateTableInput> CreateTableRequestFromJson(std::string_view body);
 /// \brief `CommitTransactionRequest`: `{table-changes: [CommitTableRequest with identifier]}`.

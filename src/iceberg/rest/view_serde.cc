@@ -4,6 +4,7 @@
 
 #include "common/json_util.h"
 #include "common/macros.h"
+#include "iceberg/rest/table_serde.h"
 #include "iceberg/json_serde.h"
 #include "iceberg/view_json_serde.h"
 #include "iceberg/view_update_serde.h"
@@ -30,20 +31,6 @@ boost::json::value WithDefaultSchemaId(const boost::json::value& value) {
   boost::json::object copy = value.as_object();
   copy[kSchemaId] = -1;
   return copy;
-}
-
-Result<ViewIdent> ViewIdentFromJson(const boost::json::value& value,
-                                    std::string_view key) {
-  const auto* ident = value.if_object();
-  if (ident == nullptr) return BadRequest("Invalid field '{}': expected an object", key);
-  ViewIdent out;
-  auto ns = GetStringArray(*ident, kNamespace);
-  if (!ns) return BadRequest("Invalid field '{}': {}", key, ns.error().message);
-  auto name = GetString(*ident, kName);
-  if (!name) return BadRequest("Invalid field '{}': {}", key, name.error().message);
-  out.ns = std::move(*ns);
-  out.name = std::move(*name);
-  return out;
 }
 
 /// Parses every element of the array member `key` (absent or null = none) with `parse`.
@@ -90,9 +77,8 @@ Result<CreateViewInput> CreateViewRequestFromJson(std::string_view body) {
 Result<CommitViewRequest> CommitViewRequestFromJson(std::string_view body) {
   CAIRN_ASSIGN_OR_RAISE(auto json, ParseJsonObject(body));
   CommitViewRequest request;
-  if (const auto* identifier = FindNonNull(json, kIdentifier)) {
-    CAIRN_ASSIGN_OR_RAISE(request.identifier,
-                          ViewIdentFromJson(*identifier, kIdentifier));
+  if (FindNonNull(json, kIdentifier) != nullptr) {
+    CAIRN_ASSIGN_OR_RAISE(request.identifier, TableIdentFromJson(json, kIdentifier));
   }
   CAIRN_ASSIGN_OR_RAISE(request.requirements,
                         ParseArray<iceberg::ViewRequirement>(
