@@ -36,8 +36,8 @@ std::string_view KindLabel(EntityKind kind) {
 
 Error NameTakenError(MetaStore& store, const CatalogRecord& catalog, const TableIdent& ident,
                      EntityKind creating) {
-  auto existing = store.LoadEntity(catalog.id, ident.ns, ident.name);
-  const EntityKind holder = existing && *existing ? (*existing)->kind : creating;
+  auto existing = store.EntityKindOf(catalog.id, ident.ns, ident.name);
+  const EntityKind holder = existing && *existing ? **existing : creating;
   const std::string message =
       holder == creating
           ? fmt::format("{} already exists: {}", KindLabel(creating), DottedName(ident))

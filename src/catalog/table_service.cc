@@ -156,8 +156,9 @@ Result<LoadedTable> TableService::LoadTable(std::string_view catalog, const Tabl
 Status TableService::TableExists(std::string_view catalog, const TableIdent& ident) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
-  CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
-  (void)entity;
+  // Existence needs the kind only, not the metadata.
+  CAIRN_ASSIGN_OR_RAISE(auto kind, store_.EntityKindOf(record.id, ident.ns, ident.name));
+  if (kind != EntityKind::kIcebergTable) return NoSuchTable("Table does not exist: {}", DottedName(ident));
   return Ok();
 }
 

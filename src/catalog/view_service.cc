@@ -129,8 +129,9 @@ Result<LoadedView> ViewService::LoadView(std::string_view catalog,
 Status ViewService::ViewExists(std::string_view catalog, const ViewIdent& ident) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
-  CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
-  (void)entity;
+  // Existence needs the kind only, not the metadata.
+  CAIRN_ASSIGN_OR_RAISE(auto kind, store_.EntityKindOf(record.id, ident.ns, ident.name));
+  if (kind != EntityKind::kIcebergView) return tl::unexpected(NoSuchViewError(ident));
   return Ok();
 }
 

@@ -200,6 +200,12 @@ class MetaStore {
                                                          const NamespacePath& ns,
                                                          std::string_view name) = 0;
 
+  /// \brief The kind of the entity named `name` in `ns` (one indexed read, no metadata);
+  /// nullopt when the namespace or the name is absent.
+  virtual Result<std::optional<EntityKind>> EntityKindOf(int64_t catalog_id,
+                                                         const NamespacePath& ns,
+                                                         std::string_view name) = 0;
+
   /// \brief Applies all swaps atomically: true when every entity still pointed at its
   /// `expected_location` and all were updated; false (nothing changed) when any had moved
   /// on or is gone.

@@ -662,6 +662,22 @@ class SqliteStore final : public MetaStore {
                                                     query.Int(4)});
   }
 
+  Result<std::optional<EntityKind>> EntityKindOf(int64_t catalog_id, const NamespacePath& ns,
+                                                 std::string_view name) override {
+    auto conn = Acquire();
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn->Prepare("SELECT e.kind FROM entities e JOIN namespaces n ON e.namespace_id = n.id "
+                      "WHERE n.catalog_id = ? AND n.parent_path = ? AND n.name = ? "
+                      "AND e.name = ?"));
+    Query query(*conn, stmt);
+    query.Bind(catalog_id).Bind(ParentKey(ns)).Bind(ns.back()).Bind(name);
+    CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("find entity kind"));
+    if (!row) return std::optional<EntityKind>{};
+    CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(0)));
+    return std::optional<EntityKind>(kind);
+  }
+
   Result<bool> SwapEntities(const std::vector<EntitySwap>& swaps) override {
     auto conn = Acquire();
     WriteTransaction txn(conn);

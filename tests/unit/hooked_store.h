@@ -65,6 +65,10 @@ class HookedStore final : public MetaStore {
     if (before_create) before_create();
     return base_.CreateEntity(catalog_id, ns, name, kind, metadata_location, metadata);
   }
+  Result<std::optional<EntityKind>> EntityKindOf(int64_t catalog_id, const NamespacePath& ns,
+                                                 std::string_view name) override {
+    return base_.EntityKindOf(catalog_id, ns, name);
+  }
   Result<std::optional<EntityRecord>> LoadEntity(int64_t catalog_id, const NamespacePath& ns,
                                                  std::string_view name) override {
     if (load_error) return tl::unexpected(*load_error);
