@@ -5,11 +5,9 @@
 // When a spec file is absent, validation against it is a no-op (a note is printed once).
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import YAML from 'yaml';
+import { absolutizeRefs, loadOpenApi } from './openapi.mjs';
 import { REPO_ROOT } from './server.mjs';
 
 export const SPEC_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'spec');
@@ -21,38 +19,6 @@ const FILES = {
 const states = new Map(); // version -> {doc, ajv, id} | null
 const validators = new Map();
 
-/** Deep copy with OpenAPI `nullable: true` rewritten into JSON Schema null-allowing forms. */
-function rewriteNullable(node) {
-  if (Array.isArray(node)) return node.map(rewriteNullable);
-  if (node === null || typeof node !== 'object') return node;
-  const out = {};
-  for (const [k, v] of Object.entries(node)) out[k] = rewriteNullable(v);
-  if (!('nullable' in out)) return out;
-  const nullable = out.nullable === true;
-  delete out.nullable;
-  if (!nullable) return out;
-  if (typeof out.type === 'string') {
-    out.type = [out.type, 'null'];
-  } else if (Array.isArray(out.type)) {
-    if (!out.type.includes('null')) out.type = [...out.type, 'null'];
-  } else {
-    const { description, default: dflt, example, ...rest } = out;
-    return { anyOf: [rest, { type: 'null' }] };
-  }
-  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
-  return out;
-}
-
-function absolutizeRefs(node, id) {
-  if (Array.isArray(node)) return node.map((n) => absolutizeRefs(n, id));
-  if (node === null || typeof node !== 'object') return node;
-  const out = {};
-  for (const [k, v] of Object.entries(node)) {
-    out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#') ? `${id}${v}` : absolutizeRefs(v, id);
-  }
-  return out;
-}
-
 function load(version) {
   if (states.has(version)) return states.get(version);
   const file = path.join(SPEC_DIR, FILES[version]);
@@ -61,12 +27,8 @@ function load(version) {
     states.set(version, null);
     return null;
   }
-  const doc = rewriteNullable(YAML.parse(readFileSync(file, 'utf8')));
   const id = `https://cairn.test/lance-${version}.json`;
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-  addFormats(ajv);
-  ajv.addSchema({ ...doc, $id: id }, id);
-  const state = { doc, ajv, id };
+  const state = { ...loadOpenApi(file, id), id };
   states.set(version, state);
   return state;
 }

@@ -3,11 +3,9 @@
 // When the spec file is absent every validation is a no-op (a note is printed once).
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import YAML from 'yaml';
+import { absolutizeRefs, loadOpenApi } from './openapi.mjs';
 import { REPO_ROOT } from './server.mjs';
 
 export const SPEC_PATH = path.resolve(REPO_ROOT, '..', 'shared', 'spec', 'iceberg-rest-catalog-open-api.yaml');
@@ -16,42 +14,6 @@ const SPEC_ID = 'https://cairn.test/iceberg-rest-catalog-open-api.json';
 let state; // {doc, ajv} | null (spec missing)
 let warned = false;
 const validators = new Map();
-
-/** Deep copy with OpenAPI `nullable: true` rewritten into JSON Schema null-allowing forms. */
-function rewriteNullable(node) {
-  if (Array.isArray(node)) return node.map(rewriteNullable);
-  if (node === null || typeof node !== 'object') return node;
-  const out = {};
-  for (const [k, v] of Object.entries(node)) out[k] = rewriteNullable(v);
-  if (!('nullable' in out)) return out;
-  const nullable = out.nullable === true;
-  delete out.nullable;
-  if (!nullable) return out;
-  if (typeof out.type === 'string') {
-    out.type = [out.type, 'null'];
-  } else if (Array.isArray(out.type)) {
-    if (!out.type.includes('null')) out.type = [...out.type, 'null'];
-  } else {
-    // No `type` ($ref, allOf, oneOf, ...): allow null alongside the original schema.
-    const { description, default: dflt, example, ...rest } = out;
-    const wrapped = { anyOf: [rest, { type: 'null' }] };
-    if (description !== undefined) wrapped.description = description;
-    return wrapped;
-  }
-  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
-  return out;
-}
-
-/** Rewrites local refs (`#/...`) to absolute refs into the registered spec document. */
-function absolutizeRefs(node) {
-  if (Array.isArray(node)) return node.map(absolutizeRefs);
-  if (node === null || typeof node !== 'object') return node;
-  const out = {};
-  for (const [k, v] of Object.entries(node)) {
-    out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#') ? `${SPEC_ID}${v}` : absolutizeRefs(v);
-  }
-  return out;
-}
 
 function load() {
   if (state !== undefined) return state;
@@ -63,13 +25,7 @@ function load() {
     state = null;
     return state;
   }
-  const raw = YAML.parse(readFileSync(SPEC_PATH, 'utf8'));
-  const doc = rewriteNullable(raw);
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-  addFormats(ajv);
-  // Register the whole document; `#/components/schemas/X` refs inside it resolve against it.
-  ajv.addSchema({ ...doc, $id: SPEC_ID }, SPEC_ID);
-  state = { doc, ajv };
+  state = loadOpenApi(SPEC_PATH, SPEC_ID);
   return state;
 }
 
@@ -81,7 +37,7 @@ export function specAvailable() {
 function compile(key, schema) {
   let v = validators.get(key);
   if (!v) {
-    v = load().ajv.compile(absolutizeRefs(schema));
+    v = load().ajv.compile(absolutizeRefs(schema, SPEC_ID));
     validators.set(key, v);
   }
   return v;
