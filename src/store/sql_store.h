@@ -1,0 +1,44 @@
+#pragma once
+
+/// \file
+/// \brief The `MetaStore` on a SQL database: one implementation of the store's semantics
+/// for every backend (`sqlite_store.cc`, `postgres_store.cc`), which each supply
+/// connections and their schema migrations.
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "store/meta_store.h"
+#include "store/sql_connection.h"
+
+namespace cairn {
+
+/// \brief Opens a new connection. Errors: `kServiceUnavailable` when the database cannot
+/// be reached now.
+using SqlConnector = std::function<Result<std::unique_ptr<SqlConnection>>()>;
+
+struct SqlStoreOptions {
+  /// At most this many connections are open at once.
+  size_t pool_size = 8;
+  /// Opens a connection when the pool has none idle and fewer than `pool_size` open.
+  /// Empty: the pool keeps exactly the connections it was given.
+  SqlConnector connect;
+  /// Connections already open (at least one when `connect` is empty).
+  std::vector<std::unique_ptr<SqlConnection>> connections;
+};
+
+/// \brief The store over a pool of connections. Write transactions that fail with
+/// `SqlFailure::kRetryable` run again (bounded); a connection that broke before its
+/// transaction committed is replaced and the call runs once more.
+std::unique_ptr<MetaStore> MakeSqlStore(SqlStoreOptions options);
+
+/// \brief Applies the pending entries of `migrations` (entry i is schema version i+1),
+/// each in its own transaction, recording them in `schema_version`. Errors: `kIOError`,
+/// also when the database has a newer schema than `migrations` knows.
+Status ApplyMigrations(SqlConnection& conn, const std::vector<const char*>& migrations);
+
+}  // namespace cairn
