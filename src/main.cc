@@ -20,8 +20,9 @@
 #include "http/router.h"
 #include "http/server.h"
 #include "iceberg/rest/routes.h"
-#include "lance/rest/routes.h"
 #include "io/file_io.h"
+#include "lance/rest/routes.h"
+#include "store/postgres_store.h"
 
 #ifndef CAIRN_VERSION
 #  define CAIRN_VERSION "0.0.0"
@@ -47,19 +48,25 @@ int Serve(const std::optional<std::string>& config_file,
           const std::map<std::string, std::optional<std::string>>& flags) {
   ServerConfig config;
   if (config_file) {
-    if (auto status = ApplyConfigFile(config, *config_file); !status) return FailStart(status.error());
+    if (auto status = ApplyConfigFile(config, *config_file); !status)
+      return FailStart(status.error());
   }
   for (const auto& [key, value] : flags) {
     if (!value) continue;
-    if (auto status = ApplySetting(config, key, *value); !status) return FailStart(status.error());
+    if (auto status = ApplySetting(config, key, *value); !status)
+      return FailStart(status.error());
   }
   if (auto status = FinalizeConfig(config); !status) return FailStart(status.error());
   SetUpLogging(config.log_level);
 
-  auto store = OpenSqliteStore(config.sqlite);
+  const bool postgres = IsPostgresUri(config.store);
+  auto store =
+      postgres ? OpenPostgresStore(config.postgres) : OpenSqliteStore(config.sqlite);
   if (!store) return FailStart(store.error());
-  CatalogService catalog(**store, CatalogSettings{config.default_catalog, config.warehouse_root});
-  if (auto status = catalog.EnsureDefaultCatalog(); !status) return FailStart(status.error());
+  CatalogService catalog(**store,
+                         CatalogSettings{config.default_catalog, config.warehouse_root});
+  if (auto status = catalog.EnsureDefaultCatalog(); !status)
+    return FailStart(status.error());
 
   auto file_io = MakeLocalFileIO();
   TableService tables(**store, catalog, *file_io, [] {
@@ -95,11 +102,14 @@ int Serve(const std::optional<std::string>& config_file,
   auto port = server.Listen();
   if (!port) return FailStart(port.error());
   const bool ipv6 = config.http.host.find(':') != std::string::npos;
-  spdlog::info("cairn {} serving data-dir={} store=sqlite:{} on {}:{}", CAIRN_VERSION,
-               config.data_dir, config.sqlite.path, config.http.host, *port);
+  spdlog::info("cairn {} serving data-dir={} store={} on {}:{}", CAIRN_VERSION,
+               config.data_dir,
+               postgres ? RedactedPostgresUri(config.postgres.uri)
+                        : "sqlite:" + config.sqlite.path,
+               config.http.host, *port);
   // The one line on stdout: tests and scripts wait for it to know the server is ready.
-  std::printf("listening on http://%s%s%s:%u\n", ipv6 ? "[" : "", config.http.host.c_str(),
-              ipv6 ? "]" : "", static_cast<unsigned>(*port));
+  std::printf("listening on http://%s%s%s:%u\n", ipv6 ? "[" : "",
+              config.http.host.c_str(), ipv6 ? "]" : "", static_cast<unsigned>(*port));
   std::fflush(stdout);
   server.Run();
   // The server (and its worker pool) is stopped here; the store closes when `store` goes.
@@ -116,8 +126,9 @@ int main(int argc, char** argv) {
 
   auto* serve = app.add_subcommand("serve", "Run the catalog server in the foreground");
   std::optional<std::string> config_file;
-  serve->add_option("--config", config_file,
-                    "TOML file of settings (keys as the flags below, without '--'); flags override it");
+  serve->add_option(
+      "--config", config_file,
+      "TOML file of settings (keys as the flags below, without '--'); flags override it");
   std::map<std::string, std::optional<std::string>> flags;
   for (const auto& setting : cairn::Settings()) {
     const std::string key(setting.key);

@@ -13,6 +13,13 @@
 
 namespace cairn {
 
+/// \brief True when a failed `MetaStore::SwapEntities` may still have applied its swaps
+/// (`kCommitStateUnknown`): the files it would point to must then be kept. After any other
+/// error nothing was applied.
+inline bool MayHaveLanded(const Error& swap_error) {
+  return swap_error.kind == ErrorKind::kCommitStateUnknown;
+}
+
 /// \brief `<catalog location>/<ns levels>/<name>-<32 hex>`, each segment percent-encoded:
 /// the random suffix keeps a new table or view off the files of a dropped one.
 std::string UniqueEntityLocation(const CatalogRecord& catalog, const NamespacePath& ns,

@@ -344,15 +344,15 @@ Result<LoadedTable> TableService::CommitTable(
                                                    written.metadata_location,
                                                    written.metadata_json}});
     if (!swapped) {
-      // The store failed mid-swap: find out whether the pointer moved.
-      auto landed = SwapLanded(record, ident, written.metadata_location);
-      if (!landed) {
-        return CommitStateUnknown("Commit state unknown for {}: {}", DottedName(ident),
-                                  swapped.error().message);
-      }
-      if (!*landed) {
+      if (!MayHaveLanded(swapped.error())) {
         (void)io_.DeleteFile(written.metadata_location);
         return tl::unexpected(swapped.error());
+      }
+      // The new file may be the table's current one: keep it, whatever happens now.
+      auto landed = SwapLanded(record, ident, written.metadata_location);
+      if (!landed || !*landed) {
+        return CommitStateUnknown("Commit state unknown for {}: {}", DottedName(ident),
+                                  swapped.error().message);
       }
       swapped = true;
     }
@@ -434,17 +434,17 @@ Status TableService::CommitTransaction(std::string_view catalog,
     }
     auto swapped = store_.SwapEntities(swaps);
     if (!swapped) {
+      if (!MayHaveLanded(swapped.error())) {
+        delete_written();
+        return tl::unexpected(swapped.error());
+      }
       // All swaps are one store transaction: the first tells about all of them.
       const auto& first = prepared.front();
       auto landed = SwapLanded(record, TableIdent{first.entity.ns, first.entity.name},
                                first.written.metadata_location);
-      if (!landed) {
+      if (!landed || !*landed) {
         return CommitStateUnknown("Commit state unknown for the transaction: {}",
                                   swapped.error().message);
-      }
-      if (!*landed) {
-        delete_written();
-        return tl::unexpected(swapped.error());
       }
       swapped = true;
     }

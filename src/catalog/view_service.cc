@@ -229,15 +229,15 @@ Result<std::optional<LoadedView>> ViewService::TryReplace(
       store_.SwapEntities({EntitySwap{entity.id, entity.metadata_location,
                                       written.metadata_location, written.metadata_json}});
   if (!swapped) {
-    // The store failed mid-swap: find out whether the pointer moved.
-    auto now = store_.LoadEntity(catalog.id, ident.ns, ident.name);
-    if (!now) {
-      return CommitStateUnknown("Commit state unknown for {}: {}", DottedName(ident),
-                                swapped.error().message);
+    if (!MayHaveLanded(swapped.error())) {
+      (void)io_.DeleteFile(written.metadata_location);
+      return tl::unexpected(swapped.error());
     }
-    if (*now && (*now)->metadata_location == written.metadata_location) return written;
-    (void)io_.DeleteFile(written.metadata_location);
-    return tl::unexpected(swapped.error());
+    // The new file may be the view's current one: keep it, whatever happens now.
+    auto now = store_.LoadEntity(catalog.id, ident.ns, ident.name);
+    if (now && *now && (*now)->metadata_location == written.metadata_location) return written;
+    return CommitStateUnknown("Commit state unknown for {}: {}", DottedName(ident),
+                              swapped.error().message);
   }
   if (*swapped) return written;
   // Another writer won the swap: our file is an orphan; the caller rebuilds on the new

@@ -1,7 +1,9 @@
 #include "config/server_config.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 
@@ -74,10 +76,13 @@ Status ParseStore(ServerConfig& config, std::string_view value) {
     config.store = std::string(value);
     return Ok();
   }
-  if (value.rfind("postgresql://", 0) == 0 || value.rfind("postgres://", 0) == 0) {
-    return InvalidConfig("PostgreSQL is not supported by this build yet; use sqlite:PATH");
+  if (IsPostgresUri(value)) {
+    config.store = std::string(value);
+    return Ok();
   }
-  return InvalidConfig("expected sqlite:PATH, got '{}'", value);
+  return InvalidConfig(
+      "expected sqlite:PATH or postgresql://USER@HOST:PORT/DATABASE, got '{}'",
+      RedactedPostgresUri(value));
 }
 
 Status ParseChoice(std::string& out, std::string_view value,
@@ -93,17 +98,51 @@ Status ParseChoice(std::string& out, std::string_view value,
 
 const std::vector<Setting>& SettingTable() {
   static const std::vector<Setting> kSettings = {
-      {{"listen", "Address to listen on, HOST:PORT (default 127.0.0.1:9001; port 0 = any free port)"},
+      {{"listen",
+        "Address to listen on, HOST:PORT (default 127.0.0.1:9001; port 0 = any free "
+        "port)"},
        ParseListen},
-      {{"data-dir", "Directory for the SQLite file and the default warehouse (default ./cairn-data; created if missing)"},
+      {{"data-dir",
+        "Directory for the SQLite file and the default warehouse (default ./cairn-data; "
+        "created if missing)"},
        [](ServerConfig& c, std::string_view v) -> Status {
          if (v.empty()) return InvalidConfig("must not be empty");
          c.data_dir = std::string(v);
          return Ok();
        }},
-      {{"store", "Metadata store URI: sqlite:PATH (default sqlite:<data-dir>/cairn.db)"},
+      {{"store",
+        "Metadata store URI: sqlite:PATH (default sqlite:<data-dir>/cairn.db) or "
+        "postgresql://USER@HOST:PORT/DATABASE[?PARAMS] (libpq URI; several replicas may "
+        "share it)"},
        ParseStore},
-      {{"default-catalog", "Catalog used when a request names none; created at start (default 'default')"},
+      {{"store-password-env",
+        "PostgreSQL store: name of the environment variable that holds the password "
+        "(never logged)"},
+       [](ServerConfig& c, std::string_view v) -> Status {
+         if (v.empty()) return InvalidConfig("must not be empty");
+         c.store_password_env = std::string(v);
+         return Ok();
+       }},
+      {{"store-password-file",
+        "PostgreSQL store: file whose first line is the password (never logged)"},
+       [](ServerConfig& c, std::string_view v) -> Status {
+         if (v.empty()) return InvalidConfig("must not be empty");
+         c.store_password_file = std::string(v);
+         return Ok();
+       }},
+      {{"store-pool-size",
+        "PostgreSQL store: connections this replica opens at most (default 0 = two per "
+        "worker thread)"},
+       Integer(0, 1024, [](ServerConfig& c, uint64_t v) { c.store_pool_size = v; })},
+      {{"store-lock-timeout-ms",
+        "PostgreSQL store: how long a write waits for a row another replica holds before "
+        "it fails with 503 (default 10000)"},
+       Integer(1, 600'000,
+               [](ServerConfig& c, uint64_t v) {
+                 c.postgres.lock_timeout_ms = static_cast<int>(v);
+               })},
+      {{"default-catalog",
+        "Catalog used when a request names none; created at start (default 'default')"},
        [](ServerConfig& c, std::string_view v) -> Status {
          auto valid = ValidateCatalogName(v);
          if (!valid) return InvalidConfig("{}", valid.error().message);
@@ -112,43 +151,55 @@ const std::vector<Setting>& SettingTable() {
        }},
       {{"log-level", "Log level: trace, debug, info, warn, error, off (default info)"},
        [](ServerConfig& c, std::string_view v) {
-         return ParseChoice(c.log_level, v, {"trace", "debug", "info", "warn", "error", "off"});
+         return ParseChoice(c.log_level, v,
+                            {"trace", "debug", "info", "warn", "error", "off"});
        }},
-      {{"max-body-bytes", "Largest accepted request body in bytes; larger gets 413 (default 33554432 = 32 MiB)"},
+      {{"max-body-bytes",
+        "Largest accepted request body in bytes; larger gets 413 (default 33554432 = 32 "
+        "MiB)"},
        Integer(1, std::numeric_limits<uint32_t>::max(),
                [](ServerConfig& c, uint64_t v) { c.http.max_body_bytes = v; })},
-      {{"header-timeout-ms", "Time allowed for a request's header section, and idle keep-alive time (default 10000)"},
+      {{"header-timeout-ms",
+        "Time allowed for a request's header section, and idle keep-alive time (default "
+        "10000)"},
        Millis(&HttpOptions::header_timeout)},
       {{"read-timeout-ms", "Time allowed for reading one request body (default 30000)"},
        Millis(&HttpOptions::read_timeout)},
       {{"write-timeout-ms", "Time allowed for writing one response (default 30000)"},
        Millis(&HttpOptions::write_timeout)},
-      {{"io-threads", "Network threads (default 1)"}, Count(&HttpOptions::io_threads, 1, 64)},
+      {{"io-threads", "Network threads (default 1)"},
+       Count(&HttpOptions::io_threads, 1, 64)},
       {{"worker-threads", "Threads for blocking work such as store access (default 4)"},
-       Integer(1, 256, [](ServerConfig& c, uint64_t v) {
-         c.http.worker_threads = v;
-         // Two connections per worker: an idempotent request keeps its write open until
-         // its answer is stored, and may read meanwhile.
-         c.sqlite.pool_size = 2 * v;
-       })},
-      {{"worker-queue", "Requests waiting for a worker before new ones get 503 (default 1024)"},
+       Integer(1, 256, [](ServerConfig& c, uint64_t v) { c.http.worker_threads = v; })},
+      {{"worker-queue",
+        "Requests waiting for a worker before new ones get 503 (default 1024)"},
        Count(&HttpOptions::worker_queue, 1, 1'000'000)},
-      {{"shutdown-grace-ms", "On SIGINT/SIGTERM, how long in-flight requests may take to finish (default 10000)"},
+      {{"shutdown-grace-ms",
+        "On SIGINT/SIGTERM, how long in-flight requests may take to finish (default "
+        "10000)"},
        Millis(&HttpOptions::shutdown_grace)},
-      {{"sqlite-synchronous", "SQLite synchronous mode: full (default; survives power loss) or normal"},
+      {{"sqlite-synchronous",
+        "SQLite synchronous mode: full (default; survives power loss) or normal"},
        [](ServerConfig& c, std::string_view v) {
          return ParseChoice(c.sqlite.synchronous, v, {"full", "normal"});
        }},
-      {{"sqlite-busy-timeout-ms", "How long a SQLite writer waits for the lock (default 5000)"},
-       Integer(0, 600'000, [](ServerConfig& c, uint64_t v) {
-         c.sqlite.busy_timeout_ms = static_cast<int>(v);
-       })},
-      {{"idempotency-key-lifetime", "How long an Idempotency-Key and its stored answer are kept, as an ISO-8601 duration (default PT30M); advertised in /v1/config"},
+      {{"sqlite-busy-timeout-ms",
+        "How long a SQLite writer waits for the lock (default 5000)"},
+       Integer(0, 600'000,
+               [](ServerConfig& c, uint64_t v) {
+                 c.sqlite.busy_timeout_ms = static_cast<int>(v);
+               })},
+      {{"idempotency-key-lifetime",
+        "How long an Idempotency-Key and its stored answer are kept, as an ISO-8601 "
+        "duration (default PT30M); advertised in /v1/config"},
        [](ServerConfig& c, std::string_view v) -> Status {
          CAIRN_ASSIGN_OR_RAISE(c.idempotency_key_lifetime, ParseIsoDuration(v));
          return Ok();
        }},
-      {{"lance-async-drop-files", "A Lance DropTable/DropNamespace whose datasets hold more files than this returns at once with a transaction id and deletes in the background (default 10000; 0 = always in the background)"},
+      {{"lance-async-drop-files",
+        "A Lance DropTable/DropNamespace whose datasets hold more files than this "
+        "returns at once with a transaction id and deletes in the background (default "
+        "10000; 0 = always in the background)"},
        Integer(0, std::numeric_limits<uint32_t>::max(),
                [](ServerConfig& c, uint64_t v) { c.lance_async_drop_files = v; })},
   };
@@ -182,7 +233,8 @@ Status ApplyConfigFile(ServerConfig& config, const std::string& path) {
     table = toml::parse_file(path);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
-    return InvalidConfig("config {}:{}:{}: {}", path, where.line, where.column, e.description());
+    return InvalidConfig("config {}:{}:{}: {}", path, where.line, where.column,
+                         e.description());
   }
   for (const auto& [key, node] : table) {
     std::string value;
@@ -200,23 +252,72 @@ Status ApplyConfigFile(ServerConfig& config, const std::string& path) {
   return Ok();
 }
 
+namespace {
+
+/// The PostgreSQL password from `store-password-env` or `store-password-file` (its first
+/// line); empty when neither is set (libpq then looks at PGPASSWORD and ~/.pgpass).
+Result<std::string> ReadStorePassword(const ServerConfig& config) {
+  if (!config.store_password_env.empty() && !config.store_password_file.empty()) {
+    return InvalidConfig("store-password-env and store-password-file: set only one");
+  }
+  if (!config.store_password_env.empty()) {
+    const char* value = std::getenv(config.store_password_env.c_str());
+    if (value == nullptr) {
+      return InvalidConfig("store-password-env: environment variable {} is not set",
+                           config.store_password_env);
+    }
+    return std::string(value);
+  }
+  if (!config.store_password_file.empty()) {
+    std::ifstream in(config.store_password_file);
+    std::string line;
+    if (!in || !std::getline(in, line)) {
+      return InvalidConfig("store-password-file: cannot read '{}'",
+                           config.store_password_file);
+    }
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return line;
+  }
+  return std::string();
+}
+
+}  // namespace
+
 Status FinalizeConfig(ServerConfig& config) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path data_dir = fs::absolute(config.data_dir, ec);
   if (!ec) data_dir = data_dir.lexically_normal();
   if (!ec) fs::create_directories(data_dir / "warehouse", ec);
-  if (ec) return InvalidConfig("data-dir: cannot create '{}': {}", config.data_dir, ec.message());
+  if (ec)
+    return InvalidConfig("data-dir: cannot create '{}': {}", config.data_dir,
+                         ec.message());
   config.data_dir = data_dir.string();
-  if (config.data_dir.size() > 1 && config.data_dir.back() == '/') config.data_dir.pop_back();
+  if (config.data_dir.size() > 1 && config.data_dir.back() == '/')
+    config.data_dir.pop_back();
   config.warehouse_root = FileUriOf((data_dir / "warehouse").string());
+  // Two connections per worker: an idempotent request keeps its write open until its
+  // answer is stored, and may read meanwhile.
+  const size_t pool_size = config.store_pool_size != 0 ? config.store_pool_size
+                                                       : 2 * config.http.worker_threads;
+  config.sqlite.pool_size = pool_size;
+  config.postgres.pool_size = pool_size;
+  if (IsPostgresUri(config.store)) {
+    config.postgres.uri = config.store;
+    CAIRN_ASSIGN_OR_RAISE(config.postgres.password, ReadStorePassword(config));
+  } else if (!config.store_password_env.empty() || !config.store_password_file.empty()) {
+    return InvalidConfig(
+        "store-password-env/store-password-file: only for a postgresql:// store");
+  }
   if (config.store.empty()) {
     config.sqlite.path = (data_dir / "cairn.db").string();
-  } else {
+  } else if (!IsPostgresUri(config.store)) {
     config.sqlite.path = config.store.substr(std::string_view("sqlite:").size());
     if (config.sqlite.path != ":memory:") {
       config.sqlite.path = fs::absolute(config.sqlite.path, ec).string();
-      if (ec) return InvalidConfig("store: cannot resolve '{}': {}", config.store, ec.message());
+      if (ec)
+        return InvalidConfig("store: cannot resolve '{}': {}", config.store,
+                             ec.message());
     }
   }
   return Ok();

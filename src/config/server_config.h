@@ -14,6 +14,7 @@
 #include "common/result.h"
 #include "http/server.h"
 #include "store/meta_store.h"
+#include "store/postgres_store.h"
 
 namespace cairn {
 
@@ -21,10 +22,17 @@ struct ServerConfig {
   HttpOptions http;
   /// Directory for the SQLite file and the default warehouse; absolute after `Finalize`.
   std::string data_dir = "./cairn-data";
-  /// Store URI: `sqlite:PATH`. Empty = `sqlite:<data-dir>/cairn.db`.
+  /// Store URI: `sqlite:PATH` or `postgresql://...`. Empty = `sqlite:<data-dir>/cairn.db`.
   std::string store;
   /// SQLite settings; `path` is filled from `store` by `Finalize`.
   SqliteOptions sqlite;
+  /// PostgreSQL settings; `uri` and `password` are filled by `Finalize`.
+  PostgresOptions postgres;
+  /// Where `Finalize` reads the PostgreSQL password from (at most one is set).
+  std::string store_password_env;
+  std::string store_password_file;
+  /// Store connections per replica; 0 = two per worker thread.
+  size_t store_pool_size = 0;
   std::string default_catalog = "default";
   /// trace, debug, info, warn, error, off.
   std::string log_level = "info";

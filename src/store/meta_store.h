@@ -208,7 +208,9 @@ class MetaStore {
 
   /// \brief Applies all swaps atomically: true when every entity still pointed at its
   /// `expected_location` and all were updated; false (nothing changed) when any had moved
-  /// on or is gone.
+  /// on or is gone. Errors: `kCommitStateUnknown` when the store cannot tell whether the
+  /// swaps were applied (the answer to its commit was lost and reading back could not
+  /// decide); any other error means nothing was applied.
   virtual Result<bool> SwapEntities(const std::vector<EntitySwap>& swaps) = 0;
 
   /// \brief Removes an entity of `kind`; false when no entity of that kind has the name.

@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -12,6 +13,7 @@
 
 #include "config/server_config.h"
 #include "matchers.h"
+#include "store/postgres_store.h"
 #include "temp_dir.h"
 
 namespace cairn {
@@ -50,7 +52,27 @@ const std::vector<SettingCase>& SettingCases() {
        [](const ServerConfig& c) { return c.store; },
        "sqlite:/srv/cairn/meta.db",
        "sqlite:/srv/cairn/meta.db",
-       {"sqlite:", "mysql://x", "/srv/cairn.db", "postgresql://h/db", "postgres://h/db"}},
+       {"sqlite:", "mysql://x", "/srv/cairn.db", "postgresql:/h/db", "postgres:h"}},
+      {"store-password-env",
+       [](const ServerConfig& c) { return c.store_password_env; },
+       "CAIRN_PG_PASSWORD",
+       "CAIRN_PG_PASSWORD",
+       {""}},
+      {"store-password-file",
+       [](const ServerConfig& c) { return c.store_password_file; },
+       "/run/secrets/pg",
+       "/run/secrets/pg",
+       {""}},
+      {"store-pool-size",
+       [](const ServerConfig& c) { return std::to_string(c.store_pool_size); },
+       "32",
+       "32",
+       {"-1", "1025", "many", ""}},
+      {"store-lock-timeout-ms",
+       [](const ServerConfig& c) { return std::to_string(c.postgres.lock_timeout_ms); },
+       "2500",
+       "2500",
+       {"0", "600001", "x"}},
       {"default-catalog",
        [](const ServerConfig& c) { return c.default_catalog; },
        "main",
@@ -87,12 +109,9 @@ const std::vector<SettingCase>& SettingCases() {
        "64",
        {"0", "65", "two"}},
       {"worker-threads",
-       [](const ServerConfig& c) {
-         return std::to_string(c.http.worker_threads) + " " +
-                std::to_string(c.sqlite.pool_size);
-       },
+       [](const ServerConfig& c) { return std::to_string(c.http.worker_threads); },
        "8",
-       "8 16",
+       "8",
        {"0", "257", "many"}},
       {"worker-queue",
        [](const ServerConfig& c) { return std::to_string(c.http.worker_queue); },
@@ -115,7 +134,9 @@ const std::vector<SettingCase>& SettingCases() {
        "0",
        {"600001", "-1", "x"}},
       {"idempotency-key-lifetime",
-       [](const ServerConfig& c) { return std::to_string(c.idempotency_key_lifetime.count()); },
+       [](const ServerConfig& c) {
+         return std::to_string(c.idempotency_key_lifetime.count());
+       },
        "PT1H2M3S",
        "3723",
        {"30M", "PT", "P1H", "PT-5M", "PT0S", "pt30m", ""}},
@@ -203,10 +224,31 @@ TEST(ApplySettingTest, ListenRejectsMalformedAddresses) {
   }
 }
 
-TEST(ApplySettingTest, PostgresStoreIsRefusedWithAHint) {
+TEST(ApplySettingTest, StoreTakesSqliteAndPostgresUrisAndRefusesOthers) {
   ServerConfig config;
-  EXPECT_THAT(ApplySetting(config, "store", "postgresql://localhost/cairn"),
-              HasErrorMessage("use sqlite:PATH"));
+  EXPECT_THAT(ApplySetting(config, "store", "postgresql://cairn@db:5432/cairn"), IsOk());
+  EXPECT_THAT(ApplySetting(config, "store", "postgres://db/cairn"), IsOk());
+  EXPECT_THAT(ApplySetting(config, "store", "sqlite:/x/cairn.db"), IsOk());
+  EXPECT_THAT(ApplySetting(config, "store", "mysql://db/cairn"),
+              HasErrorMessage("expected sqlite:PATH or postgresql://"));
+}
+
+TEST(ApplySettingTest, RefusedStoreUriDoesNotEchoItsPassword) {
+  ServerConfig config;
+  auto refused = ApplySetting(config, "store", "postgresq://cairn:secret@db/cairn");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message.find("secret"), std::string::npos)
+      << refused.error().message;
+}
+
+TEST(RedactedPostgresUriTest, HidesPasswordsInTheAuthorityAndParameters) {
+  EXPECT_EQ(RedactedPostgresUri("postgresql://cairn:s3cret@db:5432/cat"),
+            "postgresql://cairn:***@db:5432/cat");
+  EXPECT_EQ(
+      RedactedPostgresUri("postgresql://cairn@db/cat?password=s3cret&sslmode=require"),
+      "postgresql://cairn@db/cat?password=***&sslmode=require");
+  EXPECT_EQ(RedactedPostgresUri("postgresql://cairn@db/cat"),
+            "postgresql://cairn@db/cat");
 }
 
 TEST(ApplySettingTest, LaterValueOverridesEarlierOne) {
@@ -247,7 +289,6 @@ data-dir = "/var/lib/cairn"
   EXPECT_EQ(config_.http.max_body_bytes, 1024u);
   EXPECT_EQ(config_.log_level, "warn");
   EXPECT_EQ(config_.http.worker_threads, 2u);
-  EXPECT_EQ(config_.sqlite.pool_size, 4u);  // two connections per worker
   EXPECT_EQ(config_.sqlite.busy_timeout_ms, 0);
   EXPECT_EQ(config_.data_dir, "/var/lib/cairn");
 }
@@ -352,6 +393,54 @@ TEST_F(FinalizeConfigTest, CreatesWarehouseAndDerivesStorePathAndWarehouseRoot) 
   EXPECT_EQ(config_.warehouse_root,
             "file://" + (data / "warehouse").lexically_normal().generic_string());
   EXPECT_THAT(config_.warehouse_root, StartsWith("file:///"));
+}
+
+TEST_F(FinalizeConfigTest, PostgresStoreTakesItsPasswordFromAnEnvironmentVariable) {
+  config_.data_dir = (dir_.path() / "data").string();
+  ASSERT_THAT(ApplySetting(config_, "store", "postgresql://cairn@db/cat"), IsOk());
+  ASSERT_THAT(ApplySetting(config_, "store-password-env", "CAIRN_TEST_CONFIG_PASSWORD"),
+              IsOk());
+  ::setenv("CAIRN_TEST_CONFIG_PASSWORD", "from-env", 1);
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  ::unsetenv("CAIRN_TEST_CONFIG_PASSWORD");
+  EXPECT_EQ(config_.postgres.uri, "postgresql://cairn@db/cat");
+  EXPECT_EQ(config_.postgres.password, "from-env");
+}
+
+TEST_F(FinalizeConfigTest, MissingPasswordVariableIsNamed) {
+  config_.data_dir = (dir_.path() / "data").string();
+  ASSERT_THAT(ApplySetting(config_, "store", "postgresql://cairn@db/cat"), IsOk());
+  ASSERT_THAT(ApplySetting(config_, "store-password-env", "CAIRN_TEST_UNSET_VARIABLE"),
+              IsOk());
+  EXPECT_THAT(
+      FinalizeConfig(config_),
+      HasErrorMessage("environment variable CAIRN_TEST_UNSET_VARIABLE is not set"));
+}
+
+TEST_F(FinalizeConfigTest, PostgresStoreTakesItsPasswordFromTheFirstLineOfAFile) {
+  config_.data_dir = (dir_.path() / "data").string();
+  const std::string file = dir_.File("password");
+  std::ofstream(file) << "from-file\nignored\n";
+  ASSERT_THAT(ApplySetting(config_, "store", "postgresql://cairn@db/cat"), IsOk());
+  ASSERT_THAT(ApplySetting(config_, "store-password-file", file), IsOk());
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  EXPECT_EQ(config_.postgres.password, "from-file");
+}
+
+TEST_F(FinalizeConfigTest, PasswordSettingsNeedAPostgresStore) {
+  config_.data_dir = (dir_.path() / "data").string();
+  ASSERT_THAT(ApplySetting(config_, "store-password-env", "X"), IsOk());
+  EXPECT_THAT(FinalizeConfig(config_), HasErrorMessage("only for a postgresql:// store"));
+}
+
+TEST_F(FinalizeConfigTest, PoolSizeDefaultsToTwoPerWorkerThread) {
+  config_.data_dir = (dir_.path() / "data").string();
+  ASSERT_THAT(ApplySetting(config_, "worker-threads", "3"), IsOk());
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  EXPECT_EQ(config_.sqlite.pool_size, 6u);
+  ASSERT_THAT(ApplySetting(config_, "store-pool-size", "5"), IsOk());
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  EXPECT_EQ(config_.postgres.pool_size, 5u);
 }
 
 TEST_F(FinalizeConfigTest, MakesRelativeDataDirAbsolute) {

@@ -937,7 +937,7 @@ TEST_F(TableServiceRetryTest, SwapErrorThatLandedCountsAsSuccess) {
                           MetaStore& base) -> Result<bool> {
     auto swapped = base.SwapEntities(swaps);
     EXPECT_THAT(swapped, Optional(true));
-    return IOError("connection lost after commit");
+    return CommitStateUnknown("connection lost after commit");
   };
   auto committed =
       racing_->CommitTable("", {{"ns"}, "t"}, {}, {ice::SetProperties{{{"k", "v"}}}});
@@ -954,13 +954,29 @@ TEST_F(TableServiceRetryTest, SwapOutcomeUnknownIsCommitStateUnknownAndKeepsTheF
     written = swaps.at(0).new_location;
     // The connection drops: neither the swap's result nor a read-back is available.
     hooked_->load_error = Error{ErrorKind::kServiceUnavailable, "store unreachable"};
-    return ServiceUnavailable("store unreachable");
+    return CommitStateUnknown("store unreachable");
   };
   auto unknown =
       racing_->CommitTable("", {{"ns"}, "t"}, {}, {ice::SetProperties{{{"k", "v"}}}});
   EXPECT_THAT(unknown, IsError(ErrorKind::kCommitStateUnknown));
   // The new file may be the table's current one: it must not be deleted.
   ASSERT_FALSE(written.empty());
+  EXPECT_TRUE(FileExists(memory_, written));
+  EXPECT_EQ(Load("t").metadata_location, created.metadata_location);
+}
+
+TEST_F(TableServiceRetryTest, UnknownOutcomeThatMovedOnKeepsTheFile) {
+  const auto created = Create("t");
+  std::string written;
+  hooked_->swap_hook = [&](const std::vector<EntitySwap>& swaps, MetaStore&) -> Result<bool> {
+    written = swaps.at(0).new_location;
+    // The store cannot tell (another commit may have followed ours): nothing may be
+    // deleted even though the pointer is not at our file.
+    return CommitStateUnknown("answer to COMMIT lost");
+  };
+  auto unknown =
+      racing_->CommitTable("", {{"ns"}, "t"}, {}, {ice::SetProperties{{{"k", "v"}}}});
+  EXPECT_THAT(unknown, IsError(ErrorKind::kCommitStateUnknown));
   EXPECT_TRUE(FileExists(memory_, written));
   EXPECT_EQ(Load("t").metadata_location, created.metadata_location);
 }

@@ -1,5 +1,9 @@
-// MetaStore contract tests, parameterised over backends. To test another backend (e.g.
-// PostgreSQL) add one `StoreFactory` to `Backends()`; the suite runs unchanged.
+// MetaStore contract tests, parameterised over backends: SQLite (in memory and in a file)
+// and PostgreSQL (a fresh database per test on the server `scripts/test` starts; skipped,
+// saying so, without one). To test another backend add one `StoreFactory` to
+// `Backends()`; the suite runs unchanged.
+
+#include "store/meta_store.h"
 
 #include <sqlite3.h>
 
@@ -17,8 +21,9 @@
 #include <gtest/gtest.h>
 
 #include "matchers.h"
+#include "postgres_test_db.h"
 #include "store/idempotency_scope.h"
-#include "store/meta_store.h"
+#include "store/postgres_store.h"
 #include "temp_dir.h"
 
 namespace cairn {
@@ -42,6 +47,8 @@ struct StoreFactory {
   /// also run `PersistentMetaStoreTest`.
   bool persistent = false;
   std::function<std::unique_ptr<StoreBackend>()> make;
+  /// Needs the PostgreSQL test server (skipped without it).
+  bool postgres = false;
 };
 
 class SqliteMemoryBackend final : public StoreBackend {
@@ -63,12 +70,27 @@ class SqliteFileBackend final : public StoreBackend {
   std::string path_ = dir_.File("cairn.db");
 };
 
+class PostgresBackend final : public StoreBackend {
+ public:
+  Result<std::unique_ptr<MetaStore>> Open() override {
+    if (!database_.ok()) return IOError("no test database");
+    PostgresOptions options;
+    options.uri = database_.uri();
+    options.pool_size = 4;
+    return OpenPostgresStore(options);
+  }
+
+ private:
+  ScopedPostgresDatabase database_;
+};
+
 void PrintTo(const StoreFactory& factory, std::ostream* os) { *os << factory.name; }
 
 std::vector<StoreFactory> Backends() {
   return {
       {"SqliteMemory", false, [] { return std::make_unique<SqliteMemoryBackend>(); }},
       {"SqliteFile", true, [] { return std::make_unique<SqliteFileBackend>(); }},
+      {"Postgres", true, [] { return std::make_unique<PostgresBackend>(); }, true},
   };
 }
 
@@ -83,6 +105,7 @@ std::vector<StoreFactory> PersistentBackends() {
 class MetaStoreTest : public ::testing::TestWithParam<StoreFactory> {
  protected:
   void SetUp() override {
+    if (GetParam().postgres) CAIRN_SKIP_WITHOUT_POSTGRES();
     backend_ = GetParam().make();
     Reopen();
     auto catalog = store_->CreateCatalog("main", "file:///warehouse/main", {});
@@ -480,11 +503,27 @@ TEST_P(MetaStoreTest, PropertiesOfNestedNamespacesAreIndependent) {
   EXPECT_EQ(parent->properties, (Properties{{"k", "parent"}}));
 }
 
-TEST_P(MetaStoreTest, StoresArbitraryBytesInNamesAndProperties) {
+TEST_P(MetaStoreTest, StoresQuotesAndSqlInNamesAndProperties) {
   const std::string name = "\xE6\x97\xA5 'quoted' \"double\" ; DROP TABLE namespaces; --";
-  const std::string value = std::string("nul\0inside", 10);
+  const std::string value = "?, $1, '); --";
   Create({name}, {{"k", value}});
   auto loaded = store_->LoadNamespace(catalog_, {name});
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ(loaded->properties.at("k"), value);
+}
+
+TEST_P(MetaStoreTest, NulCharactersAreKeptExactlyOrRefusedAsBadRequest) {
+  // SQLite keeps any bytes; PostgreSQL text cannot hold U+0000 and must say so rather
+  // than cut the value short.
+  const std::string value = std::string("nul\0inside", 10);
+  auto created = store_->CreateNamespace(catalog_, {"n"}, {{"k", value}});
+  if (GetParam().postgres) {
+    EXPECT_THAT(created, IsError(ErrorKind::kBadRequest));
+    EXPECT_THAT(store_->NamespaceExists(catalog_, {"n"}), ::testing::Optional(false));
+    return;
+  }
+  ASSERT_THAT(created, IsOk());
+  auto loaded = store_->LoadNamespace(catalog_, {"n"});
   ASSERT_THAT(loaded, IsOk());
   EXPECT_EQ(loaded->properties.at("k"), value);
 }
@@ -514,7 +553,8 @@ TEST_P(MetaStoreTest, ConcurrentWritersAllSucceed) {
   EXPECT_EQ(listed->names.size(), static_cast<size_t>(kThreads * kPerThread));
 }
 
-// --- entities (tables, views, Lance tables) ----------------------------------------------
+// --- entities (tables, views, Lance tables)
+// ----------------------------------------------
 
 TEST_P(MetaStoreTest, CreatedEntityLoadsWithItsKindLocationAndMetadata) {
   Create({"db"});
@@ -536,21 +576,25 @@ TEST_P(MetaStoreTest, CreatedEntityLoadsWithItsKindLocationAndMetadata) {
 
 TEST_P(MetaStoreTest, EntityNamesAreOneIdentifierSpaceAcrossKinds) {
   Create({"db"});
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "x", EntityKind::kIcebergView, "v", "{}"),
-              IsOk());
-  for (auto kind : {EntityKind::kIcebergTable, EntityKind::kIcebergView,
-                    EntityKind::kLanceTable}) {
+  ASSERT_THAT(
+      store_->CreateEntity(catalog_, {"db"}, "x", EntityKind::kIcebergView, "v", "{}"),
+      IsOk());
+  for (auto kind :
+       {EntityKind::kIcebergTable, EntityKind::kIcebergView, EntityKind::kLanceTable}) {
     EXPECT_THAT(store_->CreateEntity(catalog_, {"db"}, "x", kind, "l", "{}"),
                 IsError(ErrorKind::kAlreadyExists));
   }
-  EXPECT_THAT(store_->CreateEntity(catalog_, {"nope"}, "x", EntityKind::kIcebergTable, "l", "{}"),
-              IsError(ErrorKind::kNoSuchNamespace));
+  EXPECT_THAT(
+      store_->CreateEntity(catalog_, {"nope"}, "x", EntityKind::kIcebergTable, "l", "{}"),
+      IsError(ErrorKind::kNoSuchNamespace));
 }
 
 TEST_P(MetaStoreTest, SwapAppliesOnlyFromTheExpectedLocationAndAllOrNothing) {
   Create({"db"});
-  auto a = store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kIcebergTable, "a0", "{}");
-  auto b = store_->CreateEntity(catalog_, {"db"}, "b", EntityKind::kIcebergTable, "b0", "{}");
+  auto a =
+      store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kIcebergTable, "a0", "{}");
+  auto b =
+      store_->CreateEntity(catalog_, {"db"}, "b", EntityKind::kIcebergTable, "b0", "{}");
   ASSERT_THAT(a, IsOk());
   ASSERT_THAT(b, IsOk());
   auto swapped = store_->SwapEntities({{a->id, "a0", "a1", "{\"v\":1}"}});
@@ -560,7 +604,8 @@ TEST_P(MetaStoreTest, SwapAppliesOnlyFromTheExpectedLocationAndAllOrNothing) {
   ASSERT_THAT(stale, IsOk());
   EXPECT_FALSE(*stale);
   // The second swap is stale, so the first must not apply either.
-  auto mixed = store_->SwapEntities({{b->id, "b0", "b1", "{}"}, {a->id, "a0", "a3", "{}"}});
+  auto mixed =
+      store_->SwapEntities({{b->id, "b0", "b1", "{}"}, {a->id, "a0", "a3", "{}"}});
   ASSERT_THAT(mixed, IsOk());
   EXPECT_FALSE(*mixed);
   EXPECT_EQ((*store_->LoadEntity(catalog_, {"db"}, "a"))->metadata_location, "a1");
@@ -570,9 +615,11 @@ TEST_P(MetaStoreTest, SwapAppliesOnlyFromTheExpectedLocationAndAllOrNothing) {
 
 TEST_P(MetaStoreTest, DropEntityOnlyDropsTheGivenKindAndUnblocksTheNamespace) {
   Create({"db"});
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "l", "{}"),
-              IsOk());
-  EXPECT_THAT(store_->DropNamespace(catalog_, {"db"}), IsError(ErrorKind::kNamespaceNotEmpty));
+  ASSERT_THAT(
+      store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "l", "{}"),
+      IsOk());
+  EXPECT_THAT(store_->DropNamespace(catalog_, {"db"}),
+              IsError(ErrorKind::kNamespaceNotEmpty));
   auto wrong_kind = store_->DropEntity(catalog_, {"db"}, "t", EntityKind::kIcebergView);
   ASSERT_THAT(wrong_kind, IsOk());
   EXPECT_FALSE(*wrong_kind);
@@ -585,18 +632,24 @@ TEST_P(MetaStoreTest, DropEntityOnlyDropsTheGivenKindAndUnblocksTheNamespace) {
 TEST_P(MetaStoreTest, RenameEntityChecksSourceKindTargetNamespaceAndName) {
   Create({"a"});
   Create({"b"});
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "t", EntityKind::kIcebergTable, "l", "{}"),
-              IsOk());
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"b"}, "v", EntityKind::kIcebergView, "l", "{}"),
-              IsOk());
-  EXPECT_THAT(store_->RenameEntity(catalog_, {"a"}, "t", {"b"}, "t", EntityKind::kIcebergView),
-              IsError(ErrorKind::kNoSuchTable));
-  EXPECT_THAT(store_->RenameEntity(catalog_, {"a"}, "t", {"c"}, "t", EntityKind::kIcebergTable),
-              IsError(ErrorKind::kNoSuchNamespace));
-  EXPECT_THAT(store_->RenameEntity(catalog_, {"a"}, "t", {"b"}, "v", EntityKind::kIcebergTable),
-              IsError(ErrorKind::kAlreadyExists));
-  EXPECT_THAT(store_->RenameEntity(catalog_, {"a"}, "t", {"b"}, "t2", EntityKind::kIcebergTable),
-              IsOk());
+  ASSERT_THAT(
+      store_->CreateEntity(catalog_, {"a"}, "t", EntityKind::kIcebergTable, "l", "{}"),
+      IsOk());
+  ASSERT_THAT(
+      store_->CreateEntity(catalog_, {"b"}, "v", EntityKind::kIcebergView, "l", "{}"),
+      IsOk());
+  EXPECT_THAT(
+      store_->RenameEntity(catalog_, {"a"}, "t", {"b"}, "t", EntityKind::kIcebergView),
+      IsError(ErrorKind::kNoSuchTable));
+  EXPECT_THAT(
+      store_->RenameEntity(catalog_, {"a"}, "t", {"c"}, "t", EntityKind::kIcebergTable),
+      IsError(ErrorKind::kNoSuchNamespace));
+  EXPECT_THAT(
+      store_->RenameEntity(catalog_, {"a"}, "t", {"b"}, "v", EntityKind::kIcebergTable),
+      IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(
+      store_->RenameEntity(catalog_, {"a"}, "t", {"b"}, "t2", EntityKind::kIcebergTable),
+      IsOk());
   EXPECT_FALSE(store_->LoadEntity(catalog_, {"a"}, "t")->has_value());
   EXPECT_TRUE(store_->LoadEntity(catalog_, {"b"}, "t2")->has_value());
 }
@@ -604,12 +657,13 @@ TEST_P(MetaStoreTest, RenameEntityChecksSourceKindTargetNamespaceAndName) {
 TEST_P(MetaStoreTest, ListEntitiesIsPerKindAndKeysetPaginated) {
   Create({"db"});
   for (const char* name : {"e", "a", "d", "b", "c"}) {
-    ASSERT_THAT(
-        store_->CreateEntity(catalog_, {"db"}, name, EntityKind::kIcebergTable, name, "{}"),
-        IsOk());
+    ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, name, EntityKind::kIcebergTable,
+                                     name, "{}"),
+                IsOk());
   }
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "view", EntityKind::kIcebergView, "v", "{}"),
-              IsOk());
+  ASSERT_THAT(
+      store_->CreateEntity(catalog_, {"db"}, "view", EntityKind::kIcebergView, "v", "{}"),
+      IsOk());
   auto first = store_->ListEntities(catalog_, {"db"}, EntityKind::kIcebergTable, "", 2);
   ASSERT_THAT(first, IsOk());
   EXPECT_EQ(first->names, (std::vector<std::string>{"a", "b"}));
@@ -618,7 +672,8 @@ TEST_P(MetaStoreTest, ListEntitiesIsPerKindAndKeysetPaginated) {
   ASSERT_THAT(last, IsOk());
   EXPECT_EQ(last->names, (std::vector<std::string>{"d", "e"}));
   EXPECT_FALSE(last->has_more);
-  auto views = store_->ListEntities(catalog_, {"db"}, EntityKind::kIcebergView, "", std::nullopt);
+  auto views =
+      store_->ListEntities(catalog_, {"db"}, EntityKind::kIcebergView, "", std::nullopt);
   ASSERT_THAT(views, IsOk());
   EXPECT_EQ(views->names, (std::vector<std::string>{"view"}));
   EXPECT_THAT(store_->ListEntities(catalog_, {"nope"}, EntityKind::kIcebergTable, "", 2),
@@ -637,12 +692,13 @@ TEST_P(MetaStoreTest, LocationInUseSeesOtherEntitiesAtOrBelowALocation) {
   };
   EXPECT_TRUE(in_use("file:///w/t-1", 0));
   EXPECT_TRUE(in_use("file:///w/t-1/metadata/0.json", 0));
-  EXPECT_FALSE(in_use("file:///w/t-1", a->id));        // only the entity itself
-  EXPECT_FALSE(in_use("file:///w/t", 0));              // a prefix that is not a directory
+  EXPECT_FALSE(in_use("file:///w/t-1", a->id));  // only the entity itself
+  EXPECT_FALSE(in_use("file:///w/t", 0));        // a prefix that is not a directory
   EXPECT_FALSE(in_use("file:///w/t-1/metadata/1.json", 0));
 }
 
-// --- catalogs listing and removal, cascading drops, transaction records (Lance) ----------
+// --- catalogs listing and removal, cascading drops, transaction records (Lance)
+// ----------
 
 /// A planner that records one transaction naming every dropped entity.
 DropPlanner RecordNames(std::string id, std::vector<std::string>* seen = nullptr) {
@@ -662,7 +718,8 @@ DropPlanner RecordNames(std::string id, std::vector<std::string>* seen = nullptr
 
 TEST_P(MetaStoreTest, ListsCatalogsByKeyset) {
   for (const char* name : {"b", "a", "c"}) {
-    ASSERT_THAT(store_->CreateCatalog(name, std::string("file:///w/") + name, {}), IsOk());
+    ASSERT_THAT(store_->CreateCatalog(name, std::string("file:///w/") + name, {}),
+                IsOk());
   }
   auto first = store_->ListCatalogs("", 2);
   ASSERT_THAT(first, IsOk());
@@ -682,10 +739,12 @@ TEST_P(MetaStoreTest, DropCatalogRestrictsOrCascades) {
   ASSERT_THAT(other, IsOk());
   ASSERT_THAT(store_->CreateNamespace(other->id, {"ns"}, {}), IsOk());
   ASSERT_THAT(store_->CreateNamespace(other->id, {"ns", "deep"}, {}), IsOk());
-  ASSERT_THAT(store_->CreateEntity(other->id, {"ns", "deep"}, "t", EntityKind::kLanceTable,
-                                   "file:///w/other/t.lance", "{}"),
-              IsOk());
-  EXPECT_THAT(store_->DropCatalog(other->id, false, nullptr), IsError(ErrorKind::kNamespaceNotEmpty));
+  ASSERT_THAT(
+      store_->CreateEntity(other->id, {"ns", "deep"}, "t", EntityKind::kLanceTable,
+                           "file:///w/other/t.lance", "{}"),
+      IsOk());
+  EXPECT_THAT(store_->DropCatalog(other->id, false, nullptr),
+              IsError(ErrorKind::kNamespaceNotEmpty));
   std::vector<std::string> seen;
   auto dropped = store_->DropCatalog(other->id, true, RecordNames("tx-cat", &seen));
   ASSERT_THAT(dropped, IsOk());
@@ -704,7 +763,8 @@ TEST_P(MetaStoreTest, DropCatalogRestrictsOrCascades) {
   ASSERT_THAT(fresh, IsOk());
   EXPECT_THAT(fresh->names, IsEmpty());
   EXPECT_THAT(store_->DropCatalog(again->id, false, nullptr), IsOk());
-  EXPECT_THAT(store_->DropCatalog(again->id, false, nullptr), IsError(ErrorKind::kNoSuchWarehouse));
+  EXPECT_THAT(store_->DropCatalog(again->id, false, nullptr),
+              IsError(ErrorKind::kNoSuchWarehouse));
 }
 
 TEST_P(MetaStoreTest, DropNamespaceTreeTakesDescendantsButNotSiblings) {
@@ -713,19 +773,24 @@ TEST_P(MetaStoreTest, DropNamespaceTreeTakesDescendantsButNotSiblings) {
   Create({"a", "b", "c"});
   Create({"ab"});  // shares the prefix, is no descendant
   Create({"a!"});  // sorts between "a" and "a\x1f..." bytewise
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"a", "b", "c"}, "t", EntityKind::kLanceTable, "l1", "{}"),
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"a", "b", "c"}, "t",
+                                   EntityKind::kLanceTable, "l1", "{}"),
               IsOk());
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "i", EntityKind::kIcebergTable, "l2", "{}"),
-              IsOk());
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"ab"}, "keep", EntityKind::kLanceTable, "l3", "{}"),
-              IsOk());
+  ASSERT_THAT(
+      store_->CreateEntity(catalog_, {"a"}, "i", EntityKind::kIcebergTable, "l2", "{}"),
+      IsOk());
+  ASSERT_THAT(
+      store_->CreateEntity(catalog_, {"ab"}, "keep", EntityKind::kLanceTable, "l3", "{}"),
+      IsOk());
   std::vector<std::string> seen;
-  auto dropped = store_->DropNamespaceTree(catalog_, {"a"}, RecordNames("tx-tree", &seen));
+  auto dropped =
+      store_->DropNamespaceTree(catalog_, {"a"}, RecordNames("tx-tree", &seen));
   ASSERT_THAT(dropped, IsOk());
   EXPECT_EQ(dropped->size(), 2u);
   EXPECT_THAT(seen, ::testing::UnorderedElementsAre("a.i", "a.b.c.t"));
   for (const NamespacePath& gone : {NamespacePath{"a"}, {"a", "b"}, {"a", "b", "c"}}) {
-    EXPECT_THAT(store_->NamespaceExists(catalog_, gone), ::testing::Optional(false)) << DottedName(gone);
+    EXPECT_THAT(store_->NamespaceExists(catalog_, gone), ::testing::Optional(false))
+        << DottedName(gone);
   }
   EXPECT_THAT(store_->NamespaceExists(catalog_, {"ab"}), ::testing::Optional(true));
   EXPECT_THAT(store_->NamespaceExists(catalog_, {"a!"}), ::testing::Optional(true));
@@ -738,12 +803,17 @@ TEST_P(MetaStoreTest, DropNamespaceTreeTakesDescendantsButNotSiblings) {
 
 TEST_P(MetaStoreTest, APlannerErrorDropsNothing) {
   Create({"a"});
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "t", EntityKind::kLanceTable, "l", "{}"), IsOk());
-  DropPlanner failing = [](const std::vector<EntityRecord>&) -> Result<std::optional<TransactionRecord>> {
+  ASSERT_THAT(
+      store_->CreateEntity(catalog_, {"a"}, "t", EntityKind::kLanceTable, "l", "{}"),
+      IsOk());
+  DropPlanner failing =
+      [](const std::vector<EntityRecord>&) -> Result<std::optional<TransactionRecord>> {
     return Internal("planner says no");
   };
-  EXPECT_THAT(store_->DropNamespaceTree(catalog_, {"a"}, failing), IsError(ErrorKind::kInternal));
-  EXPECT_THAT(store_->DropEntityWithRecord(catalog_, {"a"}, "t", EntityKind::kLanceTable, failing),
+  EXPECT_THAT(store_->DropNamespaceTree(catalog_, {"a"}, failing),
+              IsError(ErrorKind::kInternal));
+  EXPECT_THAT(store_->DropEntityWithRecord(catalog_, {"a"}, "t", EntityKind::kLanceTable,
+                                           failing),
               IsError(ErrorKind::kInternal));
   auto still = store_->LoadEntity(catalog_, {"a"}, "t");
   ASSERT_THAT(still, IsOk());
@@ -752,20 +822,24 @@ TEST_P(MetaStoreTest, APlannerErrorDropsNothing) {
 
 TEST_P(MetaStoreTest, DropEntityWithRecordDropsOnlyThatKind) {
   Create({"a"});
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "t", EntityKind::kLanceTable, "loc", R"({"p":1})"),
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "t", EntityKind::kLanceTable, "loc",
+                                   R"({"p":1})"),
               IsOk());
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "i", EntityKind::kIcebergTable, "m", "{}"), IsOk());
-  auto wrong_kind = store_->DropEntityWithRecord(catalog_, {"a"}, "i", EntityKind::kLanceTable,
-                                                 RecordNames("tx-0"));
+  ASSERT_THAT(
+      store_->CreateEntity(catalog_, {"a"}, "i", EntityKind::kIcebergTable, "m", "{}"),
+      IsOk());
+  auto wrong_kind = store_->DropEntityWithRecord(
+      catalog_, {"a"}, "i", EntityKind::kLanceTable, RecordNames("tx-0"));
   ASSERT_THAT(wrong_kind, IsOk());
   EXPECT_FALSE(wrong_kind->has_value());
-  auto missing = store_->DropEntityWithRecord(catalog_, {"zz"}, "t", EntityKind::kLanceTable,
-                                              RecordNames("tx-0"));
+  auto missing = store_->DropEntityWithRecord(
+      catalog_, {"zz"}, "t", EntityKind::kLanceTable, RecordNames("tx-0"));
   ASSERT_THAT(missing, IsOk());
   EXPECT_FALSE(missing->has_value());
-  EXPECT_THAT(store_->LoadTransaction("tx-0"), ::testing::Optional(::testing::Eq(std::nullopt)));
-  auto dropped = store_->DropEntityWithRecord(catalog_, {"a"}, "t", EntityKind::kLanceTable,
-                                              RecordNames("tx-1"));
+  EXPECT_THAT(store_->LoadTransaction("tx-0"),
+              ::testing::Optional(::testing::Eq(std::nullopt)));
+  auto dropped = store_->DropEntityWithRecord(
+      catalog_, {"a"}, "t", EntityKind::kLanceTable, RecordNames("tx-1"));
   ASSERT_THAT(dropped, IsOk());
   ASSERT_TRUE(dropped->has_value());
   EXPECT_EQ((*dropped)->metadata_location, "loc");
@@ -780,11 +854,21 @@ TEST_P(MetaStoreTest, ListsEntitiesOfOneKindAcrossCatalogsInIdOrder) {
   auto other = store_->CreateCatalog("other", "file:///w/other", {});
   ASSERT_THAT(other, IsOk());
   Create({"a"});
-  ASSERT_THAT(store_->CreateNamespace(other->id, {"x", }, {}), IsOk());
+  ASSERT_THAT(store_->CreateNamespace(other->id,
+                                      {
+                                          "x",
+                                      },
+                                      {}),
+              IsOk());
   ASSERT_THAT(store_->CreateNamespace(other->id, {"x", "y"}, {}), IsOk());
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "z", EntityKind::kLanceTable, "l", "{}"), IsOk());
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"a"}, "i", EntityKind::kIcebergTable, "m", "{}"), IsOk());
-  ASSERT_THAT(store_->CreateEntity(other->id, {"x", "y"}, "b", EntityKind::kLanceTable, "l", "{}"),
+  ASSERT_THAT(
+      store_->CreateEntity(catalog_, {"a"}, "z", EntityKind::kLanceTable, "l", "{}"),
+      IsOk());
+  ASSERT_THAT(
+      store_->CreateEntity(catalog_, {"a"}, "i", EntityKind::kIcebergTable, "m", "{}"),
+      IsOk());
+  ASSERT_THAT(store_->CreateEntity(other->id, {"x", "y"}, "b", EntityKind::kLanceTable,
+                                   "l", "{}"),
               IsOk());
   auto first = store_->ListAllEntities(EntityKind::kLanceTable, 0, 1);
   ASSERT_THAT(first, IsOk());
@@ -792,7 +876,8 @@ TEST_P(MetaStoreTest, ListsEntitiesOfOneKindAcrossCatalogsInIdOrder) {
   EXPECT_TRUE(first->has_more);
   EXPECT_EQ(first->entities[0].catalog, "main");
   EXPECT_EQ(first->entities[0].name, "z");
-  auto rest = store_->ListAllEntities(EntityKind::kLanceTable, first->entities[0].id, std::nullopt);
+  auto rest = store_->ListAllEntities(EntityKind::kLanceTable, first->entities[0].id,
+                                      std::nullopt);
   ASSERT_THAT(rest, IsOk());
   ASSERT_EQ(rest->entities.size(), 1u);
   EXPECT_FALSE(rest->has_more);
@@ -818,7 +903,8 @@ TEST_P(MetaStoreTest, TransactionRecordsSwapByVersion) {
   running.status = "RUNNING";
   running.properties = {{"b", "2"}};
   EXPECT_THAT(store_->UpdateTransaction(running, 0), ::testing::Optional(true));
-  EXPECT_THAT(store_->UpdateTransaction(running, 0), ::testing::Optional(false));  // stale
+  EXPECT_THAT(store_->UpdateTransaction(running, 0),
+              ::testing::Optional(false));  // stale
   auto after = store_->LoadTransaction("tx");
   ASSERT_THAT(after, IsOk());
   EXPECT_EQ((*after)->status, "RUNNING");
@@ -834,7 +920,8 @@ TEST_P(MetaStoreTest, TransactionRecordsSwapByVersion) {
   EXPECT_THAT(ids, ::testing::UnorderedElementsAre("tx", "tx2"));
   EXPECT_THAT(store_->DeleteTransaction("tx2"), ::testing::Optional(true));
   EXPECT_THAT(store_->DeleteTransaction("tx2"), ::testing::Optional(false));
-  EXPECT_THAT(store_->LoadTransaction("missing"), ::testing::Optional(::testing::Eq(std::nullopt)));
+  EXPECT_THAT(store_->LoadTransaction("missing"),
+              ::testing::Optional(::testing::Eq(std::nullopt)));
 }
 
 // --- idempotency keys ------------------------------------------------------------------
@@ -861,8 +948,9 @@ TEST_P(MetaStoreTest, IdempotencyKeyIsClaimedOnceAndItsAnswerReplayed) {
   ASSERT_THAT(busy, IsOk());
   ASSERT_TRUE(busy->has_value());
   EXPECT_FALSE((*busy)->status.has_value());
-  ASSERT_THAT(store_->SaveIdempotentResponse(first, {"fp", 200, "application/json", "{}", "e"}),
-              IsOk());
+  ASSERT_THAT(
+      store_->SaveIdempotentResponse(first, {"fp", 200, "application/json", "{}", "e"}),
+      IsOk());
   auto replay = store_->ClaimIdempotencyKey(second, 170);
   ASSERT_THAT(replay, IsOk());
   ASSERT_TRUE(replay->has_value());
@@ -884,7 +972,8 @@ TEST_P(MetaStoreTest, EffectKeyAndAnswerCommitTogether) {
   }
   // The write waits for its answer (parked); then all three commit at once.
   ASSERT_NE(scope.parked, nullptr);
-  ASSERT_THAT(scope.parked->Commit(scope, {"fp", 200, "application/json", "{}", ""}), IsOk());
+  ASSERT_THAT(scope.parked->Commit(scope, {"fp", 200, "application/json", "{}", ""}),
+              IsOk());
   scope.parked.reset();
   EXPECT_TRUE(store_->LoadEntity(catalog_, {"db"}, "t")->has_value());
   EXPECT_EQ((*store_->LoadIdempotentResponse("k", 100))->status, 200);
@@ -896,9 +985,9 @@ TEST_P(MetaStoreTest, EffectKeyAndAnswerCommitTogether) {
   auto stranger = Scope("k2", "fp", "owner-3", 300);
   {
     ScopedIdempotency installed(&stranger);
-    ASSERT_THAT(
-        store_->CreateEntity(catalog_, {"other"}, "t", EntityKind::kIcebergTable, "l", "{}"),
-        IsOk());
+    ASSERT_THAT(store_->CreateEntity(catalog_, {"other"}, "t", EntityKind::kIcebergTable,
+                                     "l", "{}"),
+                IsOk());
   }
   ASSERT_NE(stranger.parked, nullptr);
   EXPECT_THAT(stranger.parked->Commit(stranger, {"fp", 200, "", "", ""}),
@@ -930,8 +1019,9 @@ TEST_P(MetaStoreTest, ReleasedOrAbandonedOrExpiredKeysCanBeClaimedAgain) {
   // Abandoned: lease over, nothing applied.
   auto third = Scope("k", "fp3", "owner-3", 151);
   EXPECT_FALSE(store_->ClaimIdempotencyKey(third, 200)->has_value());
-  ASSERT_THAT(store_->SaveIdempotentResponse(third, {"fp3", 404, "application/json", "x", ""}),
-              IsOk());
+  ASSERT_THAT(
+      store_->SaveIdempotentResponse(third, {"fp3", 404, "application/json", "x", ""}),
+      IsOk());
   // Answered keys stay until they expire (created 151 + 1000).
   auto before_expiry = Scope("k", "fp4", "owner-4", 1150);
   EXPECT_TRUE(store_->ClaimIdempotencyKey(before_expiry, 1200)->has_value());
@@ -977,7 +1067,8 @@ TEST_P(PersistentMetaStoreTest, ReopeningTwiceKeepsSchemaAndData) {
 }
 
 TEST_P(PersistentMetaStoreTest, TransactionRecordsSurviveReopen) {
-  ASSERT_THAT(store_->CreateTransaction({"tx", "RUNNING", "work", {{"k", "v"}}, 0, 0, 0}), IsOk());
+  ASSERT_THAT(store_->CreateTransaction({"tx", "RUNNING", "work", {{"k", "v"}}, 0, 0, 0}),
+              IsOk());
   Reopen();
   auto pending = store_->ListTransactions({"RUNNING"});
   ASSERT_THAT(pending, IsOk());
