@@ -123,7 +123,8 @@ std::string NumberPlaceholders(const char* sql) {
   for (const char* c = sql; *c != '\0'; ++c) {
     if (*c == '\'') in_literal = !in_literal;
     if (*c == '?' && !in_literal) {
-      out += '$' + std::to_string(++next);
+      out.push_back('$');
+      out += std::to_string(++next);
     } else {
       out += *c;
     }
@@ -192,8 +193,7 @@ class PgConnection final : public SqlConnection {
   Result<SqlStatement*> Prepare(const char* sql) override {
     auto it = statements_.find(sql);
     if (it != statements_.end()) return it->second.get();
-    auto statement =
-        std::make_unique<PgStatement>("s" + std::to_string(statements_.size()));
+    auto statement = std::make_unique<PgStatement>(fmt::format("s{}", statements_.size()));
     PgResult result(PQprepare(conn_, statement->name().c_str(),
                               NumberPlaceholders(sql).c_str(), 0, nullptr));
     if (PQresultStatus(result.get()) != PGRES_COMMAND_OK)
@@ -423,15 +423,16 @@ std::string RedactedPostgresUri(std::string_view uri) {
   if (at != std::string_view::npos && (slash == std::string_view::npos || at < slash)) {
     const size_t colon = uri.find(':', authority);
     if (colon != std::string_view::npos && colon < at) {
-      out = std::string(uri.substr(0, colon + 1)) + "***" + std::string(uri.substr(at));
+      out = fmt::format("{}***{}", uri.substr(0, colon + 1), uri.substr(at));
     }
   }
   // A password may also come as a query parameter.
   const size_t param = out.find("password=");
   if (param != std::string::npos) {
     const size_t end = out.find('&', param);
-    out = out.substr(0, param) + "password=***" +
-          (end == std::string::npos ? std::string() : out.substr(end));
+    const std::string_view rest =
+        end == std::string::npos ? std::string_view() : std::string_view(out).substr(end);
+    out = fmt::format("{}password=***{}", std::string_view(out).substr(0, param), rest);
   }
   return out;
 }
