@@ -20,7 +20,8 @@
 namespace cairn {
 namespace {
 
-constexpr std::string_view kDeleteAfterCommit = "write.metadata.delete-after-commit.enabled";
+constexpr std::string_view kDeleteAfterCommit =
+    "write.metadata.delete-after-commit.enabled";
 
 Status ValidateIdent(const TableIdent& ident) {
   CAIRN_RETURN_IF_ERROR(ValidateNamespace(ident.ns));
@@ -32,8 +33,8 @@ bool IsWithin(std::string_view location, std::string_view root) {
          location[root.size()] == '/';
 }
 
-/// True for a location Cairn chose itself (`<warehouse>/.../<name>-<32 hex>`): only such a
-/// directory is known to hold nothing but this table, so only it may be deleted whole.
+/// True for a location Cairn chose itself (`<warehouse>/.../<name>-<32 hex>`): only such
+/// a directory is known to hold nothing but this table, so only it may be deleted whole.
 bool IsAssignedLocation(std::string_view location, std::string_view warehouse) {
   if (!IsWithin(location, warehouse)) return false;
   const std::string_view last = location.substr(location.rfind('/') + 1);
@@ -73,7 +74,8 @@ TableService::TableService(MetaStore& store, CatalogService& catalogs, FileIO& i
                            std::function<int64_t()> clock)
     : store_(store), catalogs_(catalogs), io_(io), clock_(std::move(clock)) {}
 
-Result<TableListing> TableService::ListTables(std::string_view catalog, const NamespacePath& ns,
+Result<TableListing> TableService::ListTables(std::string_view catalog,
+                                              const NamespacePath& ns,
                                               const PageRequest& page) {
   return ListEntityNames(store_, catalogs_, catalog, ns, EntityKind::kIcebergTable, page);
 }
@@ -87,12 +89,14 @@ Result<LoadedTable> TableService::WriteMetadata(const iceberg::TableMetadata& me
   LoadedTable written;
   written.metadata_location = NextMetadataLocation(metadata, previous_location);
   written.metadata_json = iceberg::TableMetadataToJsonString(metadata);
-  CAIRN_ASSIGN_OR_RAISE(auto bytes, EncodeMetadataFile(metadata, written.metadata_location));
+  CAIRN_ASSIGN_OR_RAISE(auto bytes,
+                        EncodeMetadataFile(metadata, written.metadata_location));
   CAIRN_RETURN_IF_ERROR(io_.WriteFileAtomic(written.metadata_location, bytes));
   return written;
 }
 
-Result<LoadedTable> TableService::CreateTable(std::string_view catalog, const NamespacePath& ns,
+Result<LoadedTable> TableService::CreateTable(std::string_view catalog,
+                                              const NamespacePath& ns,
                                               const CreateTableInput& input) {
   const TableIdent ident{ns, input.name};
   CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
@@ -138,19 +142,72 @@ Result<EntityRecord> TableService::LoadEntity(const CatalogRecord& catalog,
   return std::move(*entity);
 }
 
-Result<LoadedTable> TableService::LoadTable(std::string_view catalog, const TableIdent& ident,
-                                            SnapshotsMode mode) {
+Result<EntityPointer> TableService::LoadPointer(const CatalogRecord& catalog,
+                                                const TableIdent& ident) {
+  CAIRN_ASSIGN_OR_RAISE(auto pointer,
+                        store_.LoadEntityPointer(catalog.id, ident.ns, ident.name));
+  if (!pointer || pointer->kind != EntityKind::kIcebergTable) {
+    return NoSuchTable("Table does not exist: {}", DottedName(ident));
+  }
+  return std::move(*pointer);
+}
+
+Result<TableService::CurrentTable> TableService::LoadCurrent(const CatalogRecord& catalog,
+                                                             const TableIdent& ident) {
+  CAIRN_ASSIGN_OR_RAISE(auto pointer, LoadPointer(catalog, ident));
+  if (auto cached = cache_.FindModel(pointer.metadata_location)) {
+    return CurrentTable{std::move(pointer), std::move(cached)};
+  }
+  // Not cached: read the whole entity (it may be newer than the pointer; then it wins).
+  CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(catalog, ident));
+  CAIRN_ASSIGN_OR_RAISE(auto parsed,
+                        iceberg::TableMetadataFromJsonString(entity.metadata));
+  auto metadata = std::make_shared<const iceberg::TableMetadata>(std::move(parsed));
+  cache_.InsertModel(entity.metadata_location, metadata, entity.metadata.size());
+  cache_.InsertJson(entity.metadata_location, MetadataCache::Form::kJson,
+                    std::make_shared<const std::string>(std::move(entity.metadata)));
+  return CurrentTable{EntityPointer{entity.id, entity.kind,
+                                    std::move(entity.metadata_location), entity.version},
+                      std::move(metadata)};
+}
+
+void TableService::Remember(const LoadedTable& written,
+                            std::shared_ptr<const iceberg::TableMetadata> metadata) {
+  cache_.InsertModel(written.metadata_location, std::move(metadata),
+                     written.metadata_json.size());
+  cache_.InsertJson(written.metadata_location, MetadataCache::Form::kJson,
+                    std::make_shared<const std::string>(written.metadata_json));
+}
+
+Result<std::string> TableService::CurrentMetadataLocation(std::string_view catalog,
+                                                          const TableIdent& ident) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
-  CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
-  LoadedTable loaded{std::move(entity.metadata_location), std::move(entity.metadata)};
-  if (mode == SnapshotsMode::kRefs) {
-    CAIRN_ASSIGN_OR_RAISE(auto metadata,
-                          iceberg::TableMetadataFromJsonString(loaded.metadata_json));
-    loaded.metadata_json =
-        iceberg::TableMetadataToJsonString(WithReferencedSnapshots(std::move(metadata)));
+  CAIRN_ASSIGN_OR_RAISE(auto pointer, LoadPointer(record, ident));
+  return std::move(pointer.metadata_location);
+}
+
+Result<LoadedTable> TableService::LoadTable(std::string_view catalog,
+                                            const TableIdent& ident, SnapshotsMode mode) {
+  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  const auto form = mode == SnapshotsMode::kRefs ? MetadataCache::Form::kRefsJson
+                                                 : MetadataCache::Form::kJson;
+  CAIRN_ASSIGN_OR_RAISE(auto pointer, LoadPointer(record, ident));
+  if (auto cached = cache_.FindJson(pointer.metadata_location, form)) {
+    return LoadedTable{std::move(pointer.metadata_location), *cached};
   }
-  return loaded;
+  if (mode == SnapshotsMode::kAll) {
+    CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
+    auto json = std::make_shared<const std::string>(std::move(entity.metadata));
+    cache_.InsertJson(entity.metadata_location, form, json);
+    return LoadedTable{std::move(entity.metadata_location), *json};
+  }
+  CAIRN_ASSIGN_OR_RAISE(auto current, LoadCurrent(record, ident));
+  auto json = std::make_shared<const std::string>(
+      iceberg::TableMetadataToJsonString(WithReferencedSnapshots(*current.metadata)));
+  cache_.InsertJson(current.pointer.metadata_location, form, json);
+  return LoadedTable{std::move(current.pointer.metadata_location), *json};
 }
 
 Status TableService::TableExists(std::string_view catalog, const TableIdent& ident) {
@@ -158,16 +215,18 @@ Status TableService::TableExists(std::string_view catalog, const TableIdent& ide
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   // Existence needs the kind only, not the metadata.
   CAIRN_ASSIGN_OR_RAISE(auto kind, store_.EntityKindOf(record.id, ident.ns, ident.name));
-  if (kind != EntityKind::kIcebergTable) return NoSuchTable("Table does not exist: {}", DottedName(ident));
+  if (kind != EntityKind::kIcebergTable)
+    return NoSuchTable("Table does not exist: {}", DottedName(ident));
   return Ok();
 }
 
-Status TableService::DropTable(std::string_view catalog, const TableIdent& ident, bool purge) {
+Status TableService::DropTable(std::string_view catalog, const TableIdent& ident,
+                               bool purge) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
-  CAIRN_ASSIGN_OR_RAISE(bool dropped,
-                        store_.DropEntity(record.id, ident.ns, ident.name, EntityKind::kIcebergTable));
+  CAIRN_ASSIGN_OR_RAISE(bool dropped, store_.DropEntity(record.id, ident.ns, ident.name,
+                                                        EntityKind::kIcebergTable));
   if (!dropped) return NoSuchTable("Table does not exist: {}", DottedName(ident));
   if (!purge) return Ok();
   // Files go only once the drop has committed; deleting them is best effort.
@@ -229,28 +288,33 @@ Result<LoadedTable> TableService::RegisterTable(std::string_view catalog,
                                                 std::string_view metadata_location,
                                                 bool overwrite) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
-  CAIRN_PRECHECK(!metadata_location.empty(), "Invalid field 'metadata-location': must not be empty");
+  CAIRN_PRECHECK(!metadata_location.empty(),
+                 "Invalid field 'metadata-location': must not be empty");
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   CAIRN_ASSIGN_OR_RAISE(bool ns_exists, store_.NamespaceExists(record.id, ident.ns));
-  if (!ns_exists) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ident.ns));
+  if (!ns_exists)
+    return NoSuchNamespace("Namespace does not exist: {}", DottedName(ident.ns));
   CAIRN_ASSIGN_OR_RAISE(auto bytes, io_.ReadFile(metadata_location));
   CAIRN_ASSIGN_OR_RAISE(auto metadata, DecodeMetadataFile(bytes, metadata_location));
   const LoadedTable registered{std::string(metadata_location),
                                iceberg::TableMetadataToJsonString(metadata)};
-  CAIRN_ASSIGN_OR_RAISE(auto existing, store_.LoadEntity(record.id, ident.ns, ident.name));
+  CAIRN_ASSIGN_OR_RAISE(auto existing,
+                        store_.LoadEntity(record.id, ident.ns, ident.name));
   if (existing) {
     if (!overwrite || existing->kind != EntityKind::kIcebergTable) {
       return tl::unexpected(NameTaken(record, ident));
     }
     CAIRN_ASSIGN_OR_RAISE(bool swapped,
-                          store_.SwapEntities({EntitySwap{existing->id, existing->metadata_location,
-                                                          registered.metadata_location,
-                                                          registered.metadata_json}}));
-    if (!swapped) return CommitFailed("Table {} changed while registering", DottedName(ident));
+                          store_.SwapEntities({EntitySwap{
+                              existing->id, existing->metadata_location,
+                              registered.metadata_location, registered.metadata_json}}));
+    if (!swapped)
+      return CommitFailed("Table {} changed while registering", DottedName(ident));
     return registered;
   }
-  auto created = store_.CreateEntity(record.id, ident.ns, ident.name, EntityKind::kIcebergTable,
-                                     registered.metadata_location, registered.metadata_json);
+  auto created =
+      store_.CreateEntity(record.id, ident.ns, ident.name, EntityKind::kIcebergTable,
+                          registered.metadata_location, registered.metadata_json);
   if (!created) {
     if (created.error().kind == ErrorKind::kAlreadyExists) {
       return tl::unexpected(NameTaken(record, ident));
@@ -265,27 +329,33 @@ Result<LoadedTable> TableService::CreateFromCommit(
     const std::vector<iceberg::TableRequirement>& requirements,
     const std::vector<iceberg::TableUpdate>& updates) {
   for (const auto& requirement : requirements) {
-    CAIRN_PRECHECK(std::holds_alternative<iceberg::AssertCreate>(requirement),
-                   "Invalid create requirements: assert-create must be the only requirement");
+    CAIRN_PRECHECK(
+        std::holds_alternative<iceberg::AssertCreate>(requirement),
+        "Invalid create requirements: assert-create must be the only requirement");
   }
   CAIRN_ASSIGN_OR_RAISE(bool ns_exists, store_.NamespaceExists(catalog.id, ident.ns));
-  if (!ns_exists) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ident.ns));
-  CAIRN_ASSIGN_OR_RAISE(auto existing, store_.LoadEntity(catalog.id, ident.ns, ident.name));
+  if (!ns_exists)
+    return NoSuchNamespace("Namespace does not exist: {}", DottedName(ident.ns));
+  CAIRN_ASSIGN_OR_RAISE(auto existing,
+                        store_.LoadEntity(catalog.id, ident.ns, ident.name));
   if (existing) {
     if (existing->kind == EntityKind::kIcebergTable) {
       return CommitFailed("Requirement failed: table already exists");
     }
     return tl::unexpected(NameTaken(catalog, ident));
   }
-  auto builder = iceberg::MetadataBuilder::FromEmpty(CreateFormatVersion(updates), clock_());
+  auto builder =
+      iceberg::MetadataBuilder::FromEmpty(CreateFormatVersion(updates), clock_());
   // A fresh UUID unless the updates assign one (Java create transactions do).
   CAIRN_RETURN_IF_ERROR(builder.Apply(iceberg::AssignUuid{RandomUuid()}));
   for (const auto& update : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(update));
   CAIRN_ASSIGN_OR_RAISE(auto metadata, builder.Build());
-  if (metadata.location.empty()) metadata.location = UniqueEntityLocation(catalog, ident.ns, ident.name);
+  if (metadata.location.empty())
+    metadata.location = UniqueEntityLocation(catalog, ident.ns, ident.name);
   CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(metadata, ""));
-  auto created = store_.CreateEntity(catalog.id, ident.ns, ident.name, EntityKind::kIcebergTable,
-                                     written.metadata_location, written.metadata_json);
+  auto created =
+      store_.CreateEntity(catalog.id, ident.ns, ident.name, EntityKind::kIcebergTable,
+                          written.metadata_location, written.metadata_json);
   if (!created) {
     (void)io_.DeleteFile(written.metadata_location);
     if (created.error().kind == ErrorKind::kAlreadyExists) {
@@ -296,7 +366,8 @@ Result<LoadedTable> TableService::CreateFromCommit(
   return written;
 }
 
-Result<bool> TableService::SwapLanded(const CatalogRecord& catalog, const TableIdent& ident,
+Result<bool> TableService::SwapLanded(const CatalogRecord& catalog,
+                                      const TableIdent& ident,
                                       std::string_view new_location) {
   CAIRN_ASSIGN_OR_RAISE(auto entity, store_.LoadEntity(catalog.id, ident.ns, ident.name));
   return entity && entity->metadata_location == new_location;
@@ -320,29 +391,31 @@ Result<LoadedTable> TableService::CommitTable(
     const std::vector<iceberg::TableUpdate>& updates) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
-  const bool create = std::any_of(requirements.begin(), requirements.end(), [](const auto& r) {
-    return std::holds_alternative<iceberg::AssertCreate>(r);
-  });
+  const bool create = std::any_of(
+      requirements.begin(), requirements.end(),
+      [](const auto& r) { return std::holds_alternative<iceberg::AssertCreate>(r); });
   if (create) return CreateFromCommit(record, ident, requirements, updates);
 
   for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-    CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
-    CAIRN_ASSIGN_OR_RAISE(auto base, iceberg::TableMetadataFromJsonString(entity.metadata));
+    CAIRN_ASSIGN_OR_RAISE(auto current, LoadCurrent(record, ident));
+    const EntityPointer& entity = current.pointer;
+    const iceberg::TableMetadata& base = *current.metadata;
     // Requirements are checked against the latest state on every attempt: a retry after
     // a lost swap succeeds only if the client's assumptions still hold.
     for (const auto& requirement : requirements) {
       CAIRN_RETURN_IF_ERROR(iceberg::CheckRequirement(requirement, &base));
     }
-    auto builder = iceberg::MetadataBuilder::FromBase(base, entity.metadata_location, clock_());
+    auto builder =
+        iceberg::MetadataBuilder::FromBase(base, entity.metadata_location, clock_());
     for (const auto& update : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(update));
-    if (!builder.HasChanges()) {
-      return LoadedTable{std::move(entity.metadata_location), std::move(entity.metadata)};
-    }
-    CAIRN_ASSIGN_OR_RAISE(auto updated, builder.Build());
-    CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(updated, entity.metadata_location));
-    auto swapped = store_.SwapEntities({EntitySwap{entity.id, entity.metadata_location,
-                                                   written.metadata_location,
-                                                   written.metadata_json}});
+    if (!builder.HasChanges()) return LoadTable(catalog, ident, SnapshotsMode::kAll);
+    CAIRN_ASSIGN_OR_RAISE(auto built, builder.Build());
+    auto updated = std::make_shared<const iceberg::TableMetadata>(std::move(built));
+    CAIRN_ASSIGN_OR_RAISE(auto written,
+                          WriteMetadata(*updated, entity.metadata_location));
+    auto swapped = store_.SwapEntities(
+        {EntitySwap{entity.id, entity.metadata_location, written.metadata_location,
+                    written.metadata_json}});
     if (!swapped) {
       if (!MayHaveLanded(swapped.error())) {
         (void)io_.DeleteFile(written.metadata_location);
@@ -357,7 +430,10 @@ Result<LoadedTable> TableService::CommitTable(
       swapped = true;
     }
     if (*swapped) {
-      AfterStoreCommit([this, base, updated] { DeleteDroppedMetadataFiles(base, updated); });
+      Remember(written, updated);
+      AfterStoreCommit([this, base = current.metadata, updated] {
+        DeleteDroppedMetadataFiles(*base, *updated);
+      });
       return written;
     }
     // Another writer won the swap: our file is an orphan; rebuild on the new state.
@@ -369,15 +445,18 @@ Result<LoadedTable> TableService::CommitTable(
 
 Result<std::optional<TableService::PreparedChange>> TableService::PrepareChange(
     const CatalogRecord& catalog, const TableChange& change) {
-  CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(catalog, change.ident));
-  CAIRN_ASSIGN_OR_RAISE(auto base, iceberg::TableMetadataFromJsonString(entity.metadata));
+  CAIRN_ASSIGN_OR_RAISE(auto current, LoadCurrent(catalog, change.ident));
+  const EntityPointer& entity = current.pointer;
+  const iceberg::TableMetadata& base = *current.metadata;
   for (const auto& requirement : change.requirements) {
     auto checked = iceberg::CheckRequirement(requirement, &base);
     if (!checked) {
-      return CommitFailed("{} (table {})", checked.error().message, DottedName(change.ident));
+      return CommitFailed("{} (table {})", checked.error().message,
+                          DottedName(change.ident));
     }
   }
-  auto builder = iceberg::MetadataBuilder::FromBase(base, entity.metadata_location, clock_());
+  auto builder =
+      iceberg::MetadataBuilder::FromBase(base, entity.metadata_location, clock_());
   for (const auto& update : change.updates) {
     auto applied = builder.Apply(update);
     if (!applied) {
@@ -389,7 +468,11 @@ Result<std::optional<TableService::PreparedChange>> TableService::PrepareChange(
   if (!builder.HasChanges()) return std::optional<PreparedChange>{};
   CAIRN_ASSIGN_OR_RAISE(auto updated, builder.Build());
   return std::optional<PreparedChange>(
-      PreparedChange{std::move(entity), std::move(base), std::move(updated), {}});
+      PreparedChange{change.ident,
+                     entity,
+                     current.metadata,
+                     std::make_shared<const iceberg::TableMetadata>(std::move(updated)),
+                     {}});
 }
 
 Status TableService::CommitTransaction(std::string_view catalog,
@@ -402,10 +485,11 @@ Status TableService::CommitTransaction(std::string_view catalog,
                    "Invalid field 'table-changes': table {} appears more than once",
                    DottedName(change.ident));
     for (const auto& requirement : change.requirements) {
-      CAIRN_PRECHECK(!std::holds_alternative<iceberg::AssertCreate>(requirement),
-                     "Invalid requirement for table {}: assert-create is not supported in "
-                     "transactions",
-                     DottedName(change.ident));
+      CAIRN_PRECHECK(
+          !std::holds_alternative<iceberg::AssertCreate>(requirement),
+          "Invalid requirement for table {}: assert-create is not supported in "
+          "transactions",
+          DottedName(change.ident));
     }
   }
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
@@ -419,11 +503,12 @@ Status TableService::CommitTransaction(std::string_view catalog,
     std::vector<EntitySwap> swaps;
     const auto delete_written = [&] {
       for (const auto& p : prepared) {
-        if (!p.written.metadata_location.empty()) (void)io_.DeleteFile(p.written.metadata_location);
+        if (!p.written.metadata_location.empty())
+          (void)io_.DeleteFile(p.written.metadata_location);
       }
     };
     for (auto& p : prepared) {
-      auto written = WriteMetadata(p.updated, p.entity.metadata_location);
+      auto written = WriteMetadata(*p.updated, p.entity.metadata_location);
       if (!written) {
         delete_written();
         return tl::unexpected(written.error());
@@ -440,8 +525,7 @@ Status TableService::CommitTransaction(std::string_view catalog,
       }
       // All swaps are one store transaction: the first tells about all of them.
       const auto& first = prepared.front();
-      auto landed = SwapLanded(record, TableIdent{first.entity.ns, first.entity.name},
-                               first.written.metadata_location);
+      auto landed = SwapLanded(record, first.ident, first.written.metadata_location);
       if (!landed || !*landed) {
         return CommitStateUnknown("Commit state unknown for the transaction: {}",
                                   swapped.error().message);
@@ -450,15 +534,17 @@ Status TableService::CommitTransaction(std::string_view catalog,
     }
     if (*swapped) {
       for (const auto& p : prepared) {
+        Remember(p.written, p.updated);
         AfterStoreCommit([this, base = p.base, updated = p.updated] {
-          DeleteDroppedMetadataFiles(base, updated);
+          DeleteDroppedMetadataFiles(*base, *updated);
         });
       }
       return Ok();
     }
     delete_written();  // another writer moved one of the tables: rebuild all of them
   }
-  return CommitFailed("Commit failed: {} attempts lost to concurrent updates", kMaxCommitAttempts);
+  return CommitFailed("Commit failed: {} attempts lost to concurrent updates",
+                      kMaxCommitAttempts);
 }
 
 }  // namespace cairn

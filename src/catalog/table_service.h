@@ -6,15 +6,22 @@
 /// metadata from the current one, write the metadata file, then compare-and-swap the
 /// pointer in the store, retrying on a lost swap.
 ///
-/// Thread-safe: holds no mutable state; the store and FileIO are thread-safe.
+/// Loads read the table's pointer from the store and take the metadata for that location
+/// from a cache when it is there (`MetadataCache`: a metadata file never changes), so a
+/// load of a large table costs a small indexed read, and a commit starts from the parsed
+/// model of the current file instead of parsing it again.
+///
+/// Thread-safe: the cache locks itself; the store and FileIO are thread-safe.
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "catalog/catalog_service.h"
+#include "catalog/metadata_cache.h"
 #include "common/result.h"
 #include "iceberg/table_metadata.h"
 #include "iceberg/table_update.h"
@@ -71,6 +78,8 @@ class TableService {
  public:
   /// \brief Commit attempts before a lost race is reported as 409.
   static constexpr int kMaxCommitAttempts = 10;
+  /// \brief Memory for cached metadata representations (estimated bytes).
+  static constexpr size_t kMetadataCacheBytes = size_t{128} << 20;
 
   /// \brief All references must outlive the service. `clock` returns the commit time in
   /// milliseconds since the epoch (tests pass a fake).
@@ -88,6 +97,11 @@ class TableService {
   Result<LoadedTable> CreateTable(std::string_view catalog, const NamespacePath& ns,
                                   const CreateTableInput& input);
 
+  /// \brief The location of the table's current metadata file (a small read: enough to
+  /// answer a conditional load with 304). Errors: as `LoadTable`.
+  Result<std::string> CurrentMetadataLocation(std::string_view catalog,
+                                              const TableIdent& ident);
+
   /// \brief Loads from the store only (never object storage). Errors: `kNoSuchTable`
   /// (also when the namespace does not exist), `kBadRequest`, `kNoSuchWarehouse`.
   Result<LoadedTable> LoadTable(std::string_view catalog, const TableIdent& ident,
@@ -104,7 +118,8 @@ class TableService {
 
   /// \brief Errors: `kNoSuchTable` (source), `kNoSuchNamespace` (target namespace),
   /// `kAlreadyExists` (target taken by a table or view), `kBadRequest`.
-  Status RenameTable(std::string_view catalog, const TableIdent& from, const TableIdent& to);
+  Status RenameTable(std::string_view catalog, const TableIdent& from,
+                     const TableIdent& to);
 
   /// \brief Registers an existing metadata file; with `overwrite` replaces the pointer
   /// of an existing table. Errors: `kNotFound` (no such file), `kBadRequest` (invalid
@@ -117,9 +132,10 @@ class TableService {
   /// (invalid change or requirement mix), `kCommitFailed` (requirement failed, stale
   /// snapshot, or too many lost races), `kAlreadyExists` (lost a create race),
   /// `kCommitStateUnknown` (cannot tell whether the pointer swap happened).
-  Result<LoadedTable> CommitTable(std::string_view catalog, const TableIdent& ident,
-                                  const std::vector<iceberg::TableRequirement>& requirements,
-                                  const std::vector<iceberg::TableUpdate>& updates);
+  Result<LoadedTable> CommitTable(
+      std::string_view catalog, const TableIdent& ident,
+      const std::vector<iceberg::TableRequirement>& requirements,
+      const std::vector<iceberg::TableUpdate>& updates);
 
   /// \brief Applies changes to several tables atomically: every table's requirements are
   /// checked and its updates applied, then all pointer swaps happen in one store
@@ -127,25 +143,42 @@ class TableService {
   /// transaction. Errors: `kBadRequest` (empty, a table twice, `assert-create`, invalid
   /// change), `kNoSuchTable` (naming the table), `kCommitFailed` (naming the table),
   /// `kCommitStateUnknown`.
-  Status CommitTransaction(std::string_view catalog, const std::vector<TableChange>& changes);
+  Status CommitTransaction(std::string_view catalog,
+                           const std::vector<TableChange>& changes);
 
  private:
+  /// A table's pointer and the parsed metadata it points at.
+  struct CurrentTable {
+    EntityPointer pointer;
+    std::shared_ptr<const iceberg::TableMetadata> metadata;
+  };
   /// A table's new state, built but not yet swapped in.
   struct PreparedChange {
-    EntityRecord entity;
-    iceberg::TableMetadata base;
-    iceberg::TableMetadata updated;
+    TableIdent ident;
+    EntityPointer entity;
+    std::shared_ptr<const iceberg::TableMetadata> base;
+    std::shared_ptr<const iceberg::TableMetadata> updated;
     LoadedTable written;
   };
-  /// Loads, checks and builds one change of a transaction; nullopt when it changes nothing.
+  /// Loads, checks and builds one change of a transaction; nullopt when it changes
+  /// nothing.
   Result<std::optional<PreparedChange>> PrepareChange(const CatalogRecord& catalog,
                                                       const TableChange& change);
 
-  Result<LoadedTable> CreateFromCommit(const CatalogRecord& catalog, const TableIdent& ident,
-                                       const std::vector<iceberg::TableRequirement>& requirements,
-                                       const std::vector<iceberg::TableUpdate>& updates);
+  Result<LoadedTable> CreateFromCommit(
+      const CatalogRecord& catalog, const TableIdent& ident,
+      const std::vector<iceberg::TableRequirement>& requirements,
+      const std::vector<iceberg::TableUpdate>& updates);
   /// Loads the table entity; `kNoSuchTable` when absent or not a table.
   Result<EntityRecord> LoadEntity(const CatalogRecord& catalog, const TableIdent& ident);
+  /// Loads the table's pointer only; `kNoSuchTable` when absent or not a table.
+  Result<EntityPointer> LoadPointer(const CatalogRecord& catalog,
+                                    const TableIdent& ident);
+  /// The current pointer and parsed metadata (parsed once per metadata file).
+  Result<CurrentTable> LoadCurrent(const CatalogRecord& catalog, const TableIdent& ident);
+  /// Keeps what a commit produced, so that the next load and commit start from it.
+  void Remember(const LoadedTable& written,
+                std::shared_ptr<const iceberg::TableMetadata> metadata);
   /// The error for a name already used in the namespace, by what uses it.
   Error NameTaken(const CatalogRecord& catalog, const TableIdent& ident);
   /// Writes the metadata file for `metadata`; returns its location and JSON text.
@@ -159,6 +192,7 @@ class TableService {
   void DeleteDroppedMetadataFiles(const iceberg::TableMetadata& base,
                                   const iceberg::TableMetadata& updated);
 
+  MetadataCache cache_{kMetadataCacheBytes};
   MetaStore& store_;
   CatalogService& catalogs_;
   FileIO& io_;

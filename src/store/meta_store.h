@@ -1,10 +1,10 @@
 #pragma once
 
 /// \file
-/// \brief The metadata store interface: catalogs, namespaces and (later) the entities that
-/// live in namespaces. The store keeps rows and does compare-and-swap; it knows nothing of
-/// Iceberg or Lance semantics. One implementation per backend (`sqlite_store`, later
-/// `postgres_store`).
+/// \brief The metadata store interface: catalogs, namespaces and (later) the entities
+/// that live in namespaces. The store keeps rows and does compare-and-swap; it knows
+/// nothing of Iceberg or Lance semantics. One implementation per backend (`sqlite_store`,
+/// later `postgres_store`).
 ///
 /// All implementations are safe for concurrent use from many threads.
 
@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/macros.h"
 #include "common/result.h"
 #include "store/idempotency_scope.h"
 
@@ -87,6 +88,15 @@ struct EntityRecord {
   int64_t version = 0;
 };
 
+/// \brief An entity without its metadata: enough for a load to tell whether what it has
+/// cached for `metadata_location` is current.
+struct EntityPointer {
+  int64_t id = 0;
+  EntityKind kind = EntityKind::kIcebergTable;
+  std::string metadata_location;
+  int64_t version = 0;
+};
+
 /// \brief A stored answer to a request that carried an `Idempotency-Key`.
 struct StoredResponse {
   /// Hash of the operation and request the key was first used with.
@@ -107,7 +117,8 @@ struct EntitySwap {
   std::string new_metadata;
 };
 
-/// \brief An entity with the catalog it lives in, as a listing across catalogs returns it.
+/// \brief An entity with the catalog it lives in, as a listing across catalogs returns
+/// it.
 struct EntityRef {
   int64_t id = 0;
   std::string catalog;
@@ -136,13 +147,15 @@ struct TransactionRecord {
   int64_t updated_at_ms = 0;
 };
 
-/// \brief Decides, inside the store transaction of a drop, the transaction record to write
-/// with it from every entity the drop removes (nullopt: none). Must not call the store.
-using DropPlanner =
-    std::function<Result<std::optional<TransactionRecord>>(const std::vector<EntityRecord>&)>;
+/// \brief Decides, inside the store transaction of a drop, the transaction record to
+/// write with it from every entity the drop removes (nullopt: none). Must not call the
+/// store.
+using DropPlanner = std::function<Result<std::optional<TransactionRecord>>(
+    const std::vector<EntityRecord>&)>;
 
-/// \brief Storage for catalogs, namespaces and the entities in them. Errors common to every method: `kIOError`
-/// when the backend fails, `kServiceUnavailable` when it is unreachable or busy.
+/// \brief Storage for catalogs, namespaces and the entities in them. Errors common to
+/// every method: `kIOError` when the backend fails, `kServiceUnavailable` when it is
+/// unreachable or busy.
 class MetaStore {
  public:
   virtual ~MetaStore() = default;
@@ -151,7 +164,8 @@ class MetaStore {
   virtual Status Ping() = 0;
 
   /// \brief Creates a catalog. Errors: `kAlreadyExists` when the name is taken.
-  virtual Result<CatalogRecord> CreateCatalog(std::string_view name, std::string_view location,
+  virtual Result<CatalogRecord> CreateCatalog(std::string_view name,
+                                              std::string_view location,
                                               const Properties& properties) = 0;
 
   /// \brief Loads a catalog by name. Errors: `kNoSuchWarehouse` when it does not exist.
@@ -170,15 +184,15 @@ class MetaStore {
   virtual Result<bool> NamespaceExists(int64_t catalog_id, const NamespacePath& path) = 0;
 
   /// \brief Lists the names of the direct children of `parent` (empty = top level) that
-  /// sort after `after`, at most `limit` of them (`std::nullopt` = all). Keyset-paginated:
-  /// never reads the rows before `after`. Errors: `kNoSuchNamespace` when a non-empty
-  /// `parent` does not exist.
+  /// sort after `after`, at most `limit` of them (`std::nullopt` = all).
+  /// Keyset-paginated: never reads the rows before `after`. Errors: `kNoSuchNamespace`
+  /// when a non-empty `parent` does not exist.
   virtual Result<NamePage> ListNamespaces(int64_t catalog_id, const NamespacePath& parent,
                                           std::string_view after,
                                           std::optional<size_t> limit) = 0;
 
-  /// \brief Drops an empty namespace (no child namespaces, tables, views or Lance tables).
-  /// Errors: `kNoSuchNamespace`, `kNamespaceNotEmpty`.
+  /// \brief Drops an empty namespace (no child namespaces, tables, views or Lance
+  /// tables). Errors: `kNoSuchNamespace`, `kNamespaceNotEmpty`.
   virtual Status DropNamespace(int64_t catalog_id, const NamespacePath& path) = 0;
 
   /// \brief Sets `updates` and removes `removals` atomically. The caller guarantees the
@@ -195,10 +209,23 @@ class MetaStore {
                                             std::string_view metadata_location,
                                             std::string_view metadata) = 0;
 
-  /// \brief Loads an entity of any kind; nullopt when the namespace or the name is absent.
+  /// \brief Loads an entity of any kind; nullopt when the namespace or the name is
+  /// absent.
   virtual Result<std::optional<EntityRecord>> LoadEntity(int64_t catalog_id,
                                                          const NamespacePath& ns,
                                                          std::string_view name) = 0;
+
+  /// \brief The entity named `name` in `ns` without its metadata (one indexed read of a
+  /// few bytes, whatever the metadata's size); nullopt when the namespace or name is
+  /// absent. The default reads the whole entity.
+  virtual Result<std::optional<EntityPointer>> LoadEntityPointer(int64_t catalog_id,
+                                                                 const NamespacePath& ns,
+                                                                 std::string_view name) {
+    CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(catalog_id, ns, name));
+    if (!entity) return std::optional<EntityPointer>{};
+    return std::optional<EntityPointer>(EntityPointer{
+        entity->id, entity->kind, entity->metadata_location, entity->version});
+  }
 
   /// \brief The kind of the entity named `name` in `ns` (one indexed read, no metadata);
   /// nullopt when the namespace or the name is absent.
@@ -232,8 +259,8 @@ class MetaStore {
       const IdempotencyScope& scope, int64_t lease_until_ms) = 0;
 
   /// \brief The record of `key`, unless it expired by `now_ms`; nullopt when none.
-  virtual Result<std::optional<StoredResponse>> LoadIdempotentResponse(std::string_view key,
-                                                                       int64_t now_ms) = 0;
+  virtual Result<std::optional<StoredResponse>> LoadIdempotentResponse(
+      std::string_view key, int64_t now_ms) = 0;
 
   /// \brief Stores the final answer to the request holding the claim of `scope`. Also
   /// deletes a bounded batch of expired keys.
@@ -247,7 +274,8 @@ class MetaStore {
   /// \brief True when an entity other than `except_entity_id` has its metadata file at
   /// `location` or anywhere below it (in any catalog): before deleting files, to never
   /// delete what another table still uses.
-  virtual Result<bool> LocationInUse(std::string_view location, int64_t except_entity_id) = 0;
+  virtual Result<bool> LocationInUse(std::string_view location,
+                                     int64_t except_entity_id) = 0;
 
   /// \brief Keyset-paginated names of the entities of `kind` in `ns`, as
   /// `ListNamespaces`. Errors: `kNoSuchNamespace`.
@@ -260,35 +288,36 @@ class MetaStore {
   // and backends without them keep compiling; every real backend overrides all of them.
 
   /// \brief Keyset-paginated catalog names, as `ListNamespaces`.
-  virtual Result<NamePage> ListCatalogs(std::string_view after, std::optional<size_t> limit) {
+  virtual Result<NamePage> ListCatalogs(std::string_view after,
+                                        std::optional<size_t> limit) {
     (void)after, (void)limit;
     return Unsupported("This metadata store cannot list catalogs");
   }
 
   /// \brief Drops a catalog. Without `cascade` it must hold no namespace
-  /// (`kNamespaceNotEmpty`); with it, every namespace and entity of the catalog goes in the
-  /// same store transaction, together with the record `planner` returns for the dropped
-  /// entities. Returns the dropped entities. Errors: `kNoSuchWarehouse`, `kNamespaceNotEmpty`,
-  /// the planner's error (nothing is dropped then).
+  /// (`kNamespaceNotEmpty`); with it, every namespace and entity of the catalog goes in
+  /// the same store transaction, together with the record `planner` returns for the
+  /// dropped entities. Returns the dropped entities. Errors: `kNoSuchWarehouse`,
+  /// `kNamespaceNotEmpty`, the planner's error (nothing is dropped then).
   virtual Result<std::vector<EntityRecord>> DropCatalog(int64_t catalog_id, bool cascade,
                                                         const DropPlanner& planner) {
     (void)catalog_id, (void)cascade, (void)planner;
     return Unsupported("This metadata store cannot drop catalogs");
   }
 
-  /// \brief Drops namespace `path`, every namespace below it and every entity in them, and
-  /// writes the record `planner` returns, all in one store transaction. Returns the dropped
-  /// entities. Errors: `kNoSuchNamespace`, the planner's error (nothing is dropped then).
-  virtual Result<std::vector<EntityRecord>> DropNamespaceTree(int64_t catalog_id,
-                                                              const NamespacePath& path,
-                                                              const DropPlanner& planner) {
+  /// \brief Drops namespace `path`, every namespace below it and every entity in them,
+  /// and writes the record `planner` returns, all in one store transaction. Returns the
+  /// dropped entities. Errors: `kNoSuchNamespace`, the planner's error (nothing is
+  /// dropped then).
+  virtual Result<std::vector<EntityRecord>> DropNamespaceTree(
+      int64_t catalog_id, const NamespacePath& path, const DropPlanner& planner) {
     (void)catalog_id, (void)path, (void)planner;
     return Unsupported("This metadata store cannot drop namespace trees");
   }
 
   /// \brief Removes the entity `name` of `kind` and writes the record `planner` returns
-  /// for it, in one store transaction. nullopt (and no record) when no entity of that kind
-  /// has the name.
+  /// for it, in one store transaction. nullopt (and no record) when no entity of that
+  /// kind has the name.
   virtual Result<std::optional<EntityRecord>> DropEntityWithRecord(
       int64_t catalog_id, const NamespacePath& ns, std::string_view name, EntityKind kind,
       const DropPlanner& planner) {

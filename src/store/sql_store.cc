@@ -521,6 +521,26 @@ class SqlStore final : public MetaStore {
     });
   }
 
+  Result<std::optional<EntityPointer>> LoadEntityPointer(int64_t catalog_id,
+                                                         const NamespacePath& ns,
+                                                         std::string_view name) override {
+    return Read([&](Lease& conn) -> Result<std::optional<EntityPointer>> {
+      CAIRN_ASSIGN_OR_RAISE(
+          auto* stmt,
+          conn->Prepare("SELECT e.id, e.kind, e.metadata_location, e.version "
+                        "FROM entities e JOIN namespaces n ON e.namespace_id = n.id "
+                        "WHERE n.catalog_id = ? AND n.parent_path = ? AND n.name = ? "
+                        "AND e.name = ?"));
+      Query query(*conn, stmt);
+      query.Bind(catalog_id).Bind(ParentKey(ns)).Bind(ns.back()).Bind(name);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load entity pointer"));
+      if (!row) return std::optional<EntityPointer>{};
+      CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(1)));
+      return std::optional<EntityPointer>(
+          EntityPointer{query.Int(0), kind, query.Text(2), query.Int(3)});
+    });
+  }
+
   Result<std::optional<EntityKind>> EntityKindOf(int64_t catalog_id,
                                                  const NamespacePath& ns,
                                                  std::string_view name) override {

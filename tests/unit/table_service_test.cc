@@ -808,6 +808,32 @@ class TableServiceRetryTest : public TableServiceTest {
   std::unique_ptr<TableService> competitor_;
 };
 
+TEST_F(TableServiceRetryTest, ALoadAfterAnotherServiceCommittedReturnsThatCommit) {
+  // Two services with their own caches on one store, as two replicas: what one has cached
+  // never hides what the other committed, for either representation.
+  Create("t");
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_THAT(racing_->LoadTable("", {{"ns"}, "t"}, SnapshotsMode::kAll), IsOk());
+    ASSERT_THAT(racing_->LoadTable("", {{"ns"}, "t"}, SnapshotsMode::kRefs), IsOk());
+    auto committed = competitor_->CommitTable(
+        "", {{"ns"}, "t"}, {}, {ice::SetProperties{{{"round", std::to_string(round)}}}});
+    ASSERT_THAT(committed, IsOk());
+    for (auto mode : {SnapshotsMode::kAll, SnapshotsMode::kRefs}) {
+      auto loaded = racing_->LoadTable("", {{"ns"}, "t"}, mode);
+      ASSERT_THAT(loaded, IsOk());
+      EXPECT_EQ(loaded->metadata_location, committed->metadata_location);
+      EXPECT_EQ(Parse(loaded->metadata_json).properties.at("round"), std::to_string(round));
+    }
+    auto location = racing_->CurrentMetadataLocation("", {{"ns"}, "t"});
+    EXPECT_THAT(location, ::testing::Optional(committed->metadata_location));
+    // And a commit through the first service starts from the other's state.
+    auto next = racing_->CommitTable("", {{"ns"}, "t"}, {},
+                                     {ice::SetProperties{{{"after", std::to_string(round)}}}});
+    ASSERT_THAT(next, IsOk());
+    EXPECT_EQ(Parse(next->metadata_json).properties.at("round"), std::to_string(round));
+  }
+}
+
 TEST_F(TableServiceRetryTest, LostSwapIsRetriedOnTheNewStateWhenRequirementsStillHold) {
   const auto created = Create("t");
   const std::string uuid = Parse(created.metadata_json).table_uuid;
