@@ -1,0 +1,111 @@
+#include "loadgen/http_client.h"
+
+#include <utility>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/url/parse.hpp>
+
+namespace cairn::bench {
+namespace {
+
+using tcp = asio::ip::tcp;
+constexpr auto kAsTuple = asio::as_tuple(asio::use_awaitable);
+// A 10,000-snapshot table with snapshots=all is a few MB; leave ample room.
+constexpr uint64_t kResponseBodyLimit = uint64_t{1} << 30;
+
+}  // namespace
+
+Result<ServerTarget> ResolveTarget(std::string_view url) {
+  auto parsed = boost::urls::parse_uri(url);
+  if (!parsed)
+    return InvalidConfig("Invalid --url '{}': {}", url, parsed.error().message());
+  if (parsed->scheme() != "http") {
+    return InvalidConfig("Invalid --url '{}': only http:// is supported", url);
+  }
+  const std::string host = parsed->host();
+  const std::string port = parsed->has_port() ? std::string(parsed->port()) : "80";
+  if (host.empty()) return InvalidConfig("Invalid --url '{}': no host", url);
+
+  ServerTarget target;
+  target.host_header = parsed->has_port() ? host + ":" + port : host;
+  target.base_path = parsed->encoded_path();
+  while (!target.base_path.empty() && target.base_path.back() == '/') {
+    target.base_path.pop_back();
+  }
+  asio::io_context io;
+  tcp::resolver resolver(io);
+  boost::system::error_code ec;
+  const auto results = resolver.resolve(host, port, ec);
+  if (ec) return InvalidConfig("Cannot resolve {}:{}: {}", host, port, ec.message());
+  for (const auto& entry : results) target.endpoints.push_back(entry.endpoint());
+  return target;
+}
+
+Request MakeRequest(const ServerTarget& target, http::verb method, std::string_view path,
+                    std::string body) {
+  Request request{method, target.base_path + std::string(path), 11};
+  request.set(http::field::host, target.host_header);
+  request.set(http::field::user_agent, "cairn-bench");
+  if (!body.empty()) {
+    request.set(http::field::content_type, "application/json");
+    request.body() = std::move(body);
+  }
+  request.prepare_payload();
+  return request;
+}
+
+std::string DescribeResponse(const Response& response) {
+  std::string text = std::to_string(response.result_int());
+  text += ' ';
+  text += std::string_view(response.body()).substr(0, 300);
+  return text;
+}
+
+HttpConnection::HttpConnection(asio::any_io_executor executor, const ServerTarget& target,
+                               std::chrono::milliseconds timeout)
+    : stream_(std::move(executor)), target_(target), timeout_(timeout) {}
+
+asio::awaitable<Result<Response>> HttpConnection::Send(const Request& request) {
+  // One deadline for the whole exchange, connect included: a request is either answered
+  // within --timeout-ms or it is an error.
+  stream_.expires_after(timeout_);
+  if (!stream_.socket().is_open()) {
+    auto [ec, endpoint] = co_await stream_.async_connect(target_.endpoints, kAsTuple);
+    if (ec) {
+      Close();
+      co_return IOError("connect: {}", ec.message());
+    }
+    // Requests go out in one write; without this, Nagle would delay the next one.
+    stream_.socket().set_option(tcp::no_delay(true), ec);
+  }
+  auto [write_ec, written] = co_await http::async_write(stream_, request, kAsTuple);
+  if (write_ec) {
+    Close();
+    co_return IOError("write: {}", write_ec.message());
+  }
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(kResponseBodyLimit);
+  auto [read_ec, read] = co_await http::async_read(stream_, buffer_, parser, kAsTuple);
+  if (read_ec) {
+    Close();
+    co_return IOError("read: {}", read_ec.message());
+  }
+  Response response = parser.release();
+  if (!response.keep_alive()) Close();
+  co_return response;
+}
+
+void HttpConnection::Close() {
+  boost::system::error_code ignored;
+  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  stream_.close();
+  // Bytes of a half-read response must not be parsed as the next one's.
+  buffer_.consume(buffer_.size());
+}
+
+}  // namespace cairn::bench
