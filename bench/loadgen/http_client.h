@@ -6,6 +6,7 @@
 /// one timeout.
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
+#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
 #include "common/result.h"
@@ -59,6 +61,10 @@ class HttpConnection {
   asio::awaitable<Result<Response>> Send(const Request& request);
 
  private:
+  /// Reads the body whose header `parser` has read: into a string of its Content-Length
+  /// (returned), or through the parser (nullopt: the body is in the parser).
+  asio::awaitable<Result<std::optional<std::string>>> ReadBody(
+      http::response_parser<http::string_body>& parser);
   void Close();
 
   beast::tcp_stream stream_;

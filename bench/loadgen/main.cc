@@ -2,6 +2,8 @@
 // object (its result) on stdout and logs on stderr; it exits 0 when it ran, errors
 // counted included, and non-zero only when it could not run (bad options, failed setup).
 
+#include <malloc.h>
+
 #include <cstdio>
 #include <exception>
 #include <functional>
@@ -48,6 +50,11 @@ void AddCommonOptions(CLI::App& command, CommonOptions& common, int& connections
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Responses of megabytes (W2) arrive in a fresh buffer each time; glibc would map and
+  // unmap each one, so the generator would spend its time in page faults instead of
+  // reading. Keep large buffers on the heap and freed memory mapped (as the server does).
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
   CLI::App app{"cairn-bench: load generator for Cairn (prints one JSON result)"};
   app.require_subcommand(1);
   CommonOptions common;

@@ -166,9 +166,9 @@ Result<TableService::CurrentTable> TableService::LoadCurrent(const CatalogRecord
   cache_.InsertModel(entity.metadata_location, metadata, entity.metadata.size());
   cache_.InsertJson(entity.metadata_location, MetadataCache::Form::kJson,
                     std::make_shared<const std::string>(std::move(entity.metadata)));
-  return CurrentTable{EntityPointer{entity.id, entity.kind,
-                                    std::move(entity.metadata_location), entity.version},
-                      std::move(metadata)};
+  return CurrentTable{
+      EntityPointer{entity.id, entity.kind, std::move(entity.metadata_location)},
+      std::move(metadata)};
 }
 
 void TableService::Remember(const LoadedTable& written,

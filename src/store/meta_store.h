@@ -94,7 +94,6 @@ struct EntityPointer {
   int64_t id = 0;
   EntityKind kind = EntityKind::kIcebergTable;
   std::string metadata_location;
-  int64_t version = 0;
 };
 
 /// \brief A stored answer to a request that carried an `Idempotency-Key`.
@@ -216,15 +215,16 @@ class MetaStore {
                                                          std::string_view name) = 0;
 
   /// \brief The entity named `name` in `ns` without its metadata (one indexed read of a
-  /// few bytes, whatever the metadata's size); nullopt when the namespace or name is
+  /// few bytes, whatever the metadata's size — so it reads no column stored after the
+  /// metadata); nullopt when the namespace or name is
   /// absent. The default reads the whole entity.
   virtual Result<std::optional<EntityPointer>> LoadEntityPointer(int64_t catalog_id,
                                                                  const NamespacePath& ns,
                                                                  std::string_view name) {
     CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(catalog_id, ns, name));
     if (!entity) return std::optional<EntityPointer>{};
-    return std::optional<EntityPointer>(EntityPointer{
-        entity->id, entity->kind, entity->metadata_location, entity->version});
+    return std::optional<EntityPointer>(
+        EntityPointer{entity->id, entity->kind, entity->metadata_location});
   }
 
   /// \brief The kind of the entity named `name` in `ns` (one indexed read, no metadata);

@@ -527,7 +527,9 @@ class SqlStore final : public MetaStore {
     return Read([&](Lease& conn) -> Result<std::optional<EntityPointer>> {
       CAIRN_ASSIGN_OR_RAISE(
           auto* stmt,
-          conn->Prepare("SELECT e.id, e.kind, e.metadata_location, e.version "
+          // Only columns stored before `metadata`: SQLite reads a row's columns in order,
+          // so naming a later one would walk the metadata's overflow pages.
+          conn->Prepare("SELECT e.id, e.kind, e.metadata_location "
                         "FROM entities e JOIN namespaces n ON e.namespace_id = n.id "
                         "WHERE n.catalog_id = ? AND n.parent_path = ? AND n.name = ? "
                         "AND e.name = ?"));
@@ -537,7 +539,7 @@ class SqlStore final : public MetaStore {
       if (!row) return std::optional<EntityPointer>{};
       CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(1)));
       return std::optional<EntityPointer>(
-          EntityPointer{query.Int(0), kind, query.Text(2), query.Int(3)});
+          EntityPointer{query.Int(0), kind, query.Text(2)});
     });
   }
 

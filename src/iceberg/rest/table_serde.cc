@@ -167,18 +167,35 @@ Result<MetricsReport> ReportMetricsRequestFromJson(std::string_view body) {
   return report;
 }
 
-std::string LoadTableResultToJson(const LoadedTable& table) {
-  std::string out = "{";
-  if (!table.metadata_location.empty()) {
-    out += "\"metadata-location\":" + JsonString(table.metadata_location) + ",";
+namespace {
+
+/// `{"metadata-location":...,"metadata":<json><tail>` built with one copy of the metadata,
+/// which can be megabytes: no temporaries, no regrowth.
+std::string WithMetadata(const LoadedTable& table, std::string_view tail) {
+  const std::string location =
+      table.metadata_location.empty() ? std::string() : JsonString(table.metadata_location);
+  std::string out;
+  out.reserve(location.size() + table.metadata_json.size() + tail.size() + 40);
+  out += '{';
+  if (!location.empty()) {
+    out += "\"metadata-location\":";
+    out += location;
+    out += ',';
   }
-  out += "\"metadata\":" + table.metadata_json + ",\"config\":{}}";
+  out += "\"metadata\":";
+  out += table.metadata_json;
+  out += tail;
   return out;
 }
 
+}  // namespace
+
+std::string LoadTableResultToJson(const LoadedTable& table) {
+  return WithMetadata(table, ",\"config\":{}}");
+}
+
 std::string CommitTableResponseToJson(const LoadedTable& table) {
-  return "{\"metadata-location\":" + JsonString(table.metadata_location) +
-         ",\"metadata\":" + table.metadata_json + "}";
+  return WithMetadata(table, "}");
 }
 
 std::string ListTablesResponseToJson(const NamespacePath& ns, const TableListing& listing) {

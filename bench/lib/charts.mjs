@@ -1,0 +1,144 @@
+// One PNG chart per workload, drawn by gnuplot (Debian's gnuplot-nox) from the raw results.
+// Each chart is one gnuplot script with its data inline (datablocks), fed on stdin.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { isNum, percent, throughput } from './format.mjs';
+
+// pngcairo draws anti-aliased text and lines; gnuplot builds without cairo still have png.
+function terminal() {
+  const probe = spawnSync('gnuplot', ['-e', 'set terminal pngcairo'], { encoding: 'utf8' });
+  if (probe.error) return null;
+  return probe.status === 0 && !probe.stderr.includes('unknown') ? 'pngcairo' : 'png';
+}
+
+// A datablock: rows of cells, missing numbers written as '?' (set datafile missing).
+function block(name, rows) {
+  const cell = (v) => (typeof v === 'string' ? `"${v.replace(/"/g, "'")}"` : isNum(v) ? String(v) : '?');
+  return `$${name} << EOD\n${rows.map((r) => r.map(cell).join(' ')).join('\n')}\nEOD\n`;
+}
+
+export function writeCharts(outDir, raw) {
+  const term = terminal();
+  if (!term) {
+    process.stderr.write('charts: gnuplot not found, no charts drawn\n');
+    return {};
+  }
+  const result = (name) => raw.get(name)?.result;
+  const tput = (name) => throughput(result(name)).value;
+  const has = (w) => [...raw.keys()].some((k) => k.startsWith(`${w}-`));
+  const charts = {};
+
+  // Draws nothing when no measured value (a row's cells after its label or x) is there:
+  // gnuplot would fail on an empty plot.
+  function draw(w, title, body, rows) {
+    if (!rows.some((r) => r.slice(1).some(isNum))) return;
+    const file = `${w.toLowerCase()}.png`;
+    const script = `set terminal ${term} size 900,520 ${term === 'pngcairo' ? "font 'sans,10'" : ''}
+set output '${path.join(outDir, file).replace(/'/g, "''")}'
+set datafile missing '?'
+set title "${title.replace(/"/g, "'")}"
+set grid ytics
+set key top left
+${body}`;
+    const run = spawnSync('gnuplot', [], { input: script, encoding: 'utf8' });
+    if (run.status !== 0) {
+      process.stderr.write(`charts: gnuplot failed for ${w}:\n${run.stderr}\n`);
+      return;
+    }
+    charts[w] = file;
+  }
+
+  const bars = `set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set yrange [0:*]`;
+
+  if (has('W1')) {
+    const rows = [1, 16, 64].map((c) => [c, tput(`W1-loadtable-c${c}`), tput(`W1-health-c${c}`)]);
+    draw('W1', 'W1: loadTable (small table) vs GET /health, same server, same run', `${block('d', rows)}
+set logscale x 2
+set xtics (1, 16, 64)
+set xrange [0.8:80]
+set yrange [0:*]
+set xlabel 'connections'
+set ylabel 'requests/s'
+plot $d using 1:2 with linespoints lw 2 pt 7 title 'loadTable', \\
+     $d using 1:3 with linespoints lw 2 pt 5 title 'GET /health (ceiling)', \\
+     $d using 1:($3*0.6) with lines dt 2 lw 1.5 title '60% of /health (target at 64)'`, rows);
+  }
+
+  if (has('W2')) {
+    const ms = (name, p) => (isNum(result(name)?.latency_us?.[p]) ? result(name).latency_us[p] / 1000 : undefined);
+    const variants = [['snapshots=all (≤ 10 ms)', 'W2-all-c1'], ['snapshots=refs (≤ 1 ms)', 'W2-refs-c1'], ['304 (≤ 0.5 ms)', 'W2-304-c1']];
+    const rows = variants.map(([label, name]) => [label, ms(name, 'p50'), ms(name, 'p99'), ms(name, 'p999')]);
+    draw('W2', `W2: loadTable of a ${result('W2-setup')?.snapshots ?? ''}-snapshot table, 1 connection (p50 targets in brackets)`, `${block('d', rows)}
+${bars}
+set logscale y
+set yrange [*:*]
+set ylabel 'latency (ms, log scale)'
+plot $d using 2:xtic(1) title 'p50', '' using 3 title 'p99', '' using 4 title 'p99.9'`, rows);
+  }
+
+  if (has('W3')) {
+    const rows = [1, 4, 16].map((n) => [n, tput(`W3-commits-w${n}`), tput(`W3-ceiling-w${n}`)]);
+    draw('W3', 'W3: commits on distinct tables vs the durable-commit ceiling (SQLite, fsync on)', `${block('d', rows)}
+set logscale x 2
+set xtics (1, 4, 16)
+set xrange [0.8:20]
+set yrange [0:*]
+set xlabel 'writers (one table each)'
+set ylabel 'per second'
+plot $d using 1:2 with linespoints lw 2 pt 7 title 'commits/s', \\
+     $d using 1:3 with linespoints lw 2 pt 5 title 'durable ceiling ops/s', \\
+     $d using 1:($3*0.5) with lines dt 2 lw 1.5 title '50% of the ceiling (target)'`, rows);
+  }
+
+  if (has('W4')) {
+    const r = result('W4-commits-w8');
+    const secs = r?.duration_s;
+    const rows = [['successful commits/s', r?.throughput_cps], ['409 responses/s', r && secs ? r.conflicts / secs : undefined]];
+    draw('W4', `W4: 8 writers on one table, 409 rate ${percent(r?.conflict_rate)}`, `${block('d', rows)}
+set style fill solid 0.85 border -1
+set key top right
+set boxwidth 0.5
+set xrange [-0.6:1.6]
+set yrange [0:*]
+set ylabel 'per second'
+plot $d using 0:2:xtic(1) with boxes lc rgb '#4477aa' notitle, \\
+     $d using 0:2:(sprintf('%.0f', $2)) with labels offset 0,1 notitle, \\
+     200 with lines dt 2 lw 1.5 lc rgb '#cc3311' title 'target: 200 commits/s'`, rows);
+  }
+
+  if (has('W5')) {
+    const walks = [['W5-walk-namespaces', 'listNamespaces'], ['W5-walk-ns00000', 'listTables ns00000'], ['W5-walk-wide', 'listTables wide00000']]
+      .filter(([name]) => Array.isArray(result(name)?.page_latency_us));
+    const blocks = walks.map(([name], i) => block(`w${i}`, result(name).page_latency_us.map((us, p) => [p + 1, us / 1000]))).join('');
+    const plots = walks.map(([, label], i) => `$w${i} using 1:2 with linespoints lw 1.5 pt 7 ps 0.5 title '${label}'`).join(', \\\n     ');
+    if (walks.length) {
+      draw('W5', 'W5: time per page while walking each listing (pageSize 100, median per page)', `${blocks}
+set xrange [0.5:*]
+set yrange [0:*]
+set key outside right top vertical
+set xlabel 'page'
+set ylabel 'latency per page (ms)'
+plot ${plots}`, walks.map(([name]) => [null, ...result(name).page_latency_us]));
+    }
+  }
+
+  if (has('W6')) {
+    const lt = [16, 64].map((c) => [`${c} connections`, tput(`W1-loadtable-c${c}`), tput(`W6-loadtable-c${c}`)]);
+    const cm = [['commits/s', tput('W3-commits-w4'), tput('W6-commits-w4')], ['ceiling ops/s', tput('W3-ceiling-w4'), tput('W6-ceiling-w4')]];
+    draw('W6', 'W6: SQLite vs PostgreSQL store (same run)', `${block('lt', lt)}${block('cm', cm)}
+${bars}
+set multiplot layout 1,2 title "W6: SQLite vs PostgreSQL store (same run)"
+set title 'loadTable, small table'
+set ylabel 'requests/s'
+plot $lt using 2:xtic(1) title 'SQLite', '' using 3 title 'PostgreSQL'
+set title 'commits, 4 writers (one table each)'
+set ylabel 'per second'
+plot $cm using 2:xtic(1) title 'SQLite', '' using 3 title 'PostgreSQL'
+unset multiplot`, [...lt, ...cm].map((r) => [null, r[2]]));
+  }
+  return charts;
+}

@@ -1,0 +1,335 @@
+// Turns <out>/raw/*.json (written by bench/run) into <out>/RESULTS.md and the charts
+// <out>/*.png. It reads only raw/, so it can be re-run on its own, e.g. after editing
+// ANALYSIS.md:
+//
+//   node bench/lib/report.mjs --out bench/results [--analysis bench/results/ANALYSIS.md]
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { writeCharts } from './charts.mjs';
+import { DASH, bytes, isNum, kib, latency, num, percent, ratio, sig3, throughput } from './format.mjs';
+
+const { values: args } = parseArgs({
+  options: { out: { type: 'string', default: 'bench/results' }, analysis: { type: 'string' } },
+});
+const outDir = path.resolve(args.out);
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const rawDir = path.join(outDir, 'raw');
+
+// Every raw file by its name (file name without .json).
+const raw = new Map();
+for (const file of readdirSync(rawDir).filter((f) => f.endsWith('.json')).sort()) {
+  raw.set(file.slice(0, -5), JSON.parse(readFileSync(path.join(rawDir, file), 'utf8')));
+}
+const meta = raw.get('meta') ?? {};
+const get = (name) => raw.get(name);
+const result = (name) => raw.get(name)?.result;
+const tput = (name) => throughput(result(name)).value;
+
+// ---------------------------------------------------------------------------- tables
+
+// One row per measured run: what the load generator saw and what the server spent.
+const RUN_HEADER = ['run', 'conns', 'throughput', 'p50', 'p99', 'p99.9', 'errors', 'server CPU s (cores)', 'peak RSS', 'vs ceiling'];
+
+function runRow(label, name, { ceiling, conns } = {}) {
+  const doc = get(name);
+  if (!doc) return [label, conns ?? DASH, 'not run', ...Array(RUN_HEADER.length - 3).fill(DASH)];
+  const r = doc.result;
+  const t = throughput(r);
+  const l = r.latency_us ?? {};
+  const c = conns ?? r.connections ?? r.writers ?? DASH;
+  let vs = '';
+  if (ceiling === true) vs = 'ceiling';
+  else if (ceiling) vs = percent(ratio(t.value, tput(ceiling)));
+  // The durable ceiling does not involve the server: its CPU and RSS say nothing there.
+  const server = r.subcommand === 'durable-ceiling' ? {} : doc.server ?? {};
+  const cpu = server.cpu_s;
+  return [
+    label, c, isNum(t.value) ? `${sig3(t.value)} ${t.unit}` : DASH,
+    latency(l.p50), latency(l.p99), latency(l.p999), errors(r),
+    isNum(cpu) ? `${sig3(cpu)} (${isNum(server.cores) ? sig3(server.cores) : DASH})` : DASH, kib(server.peak_rss_kib), vs,
+  ];
+}
+
+function errors(r) {
+  const e = r.errors ?? 0;
+  return e === 0 ? '0' : `**${e}**`;
+}
+
+function table(header, rows) {
+  const line = (cells) => `| ${cells.map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+// Error samples of every run of a workload, so that a failing run is never silent.
+function errorNotes(prefix) {
+  const notes = [];
+  for (const [name, doc] of raw) {
+    if (!name.startsWith(`${prefix}-`) || !doc.result?.errors) continue;
+    const samples = (doc.result.error_samples ?? []).slice(0, 3)
+      .map((s) => (typeof s === 'string' ? s : JSON.stringify(s)).replace(/[`\n\r]+/g, ' ').slice(0, 200));
+    notes.push(`- \`${name}\`: ${doc.result.errors} errors${samples.length ? `, e.g. ${samples.map((s) => `\`${s}\``).join(', ')}` : ''}`);
+  }
+  return notes.length ? `\nErrors (never counted as successes):\n\n${notes.join('\n')}\n` : '';
+}
+
+function serverLine(prefix) {
+  const s = get(`${prefix}-server`);
+  if (!s) return '';
+  return `Server at the end of the workload: peak RSS ${kib(s.peak_rss_kib)}, ${isNum(s.cpu_s) ? sig3(s.cpu_s) : DASH} CPU s in all, data dir ${bytes(s.data_bytes)}.`;
+}
+
+// ---------------------------------------------------------------------------- workloads
+
+const sections = [];
+const targets = [];
+const chart = (w) => (charts[w] ? `\n![${w}](${charts[w]})\n` : '');
+const ran = (w) => [...raw.keys()].some((k) => k.startsWith(`${w}-`));
+const failed = new Set(meta.failed ?? []);
+const failedNote = (w) => (failed.has(w) ? `\n**${w} failed during the run** (see bench/run's output); what it measured before failing is below.\n` : '');
+
+// A target check: value against limit, with by how much it is met or missed.
+function check(target, value, limit, { atMost = false, unit = '', fmt = num } = {}) {
+  if (!isNum(value)) {
+    targets.push({ target, status: 'NOT MEASURED', detail: 'no result in this run' });
+    return;
+  }
+  const met = atMost ? value <= limit : value >= limit;
+  const show = (v) => `${fmt(v)}${unit}`;
+  let detail;
+  if (atMost) {
+    detail = met
+      ? `${show(value)} ≤ ${show(limit)} (${num(limit / value)}× headroom)`
+      : `${show(value)} > ${show(limit)}: ${num(value / limit)}× the limit`;
+  } else {
+    detail = met
+      ? `${show(value)} ≥ ${show(limit)} (${num(value / limit)}× the target)`
+      : `${show(value)} < ${show(limit)}: ${percent(1 - value / limit)} short (needs ${num(limit / value)}×)`;
+  }
+  targets.push({ target, status: met ? 'MET' : 'NOT MET', detail });
+}
+const pct = percent;
+
+function w1() {
+  if (!ran('W1')) return;
+  const setup = result('W1-setup');
+  const rows = [];
+  for (const c of [1, 16, 64]) {
+    rows.push(runRow('loadTable (small)', `W1-loadtable-c${c}`, { ceiling: `W1-health-c${c}` }));
+    rows.push(runRow('GET /health', `W1-health-c${c}`, { ceiling: true }));
+  }
+  sections.push(`## W1 — loadTable, small table
+
+\`GET /v1/default/namespaces/bench/tables/small\` (one schema, ${setup?.snapshots ?? 5} snapshots, metadata ${bytes(setup?.metadata_bytes)}) against the ceiling \`GET /health\` at the same concurrency, back to back on the same server.
+${failedNote('W1')}
+${table(RUN_HEADER, rows)}
+${errorNotes('W1')}
+${serverLine('W1')}
+${chart('W1')}`);
+  check('W1: loadTable ≥ 60% of /health at 64 connections', ratio(tput('W1-loadtable-c64'), tput('W1-health-c64')), 0.6, { fmt: pct });
+}
+
+function w2() {
+  if (!ran('W2')) return;
+  const setup = result('W2-setup');
+  const s = get('W2-server') ?? {};
+  const rows = [];
+  for (const c of [1, 16]) {
+    rows.push(runRow('snapshots=all', `W2-all-c${c}`));
+    rows.push(runRow('snapshots=refs', `W2-refs-c${c}`));
+    rows.push(runRow('If-None-Match ⇒ 304', `W2-304-c${c}`));
+  }
+  sections.push(`## W2 — loadTable, large table
+
+A table with ${num(setup?.snapshots)} snapshots (realistic summaries, one manifest list each), built in ${num(setup?.seconds)} s: metadata file ${bytes(setup?.metadata_bytes)}; response body ${bytes(s.all_response_bytes)} with \`snapshots=all\`, ${bytes(s.refs_response_bytes)} with \`snapshots=refs\`. The latency targets are for one connection; 16 connections show throughput.
+${failedNote('W2')}
+${table(RUN_HEADER, rows)}
+${errorNotes('W2')}
+${serverLine('W2')}
+${chart('W2')}`);
+  const p50 = (name) => result(name)?.latency_us?.p50;
+  const ms = (us) => latency(us);
+  check('W2: p50 ≤ 10 ms for snapshots=all (1 connection)', p50('W2-all-c1'), 10000, { atMost: true, fmt: ms });
+  check('W2: p50 ≤ 1 ms for snapshots=refs (1 connection)', p50('W2-refs-c1'), 1000, { atMost: true, fmt: ms });
+  check('W2: p50 ≤ 0.5 ms for If-None-Match ⇒ 304 (1 connection)', p50('W2-304-c1'), 500, { atMost: true, fmt: ms });
+}
+
+// Rows and notes of commits against the durable ceiling (W3 and W6).
+function commitRows(prefix, writers) {
+  const rows = [];
+  const notes = [];
+  for (const n of writers) {
+    rows.push(runRow(`commits, ${n} table${n > 1 ? 's' : ''}`, `${prefix}-commits-w${n}`, { ceiling: `${prefix}-ceiling-w${n}` }));
+    rows.push(runRow('durable ceiling', `${prefix}-ceiling-w${n}`, { ceiling: true, conns: n }));
+    const r = result(`${prefix}-commits-w${n}`);
+    const c = result(`${prefix}-ceiling-w${n}`);
+    if (r) {
+      notes.push(`- ${n} writer${n > 1 ? 's' : ''}: ${num(r.commits)} commits, ${num(r.conflicts)} conflicts (409), server-side POST p50 ${latency(r.post_latency_us?.p50)}; ceiling: ${num(c?.ops)} × (write + fsync ${bytes(c?.bytes)}, one-row transaction).`);
+    }
+  }
+  return { rows, notes: notes.join('\n') };
+}
+
+function w3() {
+  if (!ran('W3')) return;
+  const { rows, notes } = commitRows('W3', [1, 4, 16]);
+  sections.push(`## W3 — commits, distinct tables
+
+N writers, each appending snapshots to its own table (assert-ref-snapshot-id), durability on (\`sqlite-synchronous=full\`, metadata files fsynced). Ceiling: the same number of connections doing only what a durable commit must do on this disk — write and fsync a file of the mean size of the metadata files the commits wrote, then a one-row transaction in a fresh SQLite file.
+${failedNote('W3')}
+${table(RUN_HEADER, rows)}
+
+${notes}
+${errorNotes('W3')}
+${serverLine('W3')}
+${chart('W3')}`);
+  for (const n of [1, 4, 16]) {
+    check(`W3: commits ≥ 50% of the durable ceiling, ${n} writer${n > 1 ? 's' : ''}`,
+      ratio(tput(`W3-commits-w${n}`), tput(`W3-ceiling-w${n}`)), 0.5, { fmt: pct });
+  }
+}
+
+function w4() {
+  if (!ran('W4')) return;
+  const r = result('W4-commits-w8');
+  const attempts = r ? r.commits + r.conflicts : undefined;
+  sections.push(`## W4 — commits, one hot table
+
+8 writers appending to one table (assert-ref-snapshot-id; the client retries on 409 after reloading). Cairn re-bases a commit that lost the pointer swap itself when the requirements still hold, so 409s are only the commits whose asserted snapshot really moved.
+${failedNote('W4')}
+${table(RUN_HEADER, [runRow('commits, 1 table', 'W4-commits-w8')])}
+
+${r ? `${num(r.commits)} successful commits and ${num(r.conflicts)} 409s out of ${num(attempts)} attempts: 409 rate ${percent(r.conflict_rate)}.` : ''}
+${errorNotes('W4')}
+${serverLine('W4')}
+${chart('W4')}`);
+  check('W4: ≥ 200 successful commits/s on one table', tput('W4-commits-w8'), 200, { unit: '/s' });
+}
+
+const WALKS = [
+  ['W5-walk-namespaces', 'listNamespaces'],
+  ['W5-walk-ns00000', 'listTables ns00000'],
+  ['W5-walk-wide', 'listTables wide00000'],
+];
+
+function w5() {
+  if (!ran('W5')) return;
+  const s = get('W5-server') ?? {};
+  const create = [runRow('create tables', 'W5-create', { conns: 16 }), runRow('create tables (wide)', 'W5-create-wide', { conns: 16 })];
+  const walkRows = WALKS.map(([name, label]) => {
+    const r = result(name);
+    if (!r) return [label, 'not run', DASH, DASH, DASH, DASH, DASH];
+    return [label, `\`${r.path}\``, num(r.pages), num(r.items), latency(r.first_page_us), latency(r.last_page_us),
+      r.pages > 1 ? `${num(r.last_page_us / r.first_page_us)}×` : 'one page'];
+  });
+  sections.push(`## W5 — catalog scale
+
+${num(s.tables)} tables in ${num(s.namespaces)} namespaces (${num(result('W5-create')?.namespaces)} × ${num(result('W5-create')?.tables / result('W5-create')?.namespaces)} and one namespace \`wide00000\` with ${num(result('W5-create-wide')?.tables)} tables), created over 16 connections; then each listing walked page by page (pageSize 100, median of ${num(s.walk_repeat)} walks per page).
+${failedNote('W5')}
+${table(RUN_HEADER, create)}
+
+${table(['walk', 'path', 'pages', 'items', 'first page', 'last page', 'last / first'], walkRows)}
+
+Peak RSS of the server with all of it loaded (after the walks): **${kib(s.peak_rss_kib)}**; data dir ${bytes(s.data_bytes)}.
+${errorNotes('W5')}
+${chart('W5')}`);
+  for (const [name, label] of WALKS) {
+    const r = result(name);
+    if (r && r.pages > 1) {
+      check(`W5: last page ≤ 1.5× first page, ${label} (${r.pages} pages)`, r.last_page_us / r.first_page_us, 1.5, { atMost: true, unit: '×' });
+    }
+  }
+  check('W5: server peak RSS < 1 GiB with everything loaded', s.peak_rss_kib, 1024 * 1024, { atMost: true, fmt: kib });
+}
+
+function w6() {
+  if (!ran('W6')) return;
+  const s = get('W6-server') ?? {};
+  const rows = [];
+  for (const c of [16, 64]) {
+    rows.push(runRow('loadTable (small)', `W6-loadtable-c${c}`, { ceiling: `W6-health-c${c}` }));
+    rows.push(runRow('GET /health', `W6-health-c${c}`, { ceiling: true }));
+  }
+  const commits = commitRows('W6', [4]);
+  // SQLite (W1, W3 of this run) next to PostgreSQL, each also as a share of its own ceiling.
+  const pairs = [
+    ['loadTable, 16 connections', 'W1-loadtable-c16', 'W1-health-c16', 'W6-loadtable-c16', 'W6-health-c16'],
+    ['loadTable, 64 connections', 'W1-loadtable-c64', 'W1-health-c64', 'W6-loadtable-c64', 'W6-health-c64'],
+    ['commits, 4 writers', 'W3-commits-w4', 'W3-ceiling-w4', 'W6-commits-w4', 'W6-ceiling-w4'],
+  ];
+  const compare = pairs.map(([label, lite, liteCeil, pg, pgCeil]) => {
+    const unit = throughput(result(pg) ?? result(lite)).unit;
+    const rate = (v) => (isNum(v) ? `${sig3(v)} ${unit}` : DASH);
+    return [label, rate(tput(lite)), percent(ratio(tput(lite), tput(liteCeil))),
+      rate(tput(pg)), percent(ratio(tput(pg), tput(pgCeil)))];
+  });
+  sections.push(`## W6 — PostgreSQL store
+
+W1 (16 and 64 connections) and W3 (4 writers) with \`--store postgresql://…\` on a throw-away PostgreSQL ${s.postgres_version ?? ''} on the same machine (fsync on). The ceiling's one-row transaction goes to PostgreSQL too, in a database of its own. Server CPU and RSS are Cairn's only; PostgreSQL's own processes are not counted.
+${failedNote('W6')}
+${table(RUN_HEADER, [...rows, ...commits.rows])}
+
+${commits.notes}
+
+${table(['run', 'SQLite', 'SQLite vs ceiling', 'PostgreSQL', 'PostgreSQL vs ceiling'], compare)}
+${errorNotes('W6')}
+${serverLine('W6')}
+${chart('W6')}`);
+  check('W6 (informational): PostgreSQL loadTable ≥ 60% of /health at 64 connections', ratio(tput('W6-loadtable-c64'), tput('W6-health-c64')), 0.6, { fmt: pct });
+  check('W6 (informational): PostgreSQL commits ≥ 50% of the durable ceiling, 4 writers', ratio(tput('W6-commits-w4'), tput('W6-ceiling-w4')), 0.5, { fmt: pct });
+}
+
+// ---------------------------------------------------------------------------- document
+
+function header() {
+  const m = meta.machine ?? {};
+  const d = m.disk ?? {};
+  const g = meta.git ?? {};
+  const mode = meta.mode === 'quick'
+    ? `quick (\`bench/run --quick\`): smaller sizes, runs of ${meta.duration_s} s after ${meta.warmup_s} s of warm-up — a smoke check, not the published numbers`
+    : `full (\`bench/run\`): runs of ${meta.duration_s} s after ${meta.warmup_s} s of warm-up`;
+  const rows = [
+    ['date', `${meta.started ?? DASH} (the run took ${num(meta.elapsed_s)} s)`],
+    ['mode', mode],
+    ['machine', `${m.nproc} × ${m.cpu}, ${m.memory_gib} GiB RAM, ${m.kernel}`],
+    ['data disk', `${d.source ?? DASH} (${d.fstype ?? '?'}, ${d.size ?? '?'}${d.kind ? `; ${d.kind}` : ''}) — the data dirs and the ceiling's files, under bench/.work`],
+    ['commit', g.commit ? `${g.commit.slice(0, 12)} ${g.subject ? `(${g.subject})` : ''}${g.dirty ? ' **with uncommitted changes**' : ''}` : DASH],
+    ['workloads', `${(meta.workloads ?? []).join(', ')}${meta.failed?.length ? ` — **failed: ${meta.failed.join(', ')}**` : ''}`],
+    ['load generator', '`cairn-bench` on the same machine, sharing its cores with the server'],
+  ];
+  return `# Cairn benchmark results
+
+Generated by \`bench/run\` from \`raw/*.json\` (\`node bench/lib/report.mjs --out DIR\` regenerates this file). What each workload measures and how to reproduce it: [bench/README.md](../README.md).
+
+${table(['', ''], rows)}
+
+Every workload runs against a fresh \`cairn serve\` (release build, default settings, \`--log-level warn\`). Throughput and latency are the load generator's (errors are never counted as successes); *server CPU s* is the server's user+system time during the measured window (after warm-up), with the cores it kept busy in parentheses; *peak RSS* is the server's VmHWM so far. **The ceilings are measured in the same run on the same machine**, so the ratios to them hold on a noisy machine even where the absolute numbers move.`;
+}
+
+function targetSection() {
+  const met = targets.filter((t) => t.status === 'MET').length;
+  return `## Targets
+
+${met} of ${targets.length} met.
+
+${table(['target', 'status', 'by how much'], targets.map((t) => [t.target, t.status === 'MET' ? 'MET' : `**${t.status}**`, t.detail]))}`;
+}
+
+function analysisSection() {
+  const file = args.analysis;
+  const body = file && existsSync(file)
+    ? readFileSync(file, 'utf8').trim()
+    : '_No analysis yet._ Profiles explaining unmet targets (what bounds them, with the evidence) go in `bench/results/ANALYSIS.md`; it is included here verbatim.';
+  return `## Analysis
+
+<!-- included verbatim from ${file ? path.relative(repoRoot, path.resolve(file)) : 'ANALYSIS.md'}: edit that file, not this section -->
+
+${body}`;
+}
+
+const charts = writeCharts(outDir, raw);
+w1(); w2(); w3(); w4(); w5(); w6();
+const doc = [header(), ...sections, targetSection(), analysisSection()].join('\n\n').replace(/\n{3,}/g, '\n\n') + '\n';
+writeFileSync(path.join(outDir, 'RESULTS.md'), doc);
+process.stderr.write(`report: ${path.join(outDir, 'RESULTS.md')} (${targets.filter((t) => t.status === 'MET').length}/${targets.length} targets met, ${Object.keys(charts).length} charts)\n`);

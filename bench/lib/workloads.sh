@@ -1,0 +1,172 @@
+# shellcheck shell=bash
+# The workloads of bench/run (issue 7), one function each. Sourced by bench/run, not executed.
+# Each runs in its own subshell with a fresh server (see run_workload in bench/run) and
+# writes raw/<W>-*.json through measure/record (server.sh).
+#
+# Sizes come from bench/run: DURATION_S, WARMUP_S, TIMED (the options of every timed run),
+# W2_SNAPSHOTS, W5_NAMESPACES, W5_TABLES_PER_NAMESPACE, W5_WIDE_TABLES, WALK_REPEAT.
+
+# Runs cairn-bench for setting things up (not a measurement): output kept in WORK_DIR only.
+prepare() {
+  local name="$1" sub="$2"
+  shift 2
+  if ! "$CAIRN_BENCH_BIN" "$sub" --url "$SERVER_URL" --prefix default "$@" \
+    >"$WORK_DIR/$name.out" 2>"$WORK_DIR/$name.err"; then
+    echo "$name: cairn-bench $sub failed:" >&2
+    tail -n 30 "$WORK_DIR/$name.err" >&2
+    return 1
+  fi
+}
+
+# loadTable of the small table against GET /health at each concurrency, back to back in the
+# same server, so the ratio compares two numbers taken under the same machine noise.
+loadtable_vs_health() {
+  local prefix="$1" c
+  shift
+  for c in "$@"; do
+    measure "$prefix-loadtable-c$c" "$WARMUP_S" get \
+      --path /v1/default/namespaces/bench/tables/small --connections "$c" "${TIMED[@]}"
+    measure "$prefix-health-c$c" "$WARMUP_S" get --path /health --connections "$c" "${TIMED[@]}"
+  done
+}
+
+# Mean size of the metadata files under the tables whose names start with PREFIX: what one
+# commit wrote and fsynced, so the size of the ceiling loop's file.
+mean_metadata_bytes() {
+  find "$SERVER_DATA/warehouse" -path "*/$1*/metadata/*" -name '*.metadata.json' -printf '%s\n' |
+    awk '{ s += $1; n++ } END { if (n) printf "%d\n", s / n }'
+}
+
+# N writers, each appending to its own fresh table, then the durable-commit ceiling with the
+# same number of connections: write + fsync a file of the mean metadata size the commits
+# wrote, then a one-row transaction in a fresh store of the same kind (CEILING_STORE).
+commits_vs_ceiling() {
+  local prefix="$1" n="$2" ceiling_store="$3"
+  # Fresh tables for each N (`commits` creates them), so every run starts from small
+  # metadata and the metadata files under them are this run's.
+  local tables=() i table_prefix="${prefix,,}w${n}t"
+  for ((i = 0; i < n; i++)); do tables+=("$table_prefix$i"); done
+  local list
+  list="$(IFS=,; echo "${tables[*]}")"
+  measure "$prefix-commits-w$n" "$WARMUP_S" commits --namespace bench --tables "$list" --writers "$n" "${TIMED[@]}"
+
+  local bytes commits count
+  bytes="$(mean_metadata_bytes "$table_prefix")"
+  if [ -z "$bytes" ]; then
+    # Only when the tables live somewhere else than under the data dir: say so, go on.
+    log "$prefix: no metadata files found under $SERVER_DATA/warehouse for w$n; the ceiling writes 4096 bytes"
+    bytes=4096
+  fi
+  # As many ceiling operations as the server did commits (at least 50 per connection): at
+  # a ceiling at least as fast as the server, that takes at most as long as the commit run.
+  commits="$(json_field "$RAW_DIR/$prefix-commits-w$n.json" result.commits)"
+  count=$((commits > 50 * n ? commits : 50 * n))
+  mkdir -p "$WORK_DIR/$prefix-ceiling-w$n"
+  measure "$prefix-ceiling-w$n" 0 durable-ceiling --dir "$WORK_DIR/$prefix-ceiling-w$n" \
+    --bytes "$bytes" --count "$count" --connections "$n" --store "$ceiling_store"
+}
+
+# Records the facts of the workload's server at its end.
+record_server() {
+  local name="$1"
+  shift
+  record "$name-server" peak_rss_kib="$(server_peak_rss_kib)" cpu_s="$(server_cpu_s)" \
+    data_bytes="$(du -sb "$SERVER_DATA" | cut -f1)" "$@"
+}
+
+# W1: loadTable of a small table (one schema, 5 snapshots) at 1, 16 and 64 connections,
+# each against /health at the same concurrency.
+workload_W1() {
+  server_start "$WORK_DIR/W1"
+  measure W1-setup 0 setup-table --namespace bench --table small --snapshots 5
+  loadtable_vs_health W1 1 16 64
+  record_server W1 store=sqlite
+}
+
+# W2: loadTable of a table with many snapshots: snapshots=all, snapshots=refs and a
+# conditional GET answered with 304, at 1 connection (latency) and 16 (throughput).
+workload_W2() {
+  server_start "$WORK_DIR/W2"
+  measure W2-setup 0 setup-table --namespace bench --table large --snapshots "$W2_SNAPSHOTS" --batch 100
+  local path=/v1/default/namespaces/bench/tables/large
+  measure W2-etag 0 etag --path "$path"
+  local etag
+  etag="$(json_field "$RAW_DIR/W2-etag.json" result.etag)"
+  # Response sizes, for the report only: what a client downloads in each variant.
+  local all_bytes refs_bytes
+  all_bytes="$(response_bytes "$SERVER_URL$path?snapshots=all" || true)"
+  refs_bytes="$(response_bytes "$SERVER_URL$path?snapshots=refs" || true)"
+  local c
+  for c in 1 16; do
+    measure "W2-all-c$c" "$WARMUP_S" get --path "$path?snapshots=all" --connections "$c" "${TIMED[@]}"
+    measure "W2-refs-c$c" "$WARMUP_S" get --path "$path?snapshots=refs" --connections "$c" "${TIMED[@]}"
+    measure "W2-304-c$c" "$WARMUP_S" get --path "$path" --header "If-None-Match: $etag" \
+      --expect 304 --connections "$c" "${TIMED[@]}"
+  done
+  record_server W2 store=sqlite snapshots="$W2_SNAPSHOTS" all_response_bytes="$all_bytes" \
+    refs_response_bytes="$refs_bytes"
+}
+
+# Size of a response body (after any content decoding), fetched once with Node.
+response_bytes() {
+  # shellcheck disable=SC2016 # JavaScript, not shell
+  node -e 'fetch(process.argv[1]).then(async (r) => {
+    if (!r.ok) { console.error(`${process.argv[1]}: HTTP ${r.status}`); process.exit(1); }
+    console.log((await r.arrayBuffer()).byteLength);
+  })' "$1"
+}
+
+# W3: 1, 4 and 16 writers, each on its own table, against the durable-commit ceiling.
+workload_W3() {
+  server_start "$WORK_DIR/W3"
+  local n
+  for n in 1 4 16; do
+    commits_vs_ceiling W3 "$n" "sqlite:$WORK_DIR/W3-ceiling-w$n.db"
+  done
+  record_server W3 store=sqlite
+}
+
+# W4: 8 writers on one table (created by `commits`); the load generator asserts the ref's
+# snapshot id and retries on 409, so the result is successful commits/s and the share of
+# attempts that conflicted.
+workload_W4() {
+  server_start "$WORK_DIR/W4"
+  measure W4-commits-w8 "$WARMUP_S" commits --namespace bench --tables hot --writers 8 "${TIMED[@]}"
+  record_server W4 store=sqlite
+}
+
+# W5: many namespaces and tables: creation throughput, then page-by-page walks of
+# listNamespaces and listTables (including one wide namespace) and the server's peak RSS
+# with all of it loaded.
+workload_W5() {
+  server_start "$WORK_DIR/W5"
+  measure W5-create 0 create-tables --namespaces "$W5_NAMESPACES" \
+    --tables-per-namespace "$W5_TABLES_PER_NAMESPACE" --connections 16
+  measure W5-create-wide 0 create-tables --namespaces 1 --namespace-prefix wide \
+    --tables-per-namespace "$W5_WIDE_TABLES" --connections 16
+  local walk=(--page-size 100 --repeat "$WALK_REPEAT")
+  measure W5-walk-namespaces 0 walk --path /v1/default/namespaces "${walk[@]}"
+  measure W5-walk-ns00000 0 walk --path /v1/default/namespaces/ns00000/tables "${walk[@]}"
+  measure W5-walk-wide 0 walk --path /v1/default/namespaces/wide00000/tables "${walk[@]}"
+  record_server W5 store=sqlite walk_repeat="$WALK_REPEAT" namespaces=$((W5_NAMESPACES + 1)) \
+    tables=$((W5_NAMESPACES * W5_TABLES_PER_NAMESPACE + W5_WIDE_TABLES))
+}
+
+# W6: W1 at 16 and 64 connections and W3 with 4 writers on a throw-away PostgreSQL server
+# (scripts/lib/postgres.sh); the ceiling's one-row transaction goes to PostgreSQL too, in a
+# database of its own.
+workload_W6() {
+  # postgres_start (not postgres_start_with_trap): this subshell's EXIT trap, bench_cleanup,
+  # stops Cairn first and then PostgreSQL (see run_workload in bench/run).
+  postgres_start
+  local psql="$CAIRN_TEST_POSTGRES_BIN/psql" base="postgresql://cairn@127.0.0.1:$CAIRN_TEST_POSTGRES_PORT"
+  "$psql" "$CAIRN_TEST_POSTGRES_URL" -v ON_ERROR_STOP=1 -q \
+    -c 'CREATE DATABASE cairn_bench' -c 'CREATE DATABASE cairn_bench_ceiling'
+  local version
+  version="$("$psql" "$CAIRN_TEST_POSTGRES_URL" -Atc 'SHOW server_version')"
+  server_start "$WORK_DIR/W6" --store "$base/cairn_bench"
+  prepare W6-setup setup-table --namespace bench --table small --snapshots 5
+  loadtable_vs_health W6 16 64
+  commits_vs_ceiling W6 4 "$base/cairn_bench_ceiling"
+  record_server W6 store=postgresql postgres_version="$version"
+}
