@@ -1,8 +1,6 @@
 // cairn: the command-line entry point. `cairn serve` wires configuration, store, catalog
 // service, routes and the HTTP server together and runs until SIGINT/SIGTERM.
 
-#include <malloc.h>
-
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -46,19 +44,6 @@ int FailStart(const Error& error) {
   return 2;
 }
 
-/// Large responses (a table with thousands of snapshots has megabytes of metadata) are
-/// built in buffers of that size on every load. By default glibc maps each such buffer
-/// afresh and unmaps it on free, so every load pays page faults and zeroing for every
-/// byte; measured, that was most of the time of a 6 MB load. Serving them from the heap
-/// and keeping freed memory mapped makes the buffers reusable. Cost: freed memory (up to
-/// the trim threshold) stays in the process.
-void KeepLargeBuffersMapped() {
-  constexpr int kMmapThreshold = 64 << 20;
-  constexpr int kTrimThreshold = 256 << 20;
-  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
-  mallopt(M_TRIM_THRESHOLD, kTrimThreshold);
-}
-
 int Serve(const std::optional<std::string>& config_file,
           const std::map<std::string, std::optional<std::string>>& flags) {
   ServerConfig config;
@@ -73,7 +58,6 @@ int Serve(const std::optional<std::string>& config_file,
   }
   if (auto status = FinalizeConfig(config); !status) return FailStart(status.error());
   SetUpLogging(config.log_level);
-  KeepLargeBuffersMapped();
 
   const bool postgres = IsPostgresUri(config.store);
   auto store =

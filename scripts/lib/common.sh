@@ -8,7 +8,7 @@ CAIRN_BUILD_PACKAGES=(
   g++ cmake ninja-build pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libsqlite3-dev libtomlplusplus-dev libcli11-dev libspdlog-dev libfmt-dev
-  libexpected-dev libssl-dev zlib1g-dev libpq-dev
+  libexpected-dev libssl-dev zlib1g-dev libpq-dev libjemalloc-dev
 )
 # Extra Debian packages needed to run the tests (postgresql: the throw-away server of
 # scripts/lib/postgres.sh for the PostgreSQL store tests).
