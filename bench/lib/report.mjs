@@ -317,7 +317,8 @@ ${table(['target', 'status', 'by how much'], targets.map((t) => [t.target, t.sta
 }
 
 function analysisSection() {
-  const file = args.analysis;
+  // Default: the ANALYSIS.md next to the results (bench/results/ANALYSIS.md).
+  const file = args.analysis ?? path.join(args.out, 'ANALYSIS.md');
   const body = file && existsSync(file)
     ? readFileSync(file, 'utf8').trim()
     : '_No analysis yet._ Profiles explaining unmet targets (what bounds them, with the evidence) go in `bench/results/ANALYSIS.md`; it is included here verbatim.';
