@@ -349,7 +349,7 @@ Result<LoadedTable> TableService::CreateFromCommit(
   // A fresh UUID unless the updates assign one (Java create transactions do).
   CAIRN_RETURN_IF_ERROR(builder.Apply(iceberg::AssignUuid{RandomUuid()}));
   for (const auto& update : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(update));
-  CAIRN_ASSIGN_OR_RAISE(auto metadata, builder.Build());
+  CAIRN_ASSIGN_OR_RAISE(auto metadata, std::move(builder).Finish());
   if (metadata.location.empty())
     metadata.location = UniqueEntityLocation(catalog, ident.ns, ident.name);
   CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(metadata, ""));
@@ -409,7 +409,7 @@ Result<LoadedTable> TableService::CommitTable(
         iceberg::MetadataBuilder::FromBase(base, entity.metadata_location, clock_());
     for (const auto& update : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(update));
     if (!builder.HasChanges()) return LoadTable(catalog, ident, SnapshotsMode::kAll);
-    CAIRN_ASSIGN_OR_RAISE(auto built, builder.Build());
+    CAIRN_ASSIGN_OR_RAISE(auto built, std::move(builder).Finish());
     auto updated = std::make_shared<const iceberg::TableMetadata>(std::move(built));
     CAIRN_ASSIGN_OR_RAISE(auto written,
                           WriteMetadata(*updated, entity.metadata_location));
@@ -466,7 +466,7 @@ Result<std::optional<TableService::PreparedChange>> TableService::PrepareChange(
     }
   }
   if (!builder.HasChanges()) return std::optional<PreparedChange>{};
-  CAIRN_ASSIGN_OR_RAISE(auto updated, builder.Build());
+  CAIRN_ASSIGN_OR_RAISE(auto updated, std::move(builder).Finish());
   return std::optional<PreparedChange>(
       PreparedChange{change.ident,
                      entity,

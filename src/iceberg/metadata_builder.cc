@@ -24,7 +24,8 @@ int PreviousVersionsMax(const std::map<std::string, std::string>& properties) {
 
 template <typename T, typename Id, typename GetId>
 bool ContainsId(const std::vector<T>& items, Id id, GetId get_id) {
-  return std::any_of(items.begin(), items.end(), [&](const T& t) { return get_id(t) == id; });
+  return std::any_of(items.begin(), items.end(),
+                     [&](const T& t) { return get_id(t) == id; });
 }
 
 }  // namespace
@@ -65,9 +66,10 @@ Status MetadataBuilder::ApplyOne(const AssignUuid& u) {
 }
 
 Status MetadataBuilder::ApplyOne(const UpgradeFormatVersion& u) {
-  CAIRN_PRECHECK(u.format_version <= TableMetadata::kSupportedFormatVersion,
-                 "Cannot upgrade table to unsupported format version: v{} (supported: v{})",
-                 u.format_version, TableMetadata::kSupportedFormatVersion);
+  CAIRN_PRECHECK(
+      u.format_version <= TableMetadata::kSupportedFormatVersion,
+      "Cannot upgrade table to unsupported format version: v{} (supported: v{})",
+      u.format_version, TableMetadata::kSupportedFormatVersion);
   CAIRN_PRECHECK(u.format_version >= metadata_.format_version,
                  "Cannot downgrade v{} table to v{}", metadata_.format_version,
                  u.format_version);
@@ -96,7 +98,8 @@ Status MetadataBuilder::ApplyOne(const AddSchema& u) {
     schema_id = std::max(schema_id, existing.schema_id + 1);
   }
   if (found && new_last_column_id == metadata_.last_column_id) {
-    // Nothing changes; the schema still counts as "last added" only if this commit added it.
+    // Nothing changes; the schema still counts as "last added" only if this commit added
+    // it.
     if (added_schema_ids_.count(schema_id) > 0 && last_added_schema_id_) {
       last_added_schema_id_ = schema_id;
     } else {
@@ -135,7 +138,8 @@ Status MetadataBuilder::ApplyOne(const SetCurrentSchema& u) {
 
 Status MetadataBuilder::ApplyOne(const AddPartitionSpec& u) {
   const Schema* schema = metadata_.CurrentSchema();
-  CAIRN_PRECHECK(schema != nullptr, "Cannot add a partition spec before a current schema is set");
+  CAIRN_PRECHECK(schema != nullptr,
+                 "Cannot add a partition spec before a current schema is set");
   PartitionSpec spec = u.spec;
   // As the reference does, a spec compatible with an existing one is reused before the
   // new-spec checks run.
@@ -166,12 +170,14 @@ Status MetadataBuilder::ApplyOne(const AddPartitionSpec& u) {
   CAIRN_RETURN_IF_ERROR(CheckPartitionNames(spec, *schema));
   if (metadata_.format_version == 1) {
     for (size_t i = 0; i < spec.fields.size(); ++i) {
-      CAIRN_PRECHECK(spec.fields[i].field_id == kPartitionDataIdStart + static_cast<int32_t>(i),
-                     "Spec does not use sequential IDs that are required in v1");
+      CAIRN_PRECHECK(
+          spec.fields[i].field_id == kPartitionDataIdStart + static_cast<int32_t>(i),
+          "Spec does not use sequential IDs that are required in v1");
     }
   }
   spec.spec_id = spec_id;
-  metadata_.last_partition_id = std::max(metadata_.last_partition_id, spec.LastAssignedFieldId());
+  metadata_.last_partition_id =
+      std::max(metadata_.last_partition_id, spec.LastAssignedFieldId());
   metadata_.partition_specs.push_back(std::move(spec));
   added_spec_ids_.insert(spec_id);
   last_added_spec_id_ = spec_id;
@@ -223,7 +229,8 @@ Status MetadataBuilder::ApplyOne(const AddSortOrder& u) {
     return Ok();
   }
   const Schema* schema = metadata_.CurrentSchema();
-  CAIRN_PRECHECK(schema != nullptr, "Cannot add a sort order before a current schema is set");
+  CAIRN_PRECHECK(schema != nullptr,
+                 "Cannot add a sort order before a current schema is set");
   CAIRN_RETURN_IF_ERROR(CheckCompatibility(order, *schema));
   order.order_id = order_id;
   metadata_.sort_orders.push_back(std::move(order));
@@ -264,7 +271,8 @@ Status MetadataBuilder::ApplyOne(const AddSnapshot& u) {
   if (metadata_.format_version > 1 && snapshot.parent_snapshot_id &&
       snapshot.sequence_number <= metadata_.last_sequence_number) {
     return CommitFailed(
-        "Validation failed, please retry: Cannot add snapshot with sequence number {} older "
+        "Validation failed, please retry: Cannot add snapshot with sequence number {} "
+        "older "
         "than last sequence number {}",
         snapshot.sequence_number, metadata_.last_sequence_number);
   }
@@ -273,7 +281,8 @@ Status MetadataBuilder::ApplyOne(const AddSnapshot& u) {
                    "Cannot add a snapshot: first-row-id is null");
     if (*snapshot.first_row_id < metadata_.next_row_id) {
       return CommitFailed(
-          "Validation failed, please retry: Cannot add a snapshot, first-row-id is behind "
+          "Validation failed, please retry: Cannot add a snapshot, first-row-id is "
+          "behind "
           "table next-row-id: {} < {}",
           *snapshot.first_row_id, metadata_.next_row_id);
     }
@@ -288,10 +297,12 @@ Status MetadataBuilder::ApplyOne(const AddSnapshot& u) {
 }
 
 Status MetadataBuilder::ApplyOne(const SetSnapshotRef& u) {
-  CAIRN_PRECHECK(!u.ref_name.empty(), "Invalid set-snapshot-ref: ref-name must not be empty");
+  CAIRN_PRECHECK(!u.ref_name.empty(),
+                 "Invalid set-snapshot-ref: ref-name must not be empty");
   CAIRN_RETURN_IF_ERROR(u.ref.Validate());
   const bool is_main = u.ref_name == SnapshotRef::kMainBranch;
-  CAIRN_PRECHECK(!is_main || u.ref.IsBranch(), "Invalid ref main: must be a branch, not a tag");
+  CAIRN_PRECHECK(!is_main || u.ref.IsBranch(),
+                 "Invalid ref main: must be a branch, not a tag");
   const SnapshotRef* existing = metadata_.RefByName(u.ref_name);
   if (existing != nullptr && *existing == u.ref) return Ok();
   const Snapshot* snapshot = metadata_.SnapshotById(u.ref.snapshot_id);
@@ -303,7 +314,8 @@ Status MetadataBuilder::ApplyOne(const SetSnapshotRef& u) {
     metadata_.current_snapshot_id = u.ref.snapshot_id;
     // A rollback or cherry-pick to an older snapshot is logged at commit time.
     if (!last_updated_ms_) last_updated_ms_ = now_ms_;
-    metadata_.snapshot_log.push_back(SnapshotLogEntry{*last_updated_ms_, u.ref.snapshot_id});
+    metadata_.snapshot_log.push_back(
+        SnapshotLogEntry{*last_updated_ms_, u.ref.snapshot_id});
     if (added_here) main_moves_to_added_.push_back(u.ref.snapshot_id);
   }
   metadata_.refs[u.ref_name] = u.ref;
@@ -320,9 +332,10 @@ Status MetadataBuilder::ApplyOne(const RemoveSnapshots& u) {
   const std::set<int64_t> ids(u.snapshot_ids.begin(), u.snapshot_ids.end());
   auto& snapshots = metadata_.snapshots;
   const size_t before = snapshots.size();
-  snapshots.erase(std::remove_if(snapshots.begin(), snapshots.end(),
-                                 [&](const Snapshot& s) { return ids.count(s.snapshot_id) > 0; }),
-                  snapshots.end());
+  snapshots.erase(
+      std::remove_if(snapshots.begin(), snapshots.end(),
+                     [&](const Snapshot& s) { return ids.count(s.snapshot_id) > 0; }),
+      snapshots.end());
   if (snapshots.size() == before) return Ok();  // unknown ids are ignored
   removed_snapshots_ = true;
   ++changes_;
@@ -334,8 +347,9 @@ Status MetadataBuilder::ApplyOne(const RemoveSnapshots& u) {
   for (const auto& name : dangling) RemoveRef(name);
   std::erase_if(metadata_.statistics,
                 [&](const StatisticsFile& f) { return ids.count(f.snapshot_id) > 0; });
-  std::erase_if(metadata_.partition_statistics,
-                [&](const PartitionStatisticsFile& f) { return ids.count(f.snapshot_id) > 0; });
+  std::erase_if(metadata_.partition_statistics, [&](const PartitionStatisticsFile& f) {
+    return ids.count(f.snapshot_id) > 0;
+  });
   return Ok();
 }
 
@@ -383,8 +397,9 @@ Status MetadataBuilder::ApplyOne(const SetStatistics& u) {
 }
 
 Status MetadataBuilder::ApplyOne(const RemoveStatistics& u) {
-  if (std::erase_if(metadata_.statistics,
-                    [&](const StatisticsFile& f) { return f.snapshot_id == u.snapshot_id; }) > 0) {
+  if (std::erase_if(metadata_.statistics, [&](const StatisticsFile& f) {
+        return f.snapshot_id == u.snapshot_id;
+      }) > 0) {
     ++changes_;
   }
   return Ok();
@@ -392,9 +407,10 @@ Status MetadataBuilder::ApplyOne(const RemoveStatistics& u) {
 
 Status MetadataBuilder::ApplyOne(const SetPartitionStatistics& u) {
   auto& files = metadata_.partition_statistics;
-  auto it = std::find_if(files.begin(), files.end(), [&](const PartitionStatisticsFile& f) {
-    return f.snapshot_id == u.partition_statistics.snapshot_id;
-  });
+  auto it =
+      std::find_if(files.begin(), files.end(), [&](const PartitionStatisticsFile& f) {
+        return f.snapshot_id == u.partition_statistics.snapshot_id;
+      });
   if (it != files.end()) {
     *it = u.partition_statistics;
   } else {
@@ -405,9 +421,10 @@ Status MetadataBuilder::ApplyOne(const SetPartitionStatistics& u) {
 }
 
 Status MetadataBuilder::ApplyOne(const RemovePartitionStatistics& u) {
-  if (std::erase_if(metadata_.partition_statistics, [&](const PartitionStatisticsFile& f) {
-        return f.snapshot_id == u.snapshot_id;
-      }) > 0) {
+  if (std::erase_if(metadata_.partition_statistics,
+                    [&](const PartitionStatisticsFile& f) {
+                      return f.snapshot_id == u.snapshot_id;
+                    }) > 0) {
     ++changes_;
   }
   return Ok();
@@ -426,15 +443,18 @@ Status MetadataBuilder::ApplyOne(const RemovePartitionSpecs& u) {
 
 Status MetadataBuilder::ApplyOne(const RemoveSchemas& u) {
   const std::set<int32_t> ids(u.schema_ids.begin(), u.schema_ids.end());
-  CAIRN_PRECHECK(ids.count(metadata_.current_schema_id) == 0, "Cannot remove the current schema");
+  CAIRN_PRECHECK(ids.count(metadata_.current_schema_id) == 0,
+                 "Cannot remove the current schema");
   if (ids.empty()) return Ok();
-  std::erase_if(metadata_.schemas, [&](const Schema& s) { return ids.count(s.schema_id) > 0; });
+  std::erase_if(metadata_.schemas,
+                [&](const Schema& s) { return ids.count(s.schema_id) > 0; });
   ++changes_;
   return Ok();
 }
 
 Status MetadataBuilder::ApplyOne(const AddEncryptionKey& u) {
-  CAIRN_PRECHECK(!u.key.key_id.empty(), "Invalid add-encryption-key: key-id must not be empty");
+  CAIRN_PRECHECK(!u.key.key_id.empty(),
+                 "Invalid add-encryption-key: key-id must not be empty");
   if (ContainsId(metadata_.encryption_keys, u.key.key_id,
                  [](const EncryptedKey& k) { return k.key_id; })) {
     return Ok();
@@ -476,20 +496,32 @@ std::vector<SnapshotLogEntry> MetadataBuilder::UpdatedSnapshotLog() const {
 }
 
 Result<TableMetadata> MetadataBuilder::Build() {
-  TableMetadata out = metadata_;
+  auto log = UpdatedSnapshotLog();
+  return Finalize(metadata_, std::move(log));
+}
+
+Result<TableMetadata> MetadataBuilder::Finish() && {
+  auto log = UpdatedSnapshotLog();  // reads metadata_: before it is moved out
+  return Finalize(std::move(metadata_), std::move(log));
+}
+
+Result<TableMetadata> MetadataBuilder::Finalize(TableMetadata out,
+                                                std::vector<SnapshotLogEntry> log) const {
   out.last_updated_ms = last_updated_ms_.value_or(now_ms_);
   const bool log_rewritten = !main_moves_to_added_.empty() || removed_snapshots_;
-  out.snapshot_log = UpdatedSnapshotLog();
+  out.snapshot_log = std::move(log);
   // Checked only when this commit rewrote the log: files written by other tools may
   // have a log that does not end at the current snapshot, and stay committable.
   if (log_rewritten && out.current_snapshot_id &&
       out.SnapshotById(*out.current_snapshot_id) != nullptr) {
-    CAIRN_PRECHECK(!out.snapshot_log.empty() &&
-                       out.snapshot_log.back().snapshot_id == *out.current_snapshot_id,
-                   "Cannot set invalid snapshot log: latest entry is not the current snapshot");
+    CAIRN_PRECHECK(
+        !out.snapshot_log.empty() &&
+            out.snapshot_log.back().snapshot_id == *out.current_snapshot_id,
+        "Cannot set invalid snapshot log: latest entry is not the current snapshot");
   }
   if (!previous_location_.empty()) {
-    out.metadata_log.push_back(MetadataLogEntry{base_last_updated_ms_, previous_location_});
+    out.metadata_log.push_back(
+        MetadataLogEntry{base_last_updated_ms_, previous_location_});
     const size_t max = static_cast<size_t>(PreviousVersionsMax(out.properties));
     if (out.metadata_log.size() > max) {
       out.metadata_log.erase(out.metadata_log.begin(),

@@ -28,16 +28,17 @@ inline constexpr int kPreviousVersionsMaxDefault = 100;
 class MetadataBuilder {
  public:
   /// \brief Starts from the current metadata of an existing table, whose metadata file is
-  /// `metadata_location` (it enters the metadata-log if anything changes). `now_ms` is the
-  /// commit time (server clock).
-  static MetadataBuilder FromBase(const TableMetadata& base, std::string metadata_location,
-                                  int64_t now_ms);
+  /// `metadata_location` (it enters the metadata-log if anything changes). `now_ms` is
+  /// the commit time (server clock).
+  static MetadataBuilder FromBase(const TableMetadata& base,
+                                  std::string metadata_location, int64_t now_ms);
 
   /// \brief Starts from nothing, as the create path of a commit (`assert-create`) does.
   static MetadataBuilder FromEmpty(int format_version, int64_t now_ms);
 
   /// \brief Applies one update. Errors: `kBadRequest` for an invalid change (naming it);
-  /// `kCommitFailed` for a stale sequence number or first-row-id (the client must re-base).
+  /// `kCommitFailed` for a stale sequence number or first-row-id (the client must
+  /// re-base).
   Status Apply(const TableUpdate& update);
 
   /// \brief True when an applied update changed something.
@@ -47,8 +48,16 @@ class MetadataBuilder {
   /// the invariants of `TableMetadata::Validate`. Errors: `kBadRequest`.
   Result<TableMetadata> Build();
 
+  /// \brief As `Build`, but moves the metadata out instead of copying it (a table's
+  /// metadata can hold thousands of snapshots); the builder is spent afterwards.
+  Result<TableMetadata> Finish() &&;
+
  private:
   MetadataBuilder(TableMetadata metadata, std::string previous_location, int64_t now_ms);
+
+  /// What `Build` and `Finish` do to `out` (the applied metadata) with its new `log`.
+  Result<TableMetadata> Finalize(TableMetadata out,
+                                 std::vector<SnapshotLogEntry> log) const;
 
   Status ApplyOne(const AssignUuid& u);
   Status ApplyOne(const UpgradeFormatVersion& u);

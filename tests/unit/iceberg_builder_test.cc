@@ -1423,6 +1423,19 @@ TEST(MetadataBuilderBuildTest, CommitsOnTableWhoseSnapshotLogLacksTheCurrentSnap
   EXPECT_EQ(built->properties.at("k"), "v");
 }
 
+TEST(MetadataBuilderBuildTest, FinishGivesWhatBuildGives) {
+  const TableMetadata base = V2WithHistory();
+  MetadataBuilder builder = MetadataBuilder::FromBase(base, kBaseFile, kNowMs);
+  ASSERT_THAT(builder.Apply(SetProperties{{{"k", "v"}}}), IsOk());
+  auto built = builder.Build();
+  auto finished = std::move(builder).Finish();
+  ASSERT_THAT(built, IsOk());
+  ASSERT_THAT(finished, IsOk());
+  EXPECT_TRUE(*built == *finished);
+  EXPECT_EQ(finished->metadata_log.size(), 1u);
+  EXPECT_EQ(finished->properties.at("k"), "v");
+}
+
 TEST(MetadataBuilderBuildTest, BuildIsRepeatableAndDoesNotAlterTheBase) {
   const TableMetadata base = V2WithHistory();
   MetadataBuilder builder = MetadataBuilder::FromBase(base, kBaseFile, kNowMs);

@@ -315,6 +315,21 @@ class PostgresLostCommitTest : public PostgresStoreTest {
     return entity && *entity ? (*entity)->metadata_location : "";
   }
 
+  /// Claims key "k" for `scope` and swaps v0 -> v1 under it: the write is parked, waiting
+  /// for its answer to commit with it.
+  void ParkSwapUnderKey(IdempotencyScope& scope) {
+    scope.key = "k";
+    scope.fingerprint = "fp";
+    scope.owner = "owner";
+    scope.created_ms = 100;
+    scope.expires_ms = 100000;
+    ASSERT_THAT(store_->ClaimIdempotencyKey(scope, 200), IsOk());
+    ScopedIdempotency installed(&scope);
+    ASSERT_THAT(store_->SwapEntities({{entity_, "v0", "v1", "{}"}}),
+                ::testing::Optional(true));
+    ASSERT_NE(scope.parked, nullptr);
+  }
+
   std::unique_ptr<CommitCuttingProxy> proxy_;
   std::unique_ptr<MetaStore> store_;
   int64_t catalog_ = 0;
@@ -345,18 +360,7 @@ TEST_F(PostgresLostCommitTest, SwapWhoseCommitNeverArrivedIsReadBackAsNotApplied
 TEST_F(PostgresLostCommitTest,
        IdempotentWriteWhoseCommitAnswerIsLostIsReadBackAsApplied) {
   IdempotencyScope scope;
-  scope.key = "k";
-  scope.fingerprint = "fp";
-  scope.owner = "owner";
-  scope.created_ms = 100;
-  scope.expires_ms = 100000;
-  ASSERT_THAT(store_->ClaimIdempotencyKey(scope, 200), IsOk());
-  {
-    ScopedIdempotency installed(&scope);
-    ASSERT_THAT(store_->SwapEntities({{entity_, "v0", "v1", "{}"}}),
-                ::testing::Optional(true));
-  }
-  ASSERT_NE(scope.parked, nullptr);
+  ASSERT_NO_FATAL_FAILURE(ParkSwapUnderKey(scope));
   proxy_->CutNextCommit(CommitCuttingProxy::Cut::kAfterCommit);
   EXPECT_THAT(scope.parked->Commit(scope, {"fp", 200, "application/json", "{}", ""}),
               IsOk());
@@ -369,17 +373,7 @@ TEST_F(PostgresLostCommitTest,
 TEST_F(PostgresLostCommitTest,
        IdempotentWriteWhoseCommitNeverArrivedFailsAndAppliesNothing) {
   IdempotencyScope scope;
-  scope.key = "k";
-  scope.fingerprint = "fp";
-  scope.owner = "owner";
-  scope.created_ms = 100;
-  scope.expires_ms = 100000;
-  ASSERT_THAT(store_->ClaimIdempotencyKey(scope, 200), IsOk());
-  {
-    ScopedIdempotency installed(&scope);
-    ASSERT_THAT(store_->SwapEntities({{entity_, "v0", "v1", "{}"}}),
-                ::testing::Optional(true));
-  }
+  ASSERT_NO_FATAL_FAILURE(ParkSwapUnderKey(scope));
   proxy_->CutNextCommit(CommitCuttingProxy::Cut::kBeforeCommit);
   EXPECT_FALSE(scope.parked->Commit(scope, {"fp", 200, "application/json", "{}", ""}));
   scope.parked.reset();
