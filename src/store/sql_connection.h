@@ -143,6 +143,11 @@ class Query {
   }
   bool IsNull(size_t col) const { return !Cell(col).has_value(); }
   std::string Text(size_t col) const { return Cell(col).value_or(std::string()); }
+  /// \brief Moves the text out of the current row (for large values: no copy).
+  std::string TakeText(size_t col) {
+    auto& cell = result_->rows[row_][col];
+    return cell ? std::move(*cell) : std::string();
+  }
   /// \brief Rows changed by the statement.
   int64_t Changes() const { return result_ ? result_->changes : 0; }
 

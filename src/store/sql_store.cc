@@ -517,7 +517,7 @@ class SqlStore final : public MetaStore {
       CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(1)));
       return std::optional<EntityRecord>(EntityRecord{query.Int(0), kind, ns,
                                                       std::string(name), query.Text(2),
-                                                      query.Text(3), query.Int(4)});
+                                                      query.TakeText(3), query.Int(4)});
     });
   }
 
