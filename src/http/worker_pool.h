@@ -5,6 +5,7 @@
 /// when the queue is full `TrySubmit` refuses, and the server answers 503 instead of
 /// queueing without bound.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -17,7 +18,8 @@ namespace cairn {
 
 class WorkerPool {
  public:
-  /// \brief Starts `threads` workers; at most `max_queued` tasks wait beyond those running.
+  /// \brief Starts `threads` workers; at most `max_queued` tasks wait beyond those
+  /// running.
   WorkerPool(size_t threads, size_t max_queued);
   /// \brief Same as `Shutdown()`.
   ~WorkerPool();
@@ -33,11 +35,15 @@ class WorkerPool {
 
  private:
   void Work();
+  /// Waits briefly, without sleeping, for a task to be queued.
+  void SpinForWork();
 
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<std::function<void()>> queue_;  // guarded by mutex_
   bool stopping_ = false;                    // guarded by mutex_
+  std::atomic<size_t> queued_{0};            // queue_.size(), readable without the lock
+  std::atomic<int> spinning_{0};             // workers in SpinForWork
   size_t max_queued_;
   std::vector<std::thread> threads_;
 };
