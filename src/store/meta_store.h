@@ -1,10 +1,10 @@
 #pragma once
 
 /// \file
-/// \brief The metadata store interface: catalogs, namespaces and (later) the entities
-/// that live in namespaces. The store keeps rows and does compare-and-swap; it knows
-/// nothing of Iceberg or Lance semantics. One implementation per backend (`sqlite_store`,
-/// later `postgres_store`).
+/// \brief The metadata store interface: catalogs, namespaces and the entities that live
+/// in namespaces. The store keeps rows and does compare-and-swap; it knows nothing of
+/// Iceberg or Lance semantics. One implementation (`sql_store.h`) over two backends
+/// (`OpenSqliteStore` below, `OpenPostgresStore` in `postgres_store.h`).
 ///
 /// All implementations are safe for concurrent use from many threads.
 
