@@ -155,6 +155,12 @@ Result<EntityPointer> TableService::LoadPointer(const CatalogRecord& catalog,
 Result<TableService::CurrentTable> TableService::LoadCurrent(const CatalogRecord& catalog,
                                                              const TableIdent& ident) {
   CAIRN_ASSIGN_OR_RAISE(auto pointer, LoadPointer(catalog, ident));
+  return CurrentFrom(catalog, ident, std::move(pointer));
+}
+
+Result<TableService::CurrentTable> TableService::CurrentFrom(const CatalogRecord& catalog,
+                                                             const TableIdent& ident,
+                                                             EntityPointer pointer) {
   if (auto cached = cache_.FindModel(pointer.metadata_location)) {
     return CurrentTable{std::move(pointer), std::move(cached)};
   }
@@ -179,21 +185,17 @@ void TableService::Remember(const LoadedTable& written,
                     std::make_shared<const std::string>(written.metadata_json));
 }
 
-Result<std::string> TableService::CurrentMetadataLocation(std::string_view catalog,
-                                                          const TableIdent& ident) {
+Result<LoadedTable> TableService::LoadTable(
+    std::string_view catalog, const TableIdent& ident, SnapshotsMode mode,
+    const std::function<bool(std::string_view location)>& client_has) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   CAIRN_ASSIGN_OR_RAISE(auto pointer, LoadPointer(record, ident));
-  return std::move(pointer.metadata_location);
-}
-
-Result<LoadedTable> TableService::LoadTable(std::string_view catalog,
-                                            const TableIdent& ident, SnapshotsMode mode) {
-  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
-  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  if (client_has && client_has(pointer.metadata_location)) {
+    return LoadedTable{std::move(pointer.metadata_location), {}};
+  }
   const auto form = mode == SnapshotsMode::kRefs ? MetadataCache::Form::kRefsJson
                                                  : MetadataCache::Form::kJson;
-  CAIRN_ASSIGN_OR_RAISE(auto pointer, LoadPointer(record, ident));
   if (auto cached = cache_.FindJson(pointer.metadata_location, form)) {
     return LoadedTable{std::move(pointer.metadata_location), *cached};
   }
@@ -203,7 +205,7 @@ Result<LoadedTable> TableService::LoadTable(std::string_view catalog,
     cache_.InsertJson(entity.metadata_location, form, json);
     return LoadedTable{std::move(entity.metadata_location), *json};
   }
-  CAIRN_ASSIGN_OR_RAISE(auto current, LoadCurrent(record, ident));
+  CAIRN_ASSIGN_OR_RAISE(auto current, CurrentFrom(record, ident, std::move(pointer)));
   auto json = std::make_shared<const std::string>(
       iceberg::TableMetadataToJsonString(WithReferencedSnapshots(*current.metadata)));
   cache_.InsertJson(current.pointer.metadata_location, form, json);

@@ -97,15 +97,14 @@ class TableService {
   Result<LoadedTable> CreateTable(std::string_view catalog, const NamespacePath& ns,
                                   const CreateTableInput& input);
 
-  /// \brief The location of the table's current metadata file (a small read: enough to
-  /// answer a conditional load with 304). Errors: as `LoadTable`.
-  Result<std::string> CurrentMetadataLocation(std::string_view catalog,
-                                              const TableIdent& ident);
-
-  /// \brief Loads from the store only (never object storage). Errors: `kNoSuchTable`
-  /// (also when the namespace does not exist), `kBadRequest`, `kNoSuchWarehouse`.
-  Result<LoadedTable> LoadTable(std::string_view catalog, const TableIdent& ident,
-                                SnapshotsMode mode = SnapshotsMode::kAll);
+  /// \brief Loads from the store only (never object storage). When `client_has` says the
+  /// client already holds the current metadata file (a conditional load), returns its
+  /// location with empty `metadata_json` without touching the metadata. Errors:
+  /// `kNoSuchTable` (also when the namespace does not exist), `kBadRequest`,
+  /// `kNoSuchWarehouse`.
+  Result<LoadedTable> LoadTable(
+      std::string_view catalog, const TableIdent& ident, SnapshotsMode mode = SnapshotsMode::kAll,
+      const std::function<bool(std::string_view location)>& client_has = {});
 
   /// \brief Errors: `kNoSuchTable`, `kBadRequest`, `kNoSuchWarehouse`.
   Status TableExists(std::string_view catalog, const TableIdent& ident);
@@ -176,6 +175,9 @@ class TableService {
                                     const TableIdent& ident);
   /// The current pointer and parsed metadata (parsed once per metadata file).
   Result<CurrentTable> LoadCurrent(const CatalogRecord& catalog, const TableIdent& ident);
+  /// As `LoadCurrent`, for a pointer already read.
+  Result<CurrentTable> CurrentFrom(const CatalogRecord& catalog, const TableIdent& ident,
+                                   EntityPointer pointer);
   /// Keeps what a commit produced, so that the next load and commit start from it.
   void Remember(const LoadedTable& written,
                 std::shared_ptr<const iceberg::TableMetadata> metadata);

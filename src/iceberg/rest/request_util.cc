@@ -42,4 +42,11 @@ Result<PageRequest> PageOf(const Request& request) {
   return page;
 }
 
+Status CheckBodyIdentifier(const std::optional<TableIdent>& body, const TableIdent& path,
+                           std::string_view kind) {
+  if (!body || (body->ns == path.ns && body->name == path.name)) return Ok();
+  return BadRequest("Invalid field 'identifier': {} does not match the {} in the path {}",
+                    DottedName(*body), kind, DottedName(path));
+}
+
 }  // namespace cairn::iceberg_rest

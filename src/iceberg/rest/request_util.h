@@ -4,7 +4,9 @@
 /// \brief What every Iceberg REST handler reads from a request: the catalog (`{prefix}`),
 /// the namespace and table path segments, and the pagination parameters.
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "catalog/catalog_service.h"
 #include "catalog/table_service.h"
@@ -25,5 +27,10 @@ Result<TableIdent> TableOf(const Request& request);
 /// \brief `pageToken` / `pageSize` as a `PageRequest`: without both, everything; with a
 /// token but no size, pages of `kMaxPageSize`. Errors: `kBadRequest` for a bad `pageSize`.
 Result<PageRequest> PageOf(const Request& request);
+
+/// \brief A commit body may name its table or view; it must then be the one in the path.
+/// `kind` is "table" or "view". Errors: `kBadRequest` naming both identifiers.
+Status CheckBodyIdentifier(const std::optional<TableIdent>& body, const TableIdent& path,
+                           std::string_view kind);
 
 }  // namespace cairn::iceberg_rest

@@ -1,5 +1,7 @@
 #include "iceberg/rest/table_handlers.h"
 
+#include <functional>
+
 #include <spdlog/spdlog.h>
 
 #include "common/macros.h"
@@ -91,16 +93,18 @@ Result<Response> LoadTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto mode, SnapshotsModeOf(request));
-  if (auto if_none_match = request.Header("if-none-match")) {
-    // The ETag follows the metadata location: a 304 needs the pointer only.
-    CAIRN_ASSIGN_OR_RAISE(auto location, tables.CurrentMetadataLocation(catalog, ident));
-    std::string etag = TableETag(location, mode);
-    if (ETagMatches(*if_none_match, etag)) {
-      return WithETag(Response{304, {}, {}, {}}, std::move(etag));
-    }
+  // The ETag follows the metadata location: a 304 needs the pointer only.
+  const auto if_none_match = request.Header("if-none-match");
+  bool unchanged = false;
+  std::function<bool(std::string_view)> client_has;
+  if (if_none_match) {
+    client_has = [&](std::string_view location) {
+      return unchanged = ETagMatches(*if_none_match, TableETag(location, mode));
+    };
   }
-  CAIRN_ASSIGN_OR_RAISE(auto loaded, tables.LoadTable(catalog, ident, mode));
+  CAIRN_ASSIGN_OR_RAISE(auto loaded, tables.LoadTable(catalog, ident, mode, client_has));
   std::string etag = TableETag(loaded.metadata_location, mode);
+  if (unchanged) return WithETag(Response{304, {}, {}, {}}, std::move(etag));
   return WithETag(Response::Json(LoadTableResultToJson(loaded)), std::move(etag));
 }
 
@@ -115,12 +119,7 @@ Result<Response> CommitTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto commit, CommitTableRequestFromJson(request.body));
-  if (commit.identifier &&
-      (commit.identifier->ns != ident.ns || commit.identifier->name != ident.name)) {
-    return BadRequest(
-        "Invalid field 'identifier': {} does not match the table in the path {}",
-        DottedName(*commit.identifier), DottedName(ident));
-  }
+  CAIRN_RETURN_IF_ERROR(CheckBodyIdentifier(commit.identifier, ident, "table"));
   CAIRN_ASSIGN_OR_RAISE(
       auto committed,
       tables.CommitTable(catalog, ident, commit.requirements, commit.updates));

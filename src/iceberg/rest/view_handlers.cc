@@ -53,12 +53,7 @@ Result<Response> ReplaceView(ViewService& views, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto ident, ViewOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto commit, CommitViewRequestFromJson(request.body));
-  if (commit.identifier &&
-      (commit.identifier->ns != ident.ns || commit.identifier->name != ident.name)) {
-    return BadRequest(
-        "Invalid field 'identifier': {} does not match the view in the path {}",
-        DottedName(*commit.identifier), DottedName(ident));
-  }
+  CAIRN_RETURN_IF_ERROR(CheckBodyIdentifier(commit.identifier, ident, "view"));
   CAIRN_ASSIGN_OR_RAISE(
       auto committed,
       views.ReplaceView(catalog, ident, commit.requirements, commit.updates));
