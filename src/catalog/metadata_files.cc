@@ -118,13 +118,6 @@ Result<std::string> DecodeMetadataJson(std::string_view bytes, std::string_view 
   return Gunzip(bytes, location);
 }
 
-Result<std::string> EncodeMetadataFile(const iceberg::TableMetadata& metadata,
-                                       std::string_view location) {
-  std::string json = iceberg::TableMetadataToJsonString(metadata);
-  if (!IsGzip(location)) return json;
-  return Gzip(json);
-}
-
 Result<iceberg::TableMetadata> DecodeMetadataFile(std::string_view bytes,
                                                   std::string_view location) {
   std::string inflated;

@@ -40,11 +40,6 @@ Result<std::string> DecodeMetadataJson(std::string_view bytes, std::string_view 
 std::string NextMetadataLocation(const iceberg::TableMetadata& metadata,
                                  std::string_view previous_location);
 
-/// \brief The bytes of a metadata file at `location` (gzip when the name says so).
-/// Errors: `kInternal` if compression fails.
-Result<std::string> EncodeMetadataFile(const iceberg::TableMetadata& metadata,
-                                       std::string_view location);
-
 /// \brief Parses a metadata file read from `location`, gunzipping `.gz.metadata.json`
 /// and legacy `.metadata.json.gz` names. Errors: `kBadRequest` when it is not valid
 /// (compressed) table metadata, naming the location.

@@ -10,6 +10,7 @@
 #include "catalog/names.h"
 #include "common/location.h"
 #include "common/macros.h"
+#include "common/strings.h"
 #include "common/url_codec.h"
 #include "common/uuid.h"
 #include "iceberg/json_serde.h"
@@ -89,8 +90,8 @@ Result<LoadedTable> TableService::WriteMetadata(const iceberg::TableMetadata& me
   LoadedTable written;
   written.metadata_location = NextMetadataLocation(metadata, previous_location);
   written.metadata_json = iceberg::TableMetadataToJsonString(metadata);
-  CAIRN_ASSIGN_OR_RAISE(auto bytes,
-                        EncodeMetadataFile(metadata, written.metadata_location));
+  CAIRN_ASSIGN_OR_RAISE(
+      auto bytes, EncodeMetadataJson(written.metadata_json, written.metadata_location));
   CAIRN_RETURN_IF_ERROR(io_.WriteFileAtomic(written.metadata_location, bytes));
   return written;
 }
@@ -166,9 +167,14 @@ Result<TableService::CurrentTable> TableService::CurrentFrom(const CatalogRecord
   }
   // Not cached: read the whole entity (it may be newer than the pointer; then it wins).
   CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(catalog, ident));
-  CAIRN_ASSIGN_OR_RAISE(auto parsed,
-                        iceberg::TableMetadataFromJsonString(entity.metadata));
-  auto metadata = std::make_shared<const iceberg::TableMetadata>(std::move(parsed));
+  auto parsed = iceberg::TableMetadataFromJsonString(entity.metadata);
+  if (!parsed) {
+    // What the store holds was valid when written: failing to read it is the server's
+    // fault.
+    return Internal("Stored metadata of {} is unreadable: {}", DottedName(ident),
+                    parsed.error().message);
+  }
+  auto metadata = std::make_shared<const iceberg::TableMetadata>(std::move(*parsed));
   cache_.InsertModel(entity.metadata_location, metadata, entity.metadata.size());
   cache_.InsertJson(entity.metadata_location, MetadataCache::Form::kJson,
                     std::make_shared<const std::string>(std::move(entity.metadata)));
@@ -226,13 +232,24 @@ Status TableService::DropTable(std::string_view catalog, const TableIdent& ident
                                bool purge) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
-  CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
-  CAIRN_ASSIGN_OR_RAISE(bool dropped, store_.DropEntity(record.id, ident.ns, ident.name,
-                                                        EntityKind::kIcebergTable));
-  if (!dropped) return NoSuchTable("Table does not exist: {}", DottedName(ident));
-  if (!purge) return Ok();
+  if (!purge) {
+    CAIRN_ASSIGN_OR_RAISE(bool dropped, store_.DropEntity(record.id, ident.ns, ident.name,
+                                                          EntityKind::kIcebergTable));
+    if (!dropped) return NoSuchTable("Table does not exist: {}", DottedName(ident));
+    return Ok();
+  }
+  // The row is read and deleted in one store transaction, so the files purged are those
+  // of the last committed metadata, not of a read that a later commit overtook.
+  const DropPlanner no_record = [](const std::vector<EntityRecord>&) {
+    return Result<std::optional<TransactionRecord>>(std::nullopt);
+  };
+  CAIRN_ASSIGN_OR_RAISE(
+      auto entity, store_.DropEntityWithRecord(record.id, ident.ns, ident.name,
+                                               EntityKind::kIcebergTable, no_record));
+  if (!entity) return NoSuchTable("Table does not exist: {}", DottedName(ident));
   // Files go only once the drop has committed; deleting them is best effort.
-  AfterStoreCommit([this, record, entity] { PurgeFiles(record, entity); });
+  AfterStoreCommit(
+      [this, record, dropped = std::move(*entity)] { PurgeFiles(record, dropped); });
   return Ok();
 }
 
@@ -379,7 +396,8 @@ void TableService::DeleteDroppedMetadataFiles(const iceberg::TableMetadata& base
                                               const iceberg::TableMetadata& updated) {
   // The new metadata's setting decides, so a commit that turns it off deletes nothing.
   auto it = updated.properties.find(std::string(kDeleteAfterCommit));
-  if (it == updated.properties.end() || it->second != "true") return;
+  // Case-insensitive, as Java's PropertyUtil.propertyAsBoolean reads it.
+  if (it == updated.properties.end() || !EqualsIgnoreCase(it->second, "true")) return;
   std::set<std::string> kept;
   for (const auto& entry : updated.metadata_log) kept.insert(entry.metadata_file);
   for (const auto& entry : base.metadata_log) {
@@ -410,7 +428,12 @@ Result<LoadedTable> TableService::CommitTable(
     auto builder =
         iceberg::MetadataBuilder::FromBase(base, entity.metadata_location, clock_());
     for (const auto& update : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(update));
-    if (!builder.HasChanges()) return LoadTable(catalog, ident, SnapshotsMode::kAll);
+    if (!builder.HasChanges()) {
+      // Answer with the state the requirements were checked against.
+      auto json = cache_.FindJson(entity.metadata_location, MetadataCache::Form::kJson);
+      return LoadedTable{entity.metadata_location,
+                         json ? *json : iceberg::TableMetadataToJsonString(base)};
+    }
     CAIRN_ASSIGN_OR_RAISE(auto built, std::move(builder).Finish());
     auto updated = std::make_shared<const iceberg::TableMetadata>(std::move(built));
     CAIRN_ASSIGN_OR_RAISE(auto written,

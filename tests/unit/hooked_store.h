@@ -16,7 +16,8 @@ namespace cairn {
 /// the base to forward to itself).
 class HookedStore final : public MetaStore {
  public:
-  using SwapHook = std::function<Result<bool>(const std::vector<EntitySwap>&, MetaStore&)>;
+  using SwapHook =
+      std::function<Result<bool>(const std::vector<EntitySwap>&, MetaStore&)>;
 
   explicit HookedStore(MetaStore& base) : base_(base) {}
 
@@ -39,7 +40,8 @@ class HookedStore final : public MetaStore {
                          const Properties& properties) override {
     return base_.CreateNamespace(catalog_id, path, properties);
   }
-  Result<NamespaceRecord> LoadNamespace(int64_t catalog_id, const NamespacePath& path) override {
+  Result<NamespaceRecord> LoadNamespace(int64_t catalog_id,
+                                        const NamespacePath& path) override {
     return base_.LoadNamespace(catalog_id, path);
   }
   Result<bool> NamespaceExists(int64_t catalog_id, const NamespacePath& path) override {
@@ -65,11 +67,13 @@ class HookedStore final : public MetaStore {
     if (before_create) before_create();
     return base_.CreateEntity(catalog_id, ns, name, kind, metadata_location, metadata);
   }
-  Result<std::optional<EntityKind>> EntityKindOf(int64_t catalog_id, const NamespacePath& ns,
+  Result<std::optional<EntityKind>> EntityKindOf(int64_t catalog_id,
+                                                 const NamespacePath& ns,
                                                  std::string_view name) override {
     return base_.EntityKindOf(catalog_id, ns, name);
   }
-  Result<std::optional<EntityRecord>> LoadEntity(int64_t catalog_id, const NamespacePath& ns,
+  Result<std::optional<EntityRecord>> LoadEntity(int64_t catalog_id,
+                                                 const NamespacePath& ns,
                                                  std::string_view name) override {
     if (load_error) return tl::unexpected(*load_error);
     return base_.LoadEntity(catalog_id, ns, name);
@@ -79,20 +83,27 @@ class HookedStore final : public MetaStore {
     if (swap_hook) return swap_hook(swaps, base_);
     return base_.SwapEntities(swaps);
   }
-  Result<bool> DropEntity(int64_t catalog_id, const NamespacePath& ns, std::string_view name,
-                          EntityKind kind) override {
+  Result<bool> DropEntity(int64_t catalog_id, const NamespacePath& ns,
+                          std::string_view name, EntityKind kind) override {
     return base_.DropEntity(catalog_id, ns, name, kind);
+  }
+  Result<std::optional<EntityRecord>> DropEntityWithRecord(
+      int64_t catalog_id, const NamespacePath& ns, std::string_view name, EntityKind kind,
+      const DropPlanner& planner) override {
+    return base_.DropEntityWithRecord(catalog_id, ns, name, kind, planner);
   }
   Status RenameEntity(int64_t catalog_id, const NamespacePath& from_ns,
                       std::string_view from_name, const NamespacePath& to_ns,
                       std::string_view to_name, EntityKind kind) override {
     return base_.RenameEntity(catalog_id, from_ns, from_name, to_ns, to_name, kind);
   }
-  Result<NamePage> ListEntities(int64_t catalog_id, const NamespacePath& ns, EntityKind kind,
-                                std::string_view after, std::optional<size_t> limit) override {
+  Result<NamePage> ListEntities(int64_t catalog_id, const NamespacePath& ns,
+                                EntityKind kind, std::string_view after,
+                                std::optional<size_t> limit) override {
     return base_.ListEntities(catalog_id, ns, kind, after, limit);
   }
-  Result<bool> LocationInUse(std::string_view location, int64_t except_entity_id) override {
+  Result<bool> LocationInUse(std::string_view location,
+                             int64_t except_entity_id) override {
     return base_.LocationInUse(location, except_entity_id);
   }
 
@@ -104,8 +115,8 @@ class HookedStore final : public MetaStore {
                                 const StoredResponse& response) override {
     return base_.SaveIdempotentResponse(scope, response);
   }
-  Result<std::optional<StoredResponse>> ClaimIdempotencyKey(const IdempotencyScope& scope,
-                                                            int64_t lease_until_ms) override {
+  Result<std::optional<StoredResponse>> ClaimIdempotencyKey(
+      const IdempotencyScope& scope, int64_t lease_until_ms) override {
     return base_.ClaimIdempotencyKey(scope, lease_until_ms);
   }
   Status ReleaseIdempotencyKey(const IdempotencyScope& scope) override {
