@@ -38,7 +38,6 @@ constexpr std::string_view kErrorProperty = "error";
 /// The catalog property that holds its warehouse location on the Lance wire.
 constexpr std::string_view kCatalogLocationProperty = "location";
 
-
 /// An absolute location as given, without trailing slashes. Local paths and `file:` URIs
 /// must be valid; other schemes are accepted (their files are deleted only once a FileIO
 /// serves them).
@@ -476,7 +475,7 @@ Result<LanceNameListing> LanceService::ListTables(const LanceId& ns_id,
   }
   for (auto& name : names->names) {
     if (!include_declared) {
-      CAIRN_ASSIGN_OR_RAISE(auto entity, store_.LoadEntity(catalog.id, ns, name));
+      CAIRN_ASSIGN_OR_RAISE(auto entity, store_.LoadEntityPointer(catalog.id, ns, name));
       if (!entity) continue;  // dropped meanwhile
       auto versioned = HasVersion(entity->metadata_location);
       if (!versioned || !*versioned) continue;
@@ -533,7 +532,8 @@ Result<LanceTableInfo> LanceService::DeclareTable(
     table.location = StripTrailingSlashes(ref.catalog.location);
     // Appended piecewise: `"/" + std::string&&` trips a GCC 12 -O3 false positive
     // (-Wrestrict, GCC bug 105329).
-    for (const auto& level : ref.ns) table.location.append("/").append(PercentEncodeSegment(level));
+    for (const auto& level : ref.ns)
+      table.location.append("/").append(PercentEncodeSegment(level));
     table.location.append("/").append(PercentEncodeSegment(ref.name)).append(".lance");
     // A dropped table's files may still be being deleted, a deregistered or renamed one's
     // are kept: never hand out a directory that holds something.
@@ -774,11 +774,11 @@ Result<LanceTableInfo> LanceService::LoadTable(const TableRef& ref, const LanceI
 }
 
 Error LanceService::TableMissing(const TableRef& ref, const LanceId& id) {
-  auto entity = store_.LoadEntity(ref.catalog.id, ref.ns, ref.name);
-  if (entity && *entity && (*entity)->kind != EntityKind::kLanceTable) {
+  auto kind = store_.EntityKindOf(ref.catalog.id, ref.ns, ref.name);
+  if (kind && *kind && **kind != EntityKind::kLanceTable) {
     return Error{ErrorKind::kNoSuchTable,
                  fmt::format("Table does not exist: {} (the name belongs to an {})",
-                             FormatLanceId(id), EntityKindName((*entity)->kind))};
+                             FormatLanceId(id), EntityKindName(**kind))};
   }
   NamespacePath as_namespace = ref.ns;
   as_namespace.push_back(ref.name);
@@ -796,9 +796,9 @@ Error LanceService::NamespaceMissing(const LanceId& id, Error original) {
   if (original.kind != ErrorKind::kNoSuchNamespace || id.size() < 3) return original;
   auto catalog = store_.GetCatalog(id[0]);
   if (!catalog) return original;
-  auto entity = store_.LoadEntity(catalog->id,
+  auto kind = store_.EntityKindOf(catalog->id,
                                   NamespacePath(id.begin() + 1, id.end() - 1), id.back());
-  if (entity && *entity) {
+  if (kind && *kind) {
     return Error{
         ErrorKind::kBadRequest,
         fmt::format("Invalid namespace id '{}': it names a table, not a namespace",

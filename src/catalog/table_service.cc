@@ -388,8 +388,9 @@ Result<LoadedTable> TableService::CreateFromCommit(
 Result<bool> TableService::SwapLanded(const CatalogRecord& catalog,
                                       const TableIdent& ident,
                                       std::string_view new_location) {
-  CAIRN_ASSIGN_OR_RAISE(auto entity, store_.LoadEntity(catalog.id, ident.ns, ident.name));
-  return entity && entity->metadata_location == new_location;
+  CAIRN_ASSIGN_OR_RAISE(auto pointer,
+                        store_.LoadEntityPointer(catalog.id, ident.ns, ident.name));
+  return pointer && pointer->metadata_location == new_location;
 }
 
 void TableService::DeleteDroppedMetadataFiles(const iceberg::TableMetadata& base,

@@ -5,17 +5,17 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/strings.h"
 #include "catalog/entity_common.h"
 #include "catalog/metadata_files.h"
-#include "store/idempotency_scope.h"
 #include "catalog/names.h"
 #include "common/location.h"
 #include "common/macros.h"
+#include "common/strings.h"
 #include "common/url_codec.h"
 #include "common/uuid.h"
 #include "iceberg/view_json_serde.h"
 #include "iceberg/view_metadata_builder.h"
+#include "store/idempotency_scope.h"
 
 namespace cairn {
 namespace {
@@ -27,7 +27,6 @@ Status ValidateIdent(const ViewIdent& ident) {
   CAIRN_RETURN_IF_ERROR(ValidateNamespace(ident.ns));
   return ValidateName("view name", ident.name);
 }
-
 
 /// Java `PropertyUtil.propertyAsBoolean(properties, "gc.enabled", true)`.
 bool GcEnabled(const iceberg::ViewMetadata& metadata) {
@@ -47,7 +46,8 @@ ViewService::ViewService(MetaStore& store, CatalogService& catalogs, FileIO& io,
                          std::function<int64_t()> clock)
     : store_(store), catalogs_(catalogs), io_(io), clock_(std::move(clock)) {}
 
-Result<ViewListing> ViewService::ListViews(std::string_view catalog, const NamespacePath& ns,
+Result<ViewListing> ViewService::ListViews(std::string_view catalog,
+                                           const NamespacePath& ns,
                                            const PageRequest& page) {
   return ListEntityNames(store_, catalogs_, catalog, ns, EntityKind::kIcebergView, page);
 }
@@ -212,7 +212,14 @@ Result<std::optional<LoadedView>> ViewService::TryReplace(
     const std::vector<iceberg::ViewRequirement>& requirements,
     const std::vector<iceberg::ViewUpdate>& updates) {
   CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(catalog, ident));
-  CAIRN_ASSIGN_OR_RAISE(auto base, iceberg::ViewMetadataFromJsonString(entity.metadata));
+  auto parsed = iceberg::ViewMetadataFromJsonString(entity.metadata);
+  if (!parsed) {
+    // What the store holds was valid when written: failing to read it is the server's
+    // fault.
+    return Internal("Stored metadata of {} is unreadable: {}", DottedName(ident),
+                    parsed.error().message);
+  }
+  auto base = std::move(*parsed);
   // Checked against the latest state on every attempt: a retry after a lost swap
   // succeeds only if the client's assumptions still hold.
   for (const auto& requirement : requirements) {
@@ -234,8 +241,9 @@ Result<std::optional<LoadedView>> ViewService::TryReplace(
       return tl::unexpected(swapped.error());
     }
     // The new file may be the view's current one: keep it, whatever happens now.
-    auto now = store_.LoadEntity(catalog.id, ident.ns, ident.name);
-    if (now && *now && (*now)->metadata_location == written.metadata_location) return written;
+    auto now = store_.LoadEntityPointer(catalog.id, ident.ns, ident.name);
+    if (now && *now && (*now)->metadata_location == written.metadata_location)
+      return written;
     return CommitStateUnknown("Commit state unknown for {}: {}", DottedName(ident),
                               swapped.error().message);
   }
