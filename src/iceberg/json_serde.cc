@@ -100,15 +100,6 @@ constexpr std::string_view kSnapshotLog = "snapshot-log";
 constexpr std::string_view kMetadataLog = "metadata-log";
 constexpr std::string_view kMetadataFile = "metadata-file";
 
-
-template <class T>
-boost::json::array ListToJson(const std::vector<T>& items) {
-  boost::json::array out;
-  out.reserve(items.size());
-  for (const T& item : items) out.push_back(ToJson(item));
-  return out;
-}
-
 /// Opaque default text back to JSON; text that is not JSON (only possible for values
 /// built in code) is written as a JSON string rather than dropped.
 boost::json::value DefaultToJson(const std::string& text) {
@@ -128,10 +119,8 @@ std::optional<std::string> DefaultFromJson(const boost::json::object& obj,
 // ---- types ----
 
 Result<Type> StructTypeFromJson(const boost::json::object& obj, std::string_view path) {
-  std::string fields_path = FieldPath(path, kFields);
-  CAIRN_ASSIGN_OR_RAISE(const boost::json::array* fields, ReadArray(obj, kFields, path));
-  CAIRN_ASSIGN_OR_RAISE(
-      auto parsed, ParseList<NestedField>(*fields, fields_path, NestedFieldFromJson));
+  CAIRN_ASSIGN_OR_RAISE(auto parsed,
+                        ReadList<NestedField>(obj, kFields, path, NestedFieldFromJson));
   return Type::Struct(std::move(parsed));
 }
 
@@ -447,10 +436,8 @@ Result<SortOrder> SortOrderFromJson(const boost::json::value& json,
   CAIRN_ASSIGN_OR_RAISE(const boost::json::object* obj, AsObject(json, path));
   SortOrder order;
   CAIRN_ASSIGN_OR_RAISE(order.order_id, ReadInt32(*obj, kOrderId, path));
-  CAIRN_ASSIGN_OR_RAISE(const boost::json::array* fields, ReadArray(*obj, kFields, path));
-  CAIRN_ASSIGN_OR_RAISE(
-      order.fields,
-      ParseList<SortField>(*fields, FieldPath(path, kFields), SortFieldFromJson));
+  CAIRN_ASSIGN_OR_RAISE(order.fields,
+                        ReadList<SortField>(*obj, kFields, path, SortFieldFromJson));
   return order;
 }
 
@@ -591,11 +578,9 @@ Result<StatisticsFile> StatisticsFileFromJson(const boost::json::value& json,
   CAIRN_ASSIGN_OR_RAISE(file.file_footer_size_in_bytes,
                         ReadInt64(*obj, kFileFooterSizeInBytes, path));
   CAIRN_ASSIGN_OR_RAISE(file.key_metadata, ReadOptionalString(*obj, kKeyMetadata, path));
-  CAIRN_ASSIGN_OR_RAISE(const boost::json::array* blobs,
-                        ReadArray(*obj, kBlobMetadata, path));
-  CAIRN_ASSIGN_OR_RAISE(file.blob_metadata,
-                        ParseList<BlobMetadata>(*blobs, FieldPath(path, kBlobMetadata),
-                                                BlobMetadataFromJson));
+  CAIRN_ASSIGN_OR_RAISE(
+      file.blob_metadata,
+      ReadList<BlobMetadata>(*obj, kBlobMetadata, path, BlobMetadataFromJson));
   return file;
 }
 

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "common/json_util.h"
+#include "common/macros.h"
 #include "common/result.h"
 
 namespace cairn::iceberg::json_internal {
@@ -27,7 +28,9 @@ std::string FieldPath(std::string_view parent, std::string_view key);
 /// \brief `parent[index]`.
 std::string IndexPath(std::string_view parent, size_t index);
 /// \brief `a string`, `an array`, ... for messages.
-inline std::string_view KindName(const boost::json::value& value) { return JsonKindName(value); }
+inline std::string_view KindName(const boost::json::value& value) {
+  return JsonKindName(value);
+}
 
 /// \brief `Invalid field '<path>': <message>`, or just the message when `path` is empty
 /// (the value is the root of what the caller parsed).
@@ -39,13 +42,15 @@ tl::unexpected<Error> InvalidField(std::string_view path, fmt::format_string<Arg
   return BadRequest("Invalid field '{}': {}", path, message);
 }
 
-/// \brief An error found by a `Validate()` after parsing, located at `path` when there is one.
+/// \brief An error found by a `Validate()` after parsing, located at `path` when there is
+/// one.
 inline Status AtPath(Status status, std::string_view path) {
   if (status || path.empty()) return status;
   return InvalidField(path, "{}", status.error().message);
 }
 
-/// \brief A nested parse error from a helper that does not know the path (e.g. type strings).
+/// \brief A nested parse error from a helper that does not know the path (e.g. type
+/// strings).
 inline tl::unexpected<Error> AtPath(const Error& error, std::string_view path) {
   if (path.empty()) return tl::unexpected(error);
   return InvalidField(path, "{}", error.message);
@@ -67,7 +72,8 @@ Result<std::vector<T>> ParseList(const boost::json::array& array, std::string_vi
 
 /// \brief Parses metadata text into a JSON object; `what` names it in messages
 /// ("table metadata"). Errors: `kBadRequest`.
-Result<boost::json::value> ParseMetadataText(std::string_view text, std::string_view what);
+Result<boost::json::value> ParseMetadataText(std::string_view text,
+                                             std::string_view what);
 
 /// \brief `Missing required field '<path>'`.
 tl::unexpected<Error> MissingField(std::string_view path);
@@ -136,5 +142,23 @@ boost::json::array Int32ListToJson(const std::vector<int32_t>& values);
 
 /// \brief Serializes with two-space indentation (`"key": value`), keeping key order.
 std::string SerializePretty(const boost::json::value& value);
+
+/// \brief A required member holding an array of model objects, each parsed by `parse`.
+template <class T, class Parse>
+Result<std::vector<T>> ReadList(const boost::json::object& obj, std::string_view key,
+                                std::string_view path, Parse parse) {
+  CAIRN_ASSIGN_OR_RAISE(const boost::json::array* array, ReadArray(obj, key, path));
+  return ParseList<T>(*array, FieldPath(path, key), parse);
+}
+
+/// \brief Model objects to a JSON array, each with the `ToJson` of its type (found by
+/// argument-dependent lookup in the model's namespace).
+template <class T>
+boost::json::array ListToJson(const std::vector<T>& items) {
+  boost::json::array out;
+  out.reserve(items.size());
+  for (const T& item : items) out.push_back(ToJson(item));
+  return out;
+}
 
 }  // namespace cairn::iceberg::json_internal

@@ -5,8 +5,8 @@
 
 #include <boost/json.hpp>
 
-#include "common/strings.h"
 #include "common/macros.h"
+#include "common/strings.h"
 #include "iceberg/json_serde.h"
 #include "iceberg/json_util_internal.h"
 
@@ -33,23 +33,6 @@ constexpr std::string_view kSchemas = "schemas";
 constexpr std::string_view kCurrentVersionId = "current-version-id";
 constexpr std::string_view kVersions = "versions";
 constexpr std::string_view kVersionLog = "version-log";
-
-
-template <class T>
-boost::json::array ListToJson(const std::vector<T>& items) {
-  boost::json::array out;
-  out.reserve(items.size());
-  for (const auto& item : items) out.push_back(ToJson(item));
-  return out;
-}
-
-/// A required member holding an array of model objects.
-template <class T, class Parse>
-Result<std::vector<T>> ReadList(const boost::json::object& obj, std::string_view key,
-                                std::string_view path, Parse parse) {
-  CAIRN_ASSIGN_OR_RAISE(const boost::json::array* array, ReadArray(obj, key, path));
-  return ParseList<T>(*array, FieldPath(path, key), parse);
-}
 
 }  // namespace
 
