@@ -34,12 +34,7 @@ namespace cairn {
 using ViewIdent = TableIdent;
 
 /// \brief A view as loaded, created or replaced.
-struct LoadedView {
-  /// Current metadata file.
-  std::string metadata_location;
-  /// The metadata as JSON text (what the store holds; the file may be gzip-compressed).
-  std::string metadata_json;
-};
+using LoadedView = LoadedTable;
 
 /// \brief What a create-view request asks for.
 struct CreateViewInput {

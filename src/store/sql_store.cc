@@ -301,22 +301,22 @@ class SqlStore final : public MetaStore {
   }
 
   Result<CatalogRecord> GetCatalog(std::string_view name) override {
+    // Every request resolves its catalog: one statement, the properties joined in.
     return Read([&](Lease& conn) -> Result<CatalogRecord> {
       CAIRN_ASSIGN_OR_RAISE(
-          auto* stmt, conn->Prepare("SELECT id, location FROM catalogs WHERE name = ?"));
-      CatalogRecord record;
-      {
-        Query query(*conn, stmt);
-        query.Bind(name);
-        CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load catalog"));
-        if (!row) return NoSuchWarehouse("Warehouse does not exist: {}", name);
-        record = CatalogRecord{query.Int(0), std::string(name), query.Text(1), {}};
+          auto* stmt,
+          conn->Prepare("SELECT c.id, c.location, p.key, p.value FROM catalogs c "
+                        "LEFT JOIN catalog_properties p ON p.catalog_id = c.id "
+                        "WHERE c.name = ?"));
+      Query query(*conn, stmt);
+      query.Bind(name);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load catalog"));
+      if (!row) return NoSuchWarehouse("Warehouse does not exist: {}", name);
+      CatalogRecord record{query.Int(0), std::string(name), query.Text(1), {}};
+      for (; row;) {
+        if (!query.IsNull(2)) record.properties.emplace(query.Text(2), query.Text(3));
+        CAIRN_ASSIGN_OR_RAISE(row, query.Step("load catalog properties"));
       }
-      CAIRN_ASSIGN_OR_RAISE(
-          auto* props,
-          conn->Prepare(
-              "SELECT key, value FROM catalog_properties WHERE catalog_id = ?"));
-      CAIRN_ASSIGN_OR_RAISE(record.properties, ReadProperties(*conn, props, record.id));
       return record;
     });
   }

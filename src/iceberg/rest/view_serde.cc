@@ -4,8 +4,8 @@
 
 #include "common/json_util.h"
 #include "common/macros.h"
-#include "iceberg/rest/table_serde.h"
 #include "iceberg/json_serde.h"
+#include "iceberg/rest/table_serde.h"
 #include "iceberg/view_json_serde.h"
 #include "iceberg/view_update_serde.h"
 
@@ -50,10 +50,6 @@ Result<std::vector<T>> ParseArray(const boost::json::object& json, std::string_v
     out.push_back(std::move(item));
   }
   return out;
-}
-
-std::string JsonString(std::string_view s) {
-  return boost::json::serialize(boost::json::string(s));
 }
 
 }  // namespace
@@ -104,8 +100,7 @@ Result<RegisterViewRequest> RegisterViewRequestFromJson(std::string_view body) {
 }
 
 std::string LoadViewResultToJson(const LoadedView& view) {
-  return "{\"metadata-location\":" + JsonString(view.metadata_location) +
-         ",\"metadata\":" + view.metadata_json + ",\"config\":{}}";
+  return LoadTableResultToJson(view);  // a view result has the shape of a table result
 }
 
 }  // namespace cairn::iceberg_rest
