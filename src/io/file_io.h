@@ -38,7 +38,8 @@ class FileIO {
   /// callers race for one location, exactly one succeeds.
   ///
   /// Errors: `kAlreadyExists` when `location` already exists (its content is untouched);
-  /// `kBadRequest` when `location` names a directory (ends in `/`); `kIOError` otherwise.
+  /// `kBadRequest` when `location` names a directory (ends in `/`) or runs through a file
+  /// (`a/file/b`); `kIOError` otherwise.
   /// On any error no temporary file is left behind, except after a crash.
   virtual Status WriteFileAtomic(std::string_view location,
                                  std::string_view contents) = 0;
@@ -46,8 +47,8 @@ class FileIO {
   /// \brief Reads the whole file at `location`.
   ///
   /// Errors: `kNotFound` with the message "Failed to open input stream for file:
-  /// <location>" (the Java reference's text) when it does not exist; `kIOError` otherwise
-  /// (including when `location` is a directory).
+  /// <location>" (the Java reference's text) when it does not exist; `kBadRequest` when
+  /// `location` is a directory; `kIOError` otherwise.
   virtual Result<std::string> ReadFile(std::string_view location) = 0;
 
   /// \brief Whether a file or directory exists at `location`.

@@ -110,8 +110,9 @@ Status EnsureDirectory(const fs::path& dir, std::string_view location) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return Ok();
-    return IOError("Failed to create directory {} for {}: {}", dir.string(), location,
-                   ErrnoText(ENOTDIR));
+    // The location runs through a file: a mistake in the location, not a storage failure.
+    return BadRequest("Cannot write {}: {} is a file, not a directory", location,
+                      dir.string());
   }
   if (errno != ENOENT) {
     return IOError("Failed to create directory {} for {}: {}", dir.string(), location,
@@ -280,7 +281,7 @@ class LocalFileIO final : public FileIO {
       return IOError("Failed to read file {}: {}", location, ErrnoText(errno));
     }
     if (S_ISDIR(st.st_mode)) {
-      return IOError("Failed to read file {}: {}", location, ErrnoText(EISDIR));
+      return BadRequest("Cannot read file {}: it is a directory", location);
     }
     std::string contents;
     if (st.st_size > 0) contents.reserve(static_cast<size_t>(st.st_size));

@@ -70,8 +70,7 @@ Status MemoryFileIO::WriteFileAtomic(std::string_view location,
   }
   for (std::string parent = ParentKey(key); !parent.empty(); parent = ParentKey(parent)) {
     if (files_.contains(parent)) {
-      return IOError("Failed to create directory {} for {}: Not a directory", parent,
-                     location);
+      return BadRequest("Cannot write {}: {} is a file, not a directory", location, parent);
     }
   }
   files_.emplace(std::move(key), std::string(contents));
@@ -84,7 +83,7 @@ Result<std::string> MemoryFileIO::ReadFile(std::string_view location) {
   const auto it = files_.find(key);
   if (it != files_.end()) return it->second;
   if (IsDirectoryLocked(key)) {
-    return IOError("Failed to read file {}: Is a directory", location);
+    return BadRequest("Cannot read file {}: it is a directory", location);
   }
   return NotFound("Failed to open input stream for file: {}", location);
 }

@@ -122,8 +122,8 @@ TEST_P(FileIOContractTest, WriteToADirectoryLocationIsRejected) {
   ASSERT_THAT(io_->WriteFileAtomic(Uri("dir/file"), "x"), IsOk());
   EXPECT_THAT(io_->WriteFileAtomic(Uri("dir"), "x"), IsError(ErrorKind::kAlreadyExists));
   EXPECT_THAT(io_->WriteFileAtomic(Uri("dir/file/below"), "x"),
-              IsError(ErrorKind::kIOError));
-  EXPECT_THAT(io_->ReadFile(Uri("dir")), IsError(ErrorKind::kIOError));
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->ReadFile(Uri("dir")), IsError(ErrorKind::kBadRequest));
 }
 
 TEST_P(FileIOContractTest, ExistsSeesFilesAndDirectories) {
@@ -253,7 +253,7 @@ TEST_F(LocalFileIOTest, LeavesNoTemporaryFilesBehind) {
               IsError(ErrorKind::kAlreadyExists));
   // A file where a parent directory should be fails before any temporary file exists.
   EXPECT_THAT(io_->WriteFileAtomic((dir / "v1.json/nested").string(), "x"),
-              IsError(ErrorKind::kIOError));
+              IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(TreeOf(dir), ElementsAre("v1.json", "v2.json"));
   EXPECT_EQ(Slurp(dir / "v1.json"), "one");
 }

@@ -1339,6 +1339,9 @@ TEST_F(TableServiceTest, RegisterMissingOrInvalidFile) {
               IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(service_->RegisterTable("", {{"ns"}, "r"}, "", false),
               IsError(ErrorKind::kBadRequest));
+  // A directory instead of a file is the client's mistake (400), not a storage failure.
+  EXPECT_THAT(service_->RegisterTable("", {{"ns"}, "r"}, "file:///nowhere", false),
+              IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(service_->TableExists("", {{"ns"}, "r"}), IsError(ErrorKind::kNoSuchTable));
 }
 
