@@ -49,7 +49,7 @@ bool IsAssignedLocation(std::string_view location, std::string_view warehouse) {
 iceberg::TableMetadata WithReferencedSnapshots(iceberg::TableMetadata metadata) {
   std::set<int64_t> referenced;
   for (const auto& [name, ref] : metadata.refs) referenced.insert(ref.snapshot_id);
-  std::erase_if(metadata.snapshots, [&](const iceberg::Snapshot& s) {
+  metadata.snapshots.EraseIf([&](const iceberg::Snapshot& s) {
     return referenced.count(s.snapshot_id) == 0;
   });
   return metadata;

@@ -1,9 +1,12 @@
 #include "iceberg/json_serde.h"
 
 #include <algorithm>
+#include <iterator>
+#include <memory>
 #include <utility>
 
 #include <boost/json.hpp>
+#include <fmt/format.h>
 
 #include "common/macros.h"
 #include "iceberg/json_util_internal.h"
@@ -658,7 +661,11 @@ Result<MetadataLogEntry> MetadataLogEntryFromJson(const boost::json::value& json
 
 // ---- table metadata ----
 
-boost::json::value ToJson(const TableMetadata& metadata) {
+namespace {
+
+/// Every member of the metadata object up to `refs`; the callers add the lists after it
+/// (in Java's order), of which snapshots and the logs grow with the table's history.
+boost::json::object MetadataHeadToJson(const TableMetadata& metadata) {
   const int version = metadata.format_version;
   boost::json::object obj;
   obj[kFormatVersion] = version;
@@ -700,6 +707,62 @@ boost::json::value ToJson(const TableMetadata& metadata) {
   boost::json::object refs;
   for (const auto& [name, ref] : metadata.refs) refs[name] = ToJson(ref);
   obj[kRefs] = std::move(refs);
+  return obj;
+}
+
+/// The snapshot's JSON text, serialized once per snapshot: every later metadata version
+/// shares the entry and reuses the text, so a commit serializes only its new snapshots.
+std::shared_ptr<const std::string> EncodedSnapshot(const SnapshotList::Entry& entry) {
+  auto encoded = entry.encoded.load(std::memory_order_acquire);
+  if (!encoded) {
+    encoded = std::make_shared<const std::string>(
+        boost::json::serialize(ToJson(entry.snapshot)));
+    entry.encoded.store(encoded, std::memory_order_release);
+  }
+  return encoded;
+}
+
+void AppendKey(std::string& out, std::string_view key) {
+  out.append(",\"").append(key).append("\":");
+}
+
+void AppendSnapshots(std::string& out, const SnapshotList& snapshots) {
+  AppendKey(out, kSnapshots);
+  out.push_back('[');
+  for (const auto& entry : snapshots.entries()) {
+    if (out.back() != '[') out.push_back(',');
+    out.append(*EncodedSnapshot(*entry));
+  }
+  out.push_back(']');
+}
+
+void AppendSnapshotLog(std::string& out, const std::vector<SnapshotLogEntry>& log) {
+  AppendKey(out, kSnapshotLog);
+  out.push_back('[');
+  for (const auto& entry : log) {
+    if (out.back() != '[') out.push_back(',');
+    fmt::format_to(std::back_inserter(out), R"({{"{}":{},"{}":{}}})", kTimestampMs,
+                   entry.timestamp_ms, kSnapshotId, entry.snapshot_id);
+  }
+  out.push_back(']');
+}
+
+void AppendMetadataLog(std::string& out, const std::vector<MetadataLogEntry>& log) {
+  AppendKey(out, kMetadataLog);
+  out.push_back('[');
+  for (const auto& entry : log) {
+    if (out.back() != '[') out.push_back(',');
+    fmt::format_to(std::back_inserter(out), R"({{"{}":{},"{}":{}}})", kTimestampMs,
+                   entry.timestamp_ms, kMetadataFile,
+                   boost::json::serialize(boost::json::string_view(entry.metadata_file)));
+  }
+  out.push_back(']');
+}
+
+}  // namespace
+
+boost::json::value ToJson(const TableMetadata& metadata) {
+  boost::json::object obj = MetadataHeadToJson(metadata);
   obj[kSnapshots] = ListToJson(metadata.snapshots);
   obj[kStatistics] = ListToJson(metadata.statistics);
   obj[kPartitionStatistics] = ListToJson(metadata.partition_statistics);
@@ -707,6 +770,8 @@ boost::json::value ToJson(const TableMetadata& metadata) {
   obj[kMetadataLog] = ListToJson(metadata.metadata_log);
   return obj;
 }
+
+
 
 Result<TableMetadata> TableMetadataFromJson(const boost::json::value& json,
                                             std::string_view path) {
@@ -911,8 +976,25 @@ Result<TableMetadata> TableMetadataFromJson(const boost::json::value& json,
 }
 
 std::string TableMetadataToJsonString(const TableMetadata& metadata, bool pretty) {
-  boost::json::value json = ToJson(metadata);
-  return pretty ? SerializePretty(json) : boost::json::serialize(json);
+  if (pretty) return SerializePretty(ToJson(metadata));
+  // The head is small; the lists are appended as text, the snapshots from their memos.
+  std::string out = boost::json::serialize(MetadataHeadToJson(metadata));
+  size_t expected = out.size() + 64 * (metadata.snapshot_log.size() + 1) +
+                    160 * metadata.metadata_log.size();
+  for (const auto& entry : metadata.snapshots.entries()) {
+    expected += EncodedSnapshot(*entry)->size() + 1;
+  }
+  out.reserve(expected);
+  out.pop_back();  // the head's closing brace: the lists follow
+  AppendSnapshots(out, metadata.snapshots);
+  AppendKey(out, kStatistics);
+  out.append(boost::json::serialize(ListToJson(metadata.statistics)));
+  AppendKey(out, kPartitionStatistics);
+  out.append(boost::json::serialize(ListToJson(metadata.partition_statistics)));
+  AppendSnapshotLog(out, metadata.snapshot_log);
+  AppendMetadataLog(out, metadata.metadata_log);
+  out.push_back('}');
+  return out;
 }
 
 Result<TableMetadata> TableMetadataFromJsonString(std::string_view text) {

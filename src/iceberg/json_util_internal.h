@@ -153,11 +153,11 @@ Result<std::vector<T>> ReadList(const boost::json::object& obj, std::string_view
 
 /// \brief Model objects to a JSON array, each with the `ToJson` of its type (found by
 /// argument-dependent lookup in the model's namespace).
-template <class T>
-boost::json::array ListToJson(const std::vector<T>& items) {
+template <class List>
+boost::json::array ListToJson(const List& items) {
   boost::json::array out;
   out.reserve(items.size());
-  for (const T& item : items) out.push_back(ToJson(item));
+  for (const auto& item : items) out.push_back(ToJson(item));
   return out;
 }
 

@@ -331,12 +331,9 @@ void MetadataBuilder::RemoveRef(const std::string& name) {
 Status MetadataBuilder::ApplyOne(const RemoveSnapshots& u) {
   const std::set<int64_t> ids(u.snapshot_ids.begin(), u.snapshot_ids.end());
   auto& snapshots = metadata_.snapshots;
-  const size_t before = snapshots.size();
-  snapshots.erase(
-      std::remove_if(snapshots.begin(), snapshots.end(),
-                     [&](const Snapshot& s) { return ids.count(s.snapshot_id) > 0; }),
-      snapshots.end());
-  if (snapshots.size() == before) return Ok();  // unknown ids are ignored
+  const size_t removed =
+      snapshots.EraseIf([&](const Snapshot& s) { return ids.count(s.snapshot_id) > 0; });
+  if (removed == 0) return Ok();  // unknown ids are ignored
   removed_snapshots_ = true;
   ++changes_;
   // Refs left pointing at removed snapshots are removed too (main included).

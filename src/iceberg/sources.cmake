@@ -7,6 +7,7 @@ set(CAIRN_ICEBERG_SOURCES
   iceberg/partition_spec.cc
   iceberg/schema.cc
   iceberg/snapshot.cc
+  iceberg/snapshot_list.cc
   iceberg/sort_order.cc
   iceberg/table_metadata.cc
   iceberg/table_requirement.cc

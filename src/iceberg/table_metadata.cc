@@ -7,9 +7,9 @@
 namespace cairn::iceberg {
 namespace {
 
-template <class T, class Id, class GetId>
-const T* FindBy(const std::vector<T>& items, Id id, GetId get_id) {
-  for (const T& item : items) {
+template <class List, class Id, class GetId>
+const typename List::value_type* FindBy(const List& items, Id id, GetId get_id) {
+  for (const auto& item : items) {
     if (get_id(item) == id) return &item;
   }
   return nullptr;

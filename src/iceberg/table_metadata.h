@@ -19,6 +19,7 @@
 #include "iceberg/partition_spec.h"
 #include "iceberg/schema.h"
 #include "iceberg/snapshot.h"
+#include "iceberg/snapshot_list.h"
 #include "iceberg/sort_order.h"
 
 namespace cairn::iceberg {
@@ -71,8 +72,8 @@ struct TableMetadata {
   /// `current-snapshot-id`; unset when the table has no current snapshot (read from a
   /// missing field, `null` or -1; written as -1 in v1/v2 and as `null` in v3).
   std::optional<int64_t> current_snapshot_id;
-  /// `snapshots`.
-  std::vector<Snapshot> snapshots;
+  /// `snapshots`, shared with the metadata versions this one was built from.
+  SnapshotList snapshots;
   /// `refs`: branches and tags by name (`main` tracks `current_snapshot_id`).
   std::map<std::string, SnapshotRef> refs;
   /// `statistics`.
