@@ -65,6 +65,14 @@ int CreateFormatVersion(const std::vector<iceberg::TableUpdate>& updates) {
   return iceberg::TableMetadata::kDefaultFormatVersion;
 }
 
+/// One key per table, unambiguous whatever characters the names contain.
+std::string TableLockKey(const CatalogRecord& catalog, const TableIdent& ident) {
+  std::string key = std::to_string(catalog.id);
+  for (const auto& level : ident.ns) fmt::format_to(std::back_inserter(key), "/{}:{}", level.size(), level);
+  fmt::format_to(std::back_inserter(key), "/{}:{}", ident.name.size(), ident.name);
+  return key;
+}
+
 }  // namespace
 
 std::string DottedName(const TableIdent& ident) {
@@ -417,6 +425,13 @@ Result<LoadedTable> TableService::CommitTable(
       [](const auto& r) { return std::holds_alternative<iceberg::AssertCreate>(r); });
   if (create) return CreateFromCommit(record, ident, requirements, updates);
 
+  // Commits to one table that overlap in time can land only one at a time. Letting them
+  // run side by side makes each build and write (and fsync) a metadata file that all but
+  // one then throw away, and on a busy table that wasted work is what limits the rate.
+  // Queued here, each starts from the state its predecessor left and, when its
+  // requirements no longer hold, fails before writing anything. Only this process's
+  // commits queue: the compare-and-swap in the store still decides between replicas.
+  auto queued = table_commits_.Lock(TableLockKey(record, ident));
   for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
     CAIRN_ASSIGN_OR_RAISE(auto current, LoadCurrent(record, ident));
     const EntityPointer& entity = current.pointer;

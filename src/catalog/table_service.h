@@ -22,6 +22,7 @@
 
 #include "catalog/catalog_service.h"
 #include "catalog/metadata_cache.h"
+#include "common/keyed_mutex.h"
 #include "common/result.h"
 #include "iceberg/table_metadata.h"
 #include "iceberg/table_update.h"
@@ -195,6 +196,8 @@ class TableService {
                                   const iceberg::TableMetadata& updated);
 
   MetadataCache cache_{kMetadataCacheBytes};
+  /// Serializes this process's commits per table (see CommitTable).
+  KeyedMutex table_commits_;
   MetaStore& store_;
   CatalogService& catalogs_;
   FileIO& io_;
