@@ -54,7 +54,11 @@ Status CatalogService::EnsureDefaultCatalog() {
 }
 
 Result<CatalogRecord> CatalogService::ResolveCatalog(std::string_view name) {
-  return store_.GetCatalog(name.empty() ? std::string_view(settings_.default_catalog) : name);
+  return store_.GetCatalog(EffectiveName(name));
+}
+
+std::string_view CatalogService::EffectiveName(std::string_view name) const {
+  return name.empty() ? std::string_view(settings_.default_catalog) : name;
 }
 
 Result<NamespaceRecord> CatalogService::CreateNamespace(std::string_view catalog,

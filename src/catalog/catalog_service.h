@@ -56,6 +56,8 @@ class CatalogService {
   /// \brief Resolves a catalog by name; an empty name means the default catalog.
   /// Errors: `kNoSuchWarehouse`.
   Result<CatalogRecord> ResolveCatalog(std::string_view name);
+  /// \brief The name a request's catalog name stands for (empty: the default catalog).
+  std::string_view EffectiveName(std::string_view name) const;
 
   /// \brief Creates a namespace. Errors: `kBadRequest` (invalid name or properties),
   /// `kNoSuchWarehouse`, `kNoSuchNamespace` (parent missing), `kAlreadyExists`.

@@ -65,6 +65,11 @@ int CreateFormatVersion(const std::vector<iceberg::TableUpdate>& updates) {
   return iceberg::TableMetadata::kDefaultFormatVersion;
 }
 
+MetadataCache::Form FormOf(SnapshotsMode mode) {
+  return mode == SnapshotsMode::kRefs ? MetadataCache::Form::kRefsJson
+                                      : MetadataCache::Form::kJson;
+}
+
 /// One key per table, unambiguous whatever characters the names contain.
 std::string TableLockKey(const CatalogRecord& catalog, const TableIdent& ident) {
   std::string key = std::to_string(catalog.id);
@@ -208,8 +213,7 @@ Result<LoadedTable> TableService::LoadTable(
   if (client_has && client_has(pointer.metadata_location)) {
     return LoadedTable{std::move(pointer.metadata_location), {}};
   }
-  const auto form = mode == SnapshotsMode::kRefs ? MetadataCache::Form::kRefsJson
-                                                 : MetadataCache::Form::kJson;
+  const auto form = FormOf(mode);
   if (auto cached = cache_.FindJson(pointer.metadata_location, form)) {
     return LoadedTable{std::move(pointer.metadata_location), *cached};
   }
@@ -224,6 +228,22 @@ Result<LoadedTable> TableService::LoadTable(
       iceberg::TableMetadataToJsonString(WithReferencedSnapshots(*current.metadata)));
   cache_.InsertJson(current.pointer.metadata_location, form, json);
   return LoadedTable{std::move(current.pointer.metadata_location), *json};
+}
+
+std::optional<LoadedTable> TableService::LoadTableIfCached(
+    std::string_view catalog, const TableIdent& ident, SnapshotsMode mode,
+    const std::function<bool(std::string_view location)>& client_has) {
+  if (!ValidateIdent(ident)) return std::nullopt;
+  auto pointer =
+      store_.FindEntityPointer(catalogs_.EffectiveName(catalog), ident.ns, ident.name);
+  if (!pointer || !*pointer || (*pointer)->kind != EntityKind::kIcebergTable) {
+    return std::nullopt;
+  }
+  std::string& location = (*pointer)->metadata_location;
+  if (client_has && client_has(location)) return LoadedTable{std::move(location), {}};
+  auto cached = cache_.FindJson(location, FormOf(mode));
+  if (!cached || cached->size() > kMaxFastLoadBytes) return std::nullopt;
+  return LoadedTable{std::move(location), *cached};
 }
 
 Status TableService::TableExists(std::string_view catalog, const TableIdent& ident) {

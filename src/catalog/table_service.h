@@ -107,6 +107,18 @@ class TableService {
       std::string_view catalog, const TableIdent& ident, SnapshotsMode mode = SnapshotsMode::kAll,
       const std::function<bool(std::string_view location)>& client_has = {});
 
+  /// \brief LoadTable's answer when it needs nothing but the catalog and pointer reads:
+  /// the client's copy is current, or the metadata is cached in the requested form and
+  /// not larger than `kMaxFastLoadBytes`. Otherwise, and on any error, nullopt (LoadTable
+  /// then does the work and reports the error). For callers that must not wait on more
+  /// than a point read, such as the server's I/O thread.
+  std::optional<LoadedTable> LoadTableIfCached(
+      std::string_view catalog, const TableIdent& ident, SnapshotsMode mode,
+      const std::function<bool(std::string_view location)>& client_has = {});
+  /// Bodies up to this size are copied by LoadTableIfCached; larger ones take the slow
+  /// path, so that one huge response does not hold up its caller.
+  static constexpr size_t kMaxFastLoadBytes = 1 << 20;
+
   /// \brief Errors: `kNoSuchTable`, `kBadRequest`, `kNoSuchWarehouse`.
   Status TableExists(std::string_view catalog, const TableIdent& ident);
 

@@ -1,11 +1,13 @@
 #include "config/server_config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <thread>
 
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
@@ -16,6 +18,13 @@
 #include "io/file_io.h"
 
 namespace cairn {
+
+HttpOptions DefaultHttpOptions() {
+  HttpOptions options;
+  options.io_threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+  return options;
+}
+
 namespace {
 
 using Apply = std::function<Status(ServerConfig&, std::string_view)>;
@@ -167,7 +176,7 @@ const std::vector<Setting>& SettingTable() {
        Millis(&HttpOptions::read_timeout)},
       {{"write-timeout-ms", "Time allowed for writing one response (default 30000)"},
        Millis(&HttpOptions::write_timeout)},
-      {{"io-threads", "Network threads (default 1)"},
+      {{"io-threads", "Network threads; they also answer cached table loads (default: one per core, at most 4)"},
        Count(&HttpOptions::io_threads, 1, 64)},
       {{"worker-threads", "Threads for blocking work such as store access (default 4)"},
        Integer(1, 256, [](ServerConfig& c, uint64_t v) { c.http.worker_threads = v; })},
@@ -297,11 +306,18 @@ Status FinalizeConfig(ServerConfig& config) {
     config.data_dir.pop_back();
   config.warehouse_root = FileUriOf((data_dir / "warehouse").string());
   // Two connections per worker: an idempotent request keeps its write open until its
-  // answer is stored, and may read meanwhile.
-  const size_t pool_size = config.store_pool_size != 0 ? config.store_pool_size
-                                                       : 2 * config.http.worker_threads;
+  // answer is stored, and may read meanwhile. One more per I/O thread for the fast paths.
+  const size_t workers_need = 2 * config.http.worker_threads;
+  const size_t pool_size = config.store_pool_size != 0
+                               ? config.store_pool_size
+                               : workers_need + config.http.io_threads;
   config.sqlite.pool_size = pool_size;
   config.postgres.pool_size = pool_size;
+  // Fast paths run on the I/O threads, which must never wait long: only an embedded store
+  // answers a point read in microseconds, and only a pool the workers cannot exhaust
+  // guarantees the I/O thread a connection.
+  config.http.inline_fast_paths = !IsPostgresUri(config.store) &&
+                                  pool_size >= workers_need + config.http.io_threads;
   if (IsPostgresUri(config.store)) {
     config.postgres.uri = config.store;
     CAIRN_ASSIGN_OR_RAISE(config.postgres.password, ReadStorePassword(config));

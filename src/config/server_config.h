@@ -18,8 +18,13 @@
 
 namespace cairn {
 
+/// \brief HttpOptions with the server's defaults (`io-threads`: one per core, at most 4).
+HttpOptions DefaultHttpOptions();
+
 struct ServerConfig {
-  HttpOptions http;
+  /// Transport settings; the I/O threads default to one per core (at most 4), because
+  /// the fast paths (cached table loads) run on them.
+  HttpOptions http = DefaultHttpOptions();
   /// Directory for the SQLite file and the default warehouse; absolute after `Finalize`.
   std::string data_dir = "./cairn-data";
   /// Store URI: `sqlite:PATH` or `postgresql://...`. Empty = `sqlite:<data-dir>/cairn.db`.

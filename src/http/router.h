@@ -6,6 +6,7 @@
 /// `%2F` inside a capture never creates a new segment.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,9 @@
 namespace cairn {
 
 using Handler = std::function<Result<Response>(const Request&)>;
+/// \brief A handler's fast path: the response when it can be made without waiting (from
+/// memory and point reads of an embedded store), or nullopt to run the handler.
+using FastHandler = std::function<std::optional<Response>(const Request&)>;
 
 /// \brief One row of the route table.
 struct Route {
@@ -25,6 +29,9 @@ struct Route {
   /// True when the handler may block (store, files): it then runs on the worker pool.
   bool blocking = true;
   Handler handler;
+  /// Optional: tried on the I/O thread first when the server allows it
+  /// (`HttpOptions::inline_fast_paths`), saving the hand-off to a worker.
+  FastHandler fast = {};
 };
 
 /// \brief The outcome of matching a request against the table.

@@ -281,7 +281,11 @@ class HttpServer::Impl {
           route_index = match.route_index;
           const Route& route = router_.routes()[route_index];
           request.path_params = std::move(match.params);
-          if (route.blocking) {
+          std::optional<Response> fast;
+          if (route.fast && options_.inline_fast_paths) fast = TryFast(route, request);
+          if (fast) {
+            response = std::move(*fast);
+          } else if (route.blocking) {
             auto executor = co_await net::this_coro::executor;
             response = co_await RunBlocking(route, std::move(request), executor);
           } else {
@@ -350,6 +354,16 @@ class HttpServer::Impl {
       spdlog::error("request_id={} handler threw: {}", request.request_id, e.what());
       return ErrorResponse(route.protocol,
                            Error{ErrorKind::kInternal, "Internal server error"});
+    }
+  }
+
+  /// A route's fast path; an exception counts as "cannot answer here".
+  static std::optional<Response> TryFast(const Route& route, const Request& request) {
+    try {
+      return route.fast(request);
+    } catch (const std::exception& e) {
+      spdlog::warn("request_id={} fast path threw: {}", request.request_id, e.what());
+      return std::nullopt;
     }
   }
 

@@ -31,6 +31,9 @@ struct HttpOptions {
   size_t worker_threads = 4;
   size_t worker_queue = 1024;                   ///< queued blocking requests before 503
   std::chrono::milliseconds shutdown_grace{10'000};  ///< wait for in-flight requests
+  /// Try routes' `fast` handlers on the I/O thread before handing a request to the worker
+  /// pool. Only safe when they cannot wait long (an embedded store; see server_config).
+  bool inline_fast_paths = false;
 };
 
 class HttpServer {

@@ -227,6 +227,21 @@ class MetaStore {
         EntityPointer{entity->id, entity->kind, entity->metadata_location});
   }
 
+  /// \brief LoadEntityPointer with the catalog given by name, in one read (the hot read
+  /// of a table load); nullopt when the catalog, the namespace or the name is absent.
+  /// The default resolves the catalog first.
+  virtual Result<std::optional<EntityPointer>> FindEntityPointer(
+      std::string_view catalog_name, const NamespacePath& ns, std::string_view name) {
+    auto catalog = GetCatalog(catalog_name);
+    if (!catalog) {
+      if (catalog.error().kind == ErrorKind::kNoSuchWarehouse) {
+        return std::optional<EntityPointer>{};
+      }
+      return tl::unexpected(catalog.error());
+    }
+    return LoadEntityPointer(catalog->id, ns, name);
+  }
+
   /// \brief The kind of the entity named `name` in `ns` (one indexed read, no metadata);
   /// nullopt when the namespace or the name is absent.
   virtual Result<std::optional<EntityKind>> EntityKindOf(int64_t catalog_id,

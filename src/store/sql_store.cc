@@ -543,6 +543,28 @@ class SqlStore final : public MetaStore {
     });
   }
 
+  Result<std::optional<EntityPointer>> FindEntityPointer(std::string_view catalog_name,
+                                                         const NamespacePath& ns,
+                                                         std::string_view name) override {
+    return Read([&](Lease& conn) -> Result<std::optional<EntityPointer>> {
+      CAIRN_ASSIGN_OR_RAISE(
+          auto* stmt,
+          // As LoadEntityPointer (no column after `metadata`), with the catalog joined in.
+          conn->Prepare("SELECT e.id, e.kind, e.metadata_location FROM catalogs c "
+                        "JOIN namespaces n ON n.catalog_id = c.id "
+                        "JOIN entities e ON e.namespace_id = n.id "
+                        "WHERE c.name = ? AND n.parent_path = ? AND n.name = ? "
+                        "AND e.name = ?"));
+      Query query(*conn, stmt);
+      query.Bind(catalog_name).Bind(ParentKey(ns)).Bind(ns.back()).Bind(name);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("find entity pointer"));
+      if (!row) return std::optional<EntityPointer>{};
+      CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(1)));
+      return std::optional<EntityPointer>(
+          EntityPointer{query.Int(0), kind, query.Text(2)});
+    });
+  }
+
   Result<std::optional<EntityKind>> EntityKindOf(int64_t catalog_id,
                                                  const NamespacePath& ns,
                                                  std::string_view name) override {

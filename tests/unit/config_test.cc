@@ -1,3 +1,4 @@
+#include <thread>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -433,14 +434,30 @@ TEST_F(FinalizeConfigTest, PasswordSettingsNeedAPostgresStore) {
   EXPECT_THAT(FinalizeConfig(config_), HasErrorMessage("only for a postgresql:// store"));
 }
 
-TEST_F(FinalizeConfigTest, PoolSizeDefaultsToTwoPerWorkerThread) {
+TEST_F(FinalizeConfigTest, PoolSizeDefaultsToTwoPerWorkerThreadAndOnePerIoThread) {
   config_.data_dir = (dir_.path() / "data").string();
   ASSERT_THAT(ApplySetting(config_, "worker-threads", "3"), IsOk());
+  ASSERT_THAT(ApplySetting(config_, "io-threads", "2"), IsOk());
   ASSERT_THAT(FinalizeConfig(config_), IsOk());
-  EXPECT_EQ(config_.sqlite.pool_size, 6u);
+  EXPECT_EQ(config_.sqlite.pool_size, 8u);
+  EXPECT_TRUE(config_.http.inline_fast_paths);
   ASSERT_THAT(ApplySetting(config_, "store-pool-size", "5"), IsOk());
   ASSERT_THAT(FinalizeConfig(config_), IsOk());
   EXPECT_EQ(config_.postgres.pool_size, 5u);
+  // Five connections could all be held by three workers: the I/O threads must not wait.
+  EXPECT_FALSE(config_.http.inline_fast_paths);
+}
+
+TEST_F(FinalizeConfigTest, FastPathsStayOffThePostgresStore) {
+  config_.data_dir = (dir_.path() / "data").string();
+  ASSERT_THAT(ApplySetting(config_, "store", "postgresql://cairn@127.0.0.1:5432/db"), IsOk());
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  EXPECT_FALSE(config_.http.inline_fast_paths);
+}
+
+TEST_F(FinalizeConfigTest, IoThreadsDefaultToOnePerCoreUpToFour) {
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_EQ(ServerConfig{}.http.io_threads, std::min<size_t>(cores, 4));
 }
 
 TEST_F(FinalizeConfigTest, MakesRelativeDataDirAbsolute) {

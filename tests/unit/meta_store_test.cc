@@ -574,6 +574,30 @@ TEST_P(MetaStoreTest, CreatedEntityLoadsWithItsKindLocationAndMetadata) {
   EXPECT_FALSE(missing->has_value());
 }
 
+TEST_P(MetaStoreTest, FindEntityPointerResolvesCatalogNamespaceAndNameInOneRead) {
+  Create({"db"});
+  Create({"db", "inner"});
+  auto other = store_->CreateCatalog("other", "file:///warehouse/other", {});
+  ASSERT_THAT(other, IsOk());
+  ASSERT_THAT(store_->CreateNamespace(other->id, {"db"}, {}), IsOk());
+  auto created = store_->CreateEntity(catalog_, {"db", "inner"}, "t",
+                                      EntityKind::kIcebergView, "file:///w/t/v0.json", "{}");
+  ASSERT_THAT(created, IsOk());
+  auto found = store_->FindEntityPointer("main", {"db", "inner"}, "t");
+  ASSERT_THAT(found, IsOk());
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ((*found)->id, created->id);
+  EXPECT_EQ((*found)->kind, EntityKind::kIcebergView);
+  EXPECT_EQ((*found)->metadata_location, "file:///w/t/v0.json");
+  for (const auto& [catalog, ns] : std::vector<std::pair<std::string, NamespacePath>>{
+           {"other", {"db", "inner"}}, {"nowhere", {"db", "inner"}}, {"main", {"db"}},
+           {"main", {"inner"}}, {"Main", {"db", "inner"}}}) {
+    auto absent = store_->FindEntityPointer(catalog, ns, "t");
+    ASSERT_THAT(absent, IsOk());
+    EXPECT_FALSE(absent->has_value()) << catalog << " " << ns.back();
+  }
+}
+
 TEST_P(MetaStoreTest, EntityNamesAreOneIdentifierSpaceAcrossKinds) {
   Create({"db"});
   ASSERT_THAT(

@@ -505,6 +505,55 @@ TEST_F(TableServiceTest, LoadWithRefsModeDropsUnreferencedSnapshots) {
   EXPECT_EQ(refs_metadata->snapshot_log, all_metadata.snapshot_log);
 }
 
+TEST_F(TableServiceTest, LoadIfCachedAnswersOnlyFromThePointerAndTheCache) {
+  const TableIdent t{{"ns"}, "t"};
+  Create("t");
+  // Another service on the same store: nothing of the table is in its cache yet.
+  auto fresh = MakeService(*store_, memory_);
+  EXPECT_EQ(fresh->LoadTableIfCached("", t, SnapshotsMode::kAll), std::nullopt);
+  auto loaded = fresh->LoadTable("", t, SnapshotsMode::kAll);
+  ASSERT_THAT(loaded, IsOk());
+  auto cached = fresh->LoadTableIfCached("", t, SnapshotsMode::kAll);
+  ASSERT_TRUE(cached.has_value());
+  EXPECT_EQ(cached->metadata_location, loaded->metadata_location);
+  EXPECT_EQ(cached->metadata_json, loaded->metadata_json);
+  // Each form is cached on its own.
+  EXPECT_EQ(fresh->LoadTableIfCached("", t, SnapshotsMode::kRefs), std::nullopt);
+
+  // A commit through the other service moves the pointer: the stale entry is not served.
+  AppendOk("t", 1, std::nullopt, 1);
+  EXPECT_EQ(fresh->LoadTableIfCached("", t, SnapshotsMode::kAll), std::nullopt);
+  const auto current = Load("t");
+  auto after_commit = service_->LoadTableIfCached("", t, SnapshotsMode::kAll);
+  ASSERT_TRUE(after_commit.has_value());
+  EXPECT_EQ(after_commit->metadata_location, current.metadata_location);
+  EXPECT_EQ(after_commit->metadata_json, current.metadata_json);
+
+  // A client that holds the current file needs no metadata, cached or not.
+  const auto client_has = [&](std::string_view location) {
+    return location == current.metadata_location;
+  };
+  auto unchanged = fresh->LoadTableIfCached("", t, SnapshotsMode::kRefs, client_has);
+  ASSERT_TRUE(unchanged.has_value());
+  EXPECT_EQ(unchanged->metadata_location, current.metadata_location);
+  EXPECT_EQ(unchanged->metadata_json, "");
+}
+
+TEST_F(TableServiceTest, LoadIfCachedLeavesEveryErrorToLoadTable) {
+  Create("t");
+  Load("t");
+  EXPECT_EQ(service_->LoadTableIfCached("", {{"ns"}, "missing"}, SnapshotsMode::kAll),
+            std::nullopt);
+  EXPECT_EQ(service_->LoadTableIfCached("", {{"nope"}, "t"}, SnapshotsMode::kAll),
+            std::nullopt);
+  EXPECT_EQ(service_->LoadTableIfCached("nowhere", {{"ns"}, "t"}, SnapshotsMode::kAll),
+            std::nullopt);
+  EXPECT_EQ(service_->LoadTableIfCached("", {{"ns"}, ""}, SnapshotsMode::kAll),
+            std::nullopt);
+  EXPECT_TRUE(
+      service_->LoadTableIfCached("default", {{"ns"}, "t"}, SnapshotsMode::kAll).has_value());
+}
+
 // --- commit -------------------------------------------------------------------------------
 
 TEST_F(TableServiceTest, CommitAppendWritesTheNextMetadataFile) {

@@ -19,6 +19,8 @@ struct Endpoint {
   Result<Response> (*catalog_handler)(CatalogService&, const Request&);
   Result<Response> (*table_handler)(TableService&, const Request&);
   Result<Response> (*view_handler)(ViewService&, const Request&);
+  /// Optional fast path of a table handler (see Route::fast).
+  std::optional<Response> (*table_fast)(TableService&, const Request&) = nullptr;
 };
 
 constexpr Endpoint Catalog(const char* method, const char* path,
@@ -28,6 +30,11 @@ constexpr Endpoint Catalog(const char* method, const char* path,
 constexpr Endpoint Tables(const char* method, const char* path,
                           Result<Response> (*handler)(TableService&, const Request&)) {
   return {method, path, Service::kTables, nullptr, handler, nullptr};
+}
+constexpr Endpoint Tables(const char* method, const char* path,
+                          Result<Response> (*handler)(TableService&, const Request&),
+                          std::optional<Response> (*fast)(TableService&, const Request&)) {
+  return {method, path, Service::kTables, nullptr, handler, nullptr, fast};
 }
 constexpr Endpoint Views(const char* method, const char* path,
                          Result<Response> (*handler)(ViewService&, const Request&)) {
@@ -50,7 +57,7 @@ constexpr std::array<Endpoint, 24> kEndpoints = {{
     Catalog("POST", "/v1/{prefix}/namespaces/{namespace}/properties", UpdateNamespaceProperties),
     Tables("GET", kTables, ListTables),
     Tables("POST", kTables, CreateTable),
-    Tables("GET", kTable, LoadTable),
+    Tables("GET", kTable, LoadTable, LoadTableIfCached),
     Tables("HEAD", kTable, TableExists),
     Tables("POST", kTable, CommitTable),
     Tables("DELETE", kTable, DropTable),
@@ -89,6 +96,11 @@ Handler Bind(const Endpoint& endpoint, CatalogService& catalog, TableService& ta
   return [&tables, fn = endpoint.table_handler](const Request& r) { return fn(tables, r); };
 }
 
+FastHandler BindFast(const Endpoint& endpoint, TableService& tables) {
+  if (endpoint.table_fast == nullptr) return {};
+  return [&tables, fn = endpoint.table_fast](const Request& r) { return fn(tables, r); };
+}
+
 /// Mutating routes honour `Idempotency-Key` (metrics reports are fire-and-forget).
 bool IsIdempotent(const Endpoint& endpoint) {
   const std::string_view method = endpoint.method;
@@ -116,14 +128,15 @@ void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tab
                      }});
     for (const auto& endpoint : kEndpoints) {
       Handler handler = Bind(endpoint, catalog, tables, views);
+      FastHandler fast = BindFast(endpoint, tables);
       if (idempotency != nullptr && IsIdempotent(endpoint)) {
         handler = idempotency->Wrap(std::string(endpoint.method) + " " + endpoint.path,
                                     Protocol::kIceberg, std::move(handler));
       }
       router.Add(Route{endpoint.method, std::string(base) + endpoint.path, Protocol::kIceberg,
-                       true, handler});
+                       true, handler, fast});
       router.Add(Route{endpoint.method, std::string(base) + WithoutPrefix(endpoint.path),
-                       Protocol::kIceberg, true, handler});
+                       Protocol::kIceberg, true, handler, fast});
     }
   }
 }

@@ -54,6 +54,42 @@ Response WithETag(Response response, std::string etag) {
   return response;
 }
 
+/// What a loadTable request asks for.
+struct LoadRequest {
+  std::string catalog;
+  TableIdent ident;
+  SnapshotsMode mode = SnapshotsMode::kAll;
+  std::optional<std::string> if_none_match;
+};
+
+Result<LoadRequest> LoadRequestOf(const Request& request) {
+  LoadRequest load;
+  CAIRN_ASSIGN_OR_RAISE(load.catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(load.ident, TableOf(request));
+  CAIRN_ASSIGN_OR_RAISE(load.mode, SnapshotsModeOf(request));
+  if (auto header = request.Header("if-none-match")) load.if_none_match = std::string(*header);
+  return load;
+}
+
+/// True when the client's `If-None-Match` names the representation at `location`.
+bool ClientHas(const LoadRequest& load, std::string_view location) {
+  return load.if_none_match && ETagMatches(*load.if_none_match, TableETag(location, load.mode));
+}
+
+/// The ETag follows the metadata location: a 304 needs the pointer only.
+std::function<bool(std::string_view)> ClientHasPredicate(const LoadRequest& load) {
+  if (!load.if_none_match) return {};
+  return [&load](std::string_view location) { return ClientHas(load, location); };
+}
+
+Response LoadResponse(const LoadRequest& load, LoadedTable loaded) {
+  std::string etag = TableETag(loaded.metadata_location, load.mode);
+  if (ClientHas(load, loaded.metadata_location)) {
+    return WithETag(Response{304, {}, {}, {}}, std::move(etag));
+  }
+  return WithETag(Response::Json(LoadTableResultToJson(loaded)), std::move(etag));
+}
+
 }  // namespace
 
 std::string TableETag(std::string_view metadata_location, SnapshotsMode mode) {
@@ -90,22 +126,19 @@ Result<Response> CreateTable(TableService& tables, const Request& request) {
 }
 
 Result<Response> LoadTable(TableService& tables, const Request& request) {
-  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
-  CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
-  CAIRN_ASSIGN_OR_RAISE(auto mode, SnapshotsModeOf(request));
-  // The ETag follows the metadata location: a 304 needs the pointer only.
-  const auto if_none_match = request.Header("if-none-match");
-  bool unchanged = false;
-  std::function<bool(std::string_view)> client_has;
-  if (if_none_match) {
-    client_has = [&](std::string_view location) {
-      return unchanged = ETagMatches(*if_none_match, TableETag(location, mode));
-    };
-  }
-  CAIRN_ASSIGN_OR_RAISE(auto loaded, tables.LoadTable(catalog, ident, mode, client_has));
-  std::string etag = TableETag(loaded.metadata_location, mode);
-  if (unchanged) return WithETag(Response{304, {}, {}, {}}, std::move(etag));
-  return WithETag(Response::Json(LoadTableResultToJson(loaded)), std::move(etag));
+  CAIRN_ASSIGN_OR_RAISE(auto load, LoadRequestOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto loaded, tables.LoadTable(load.catalog, load.ident, load.mode,
+                                                      ClientHasPredicate(load)));
+  return LoadResponse(load, std::move(loaded));
+}
+
+std::optional<Response> LoadTableIfCached(TableService& tables, const Request& request) {
+  auto load = LoadRequestOf(request);
+  if (!load) return std::nullopt;
+  auto loaded = tables.LoadTableIfCached(load->catalog, load->ident, load->mode,
+                                         ClientHasPredicate(*load));
+  if (!loaded) return std::nullopt;
+  return LoadResponse(*load, std::move(*loaded));
 }
 
 Result<Response> TableExists(TableService& tables, const Request& request) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <optional>
+
 /// \file
 /// \brief Iceberg REST table handlers (plain functions, thread-safe). Table routes answer
 /// a missing namespace with `NoSuchTableException` where the Java client expects it
@@ -17,6 +19,9 @@ Result<Response> ListTables(TableService& tables, const Request& request);
 Result<Response> CreateTable(TableService& tables, const Request& request);
 /// \brief `GET .../tables/{table}` with `snapshots=all|refs`; `ETag`; `If-None-Match` ⇒ 304.
 Result<Response> LoadTable(TableService& tables, const Request& request);
+/// \brief LoadTable's fast path (a route's `fast` handler): the same answer when the
+/// pointer read finds the metadata cached (or the client's copy current), else nullopt.
+std::optional<Response> LoadTableIfCached(TableService& tables, const Request& request);
 /// \brief `HEAD .../tables/{table}`: 204, or `kNoSuchTable`.
 Result<Response> TableExists(TableService& tables, const Request& request);
 /// \brief `POST .../tables/{table}`: a commit (CommitTableRequest).
