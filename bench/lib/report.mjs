@@ -119,15 +119,23 @@ function w1() {
     rows.push(runRow('loadTable (small)', `W1-loadtable-c${c}`, { ceiling: `W1-health-c${c}` }));
     rows.push(runRow('GET /health', `W1-health-c${c}`, { ceiling: true }));
   }
+  if (result('W1-io1-loadtable-c64')) {
+    rows.push(runRow('loadTable (small), `--io-threads 1`', 'W1-io1-loadtable-c64', { ceiling: 'W1-io1-health-c64' }));
+    rows.push(runRow('GET /health, `--io-threads 1`', 'W1-io1-health-c64', { ceiling: true }));
+  }
+  const ioThreads = get('W1-server')?.io_threads;
   sections.push(`## W1 — loadTable, small table
 
-\`GET /v1/default/namespaces/bench/tables/small\` (one schema, ${setup?.snapshots ?? 5} snapshots, metadata ${bytes(setup?.metadata_bytes)}) against the ceiling \`GET /health\` at the same concurrency, back to back on the same server.
+\`GET /v1/default/namespaces/bench/tables/small\` (one schema, ${setup?.snapshots ?? 5} snapshots, metadata ${bytes(setup?.metadata_bytes)}) against the ceiling \`GET /health\` at the same concurrency, back to back on the same server${ioThreads ? ` (default settings: ${ioThreads} I/O threads, one per core)` : ''}. The last two rows repeat 64 connections on a server started with \`--io-threads 1\`: there the ceiling is higher (the load generator has a core to itself), so the ratio shows the cost of a load alone.
 ${failedNote('W1')}
 ${table(RUN_HEADER, rows)}
 ${errorNotes('W1')}
 ${serverLine('W1')}
 ${chart('W1')}`);
   check('W1: loadTable ≥ 60% of /health at 64 connections', ratio(tput('W1-loadtable-c64'), tput('W1-health-c64')), 0.6, { fmt: pct });
+  if (result('W1-io1-loadtable-c64')) {
+    check('W1 with `--io-threads 1`: loadTable ≥ 60% of /health at 64 connections', ratio(tput('W1-io1-loadtable-c64'), tput('W1-io1-health-c64')), 0.6, { fmt: pct });
+  }
 }
 
 function w2() {
