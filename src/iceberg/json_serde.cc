@@ -726,37 +726,39 @@ void AppendKey(std::string& out, std::string_view key) {
   out.append(",\"").append(key).append("\":");
 }
 
-void AppendSnapshots(std::string& out, const SnapshotList& snapshots) {
-  AppendKey(out, kSnapshots);
+/// Appends `,"key":[...]` with each item written by `append_item`.
+template <class List, class AppendItem>
+void AppendList(std::string& out, std::string_view key, const List& items,
+                AppendItem append_item) {
+  AppendKey(out, key);
   out.push_back('[');
-  for (const auto& entry : snapshots.entries()) {
-    if (out.back() != '[') out.push_back(',');
-    out.append(*EncodedSnapshot(*entry));
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out.push_back(',');
+    first = false;
+    append_item(item);
   }
   out.push_back(']');
+}
+
+void AppendSnapshots(std::string& out, const SnapshotList& snapshots) {
+  AppendList(out, kSnapshots, snapshots.entries(),
+             [&](const SnapshotList::EntryPtr& entry) { out.append(*EncodedSnapshot(*entry)); });
 }
 
 void AppendSnapshotLog(std::string& out, const std::vector<SnapshotLogEntry>& log) {
-  AppendKey(out, kSnapshotLog);
-  out.push_back('[');
-  for (const auto& entry : log) {
-    if (out.back() != '[') out.push_back(',');
+  AppendList(out, kSnapshotLog, log, [&](const SnapshotLogEntry& entry) {
     fmt::format_to(std::back_inserter(out), R"({{"{}":{},"{}":{}}})", kTimestampMs,
                    entry.timestamp_ms, kSnapshotId, entry.snapshot_id);
-  }
-  out.push_back(']');
+  });
 }
 
 void AppendMetadataLog(std::string& out, const std::vector<MetadataLogEntry>& log) {
-  AppendKey(out, kMetadataLog);
-  out.push_back('[');
-  for (const auto& entry : log) {
-    if (out.back() != '[') out.push_back(',');
+  AppendList(out, kMetadataLog, log, [&](const MetadataLogEntry& entry) {
     fmt::format_to(std::back_inserter(out), R"({{"{}":{},"{}":{}}})", kTimestampMs,
                    entry.timestamp_ms, kMetadataFile,
                    boost::json::serialize(boost::json::string_view(entry.metadata_file)));
-  }
-  out.push_back(']');
+  });
 }
 
 }  // namespace

@@ -521,6 +521,14 @@ class SqlStore final : public MetaStore {
     });
   }
 
+  /// Steps a query that selects (id, kind, metadata_location) of at most one entity.
+  static Result<std::optional<EntityPointer>> StepPointer(Query& query, const char* what) {
+    CAIRN_ASSIGN_OR_RAISE(bool row, query.Step(what));
+    if (!row) return std::optional<EntityPointer>{};
+    CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(1)));
+    return std::optional<EntityPointer>(EntityPointer{query.Int(0), kind, query.Text(2)});
+  }
+
   Result<std::optional<EntityPointer>> LoadEntityPointer(int64_t catalog_id,
                                                          const NamespacePath& ns,
                                                          std::string_view name) override {
@@ -535,11 +543,7 @@ class SqlStore final : public MetaStore {
                         "AND e.name = ?"));
       Query query(*conn, stmt);
       query.Bind(catalog_id).Bind(ParentKey(ns)).Bind(ns.back()).Bind(name);
-      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load entity pointer"));
-      if (!row) return std::optional<EntityPointer>{};
-      CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(1)));
-      return std::optional<EntityPointer>(
-          EntityPointer{query.Int(0), kind, query.Text(2)});
+      return StepPointer(query, "load entity pointer");
     });
   }
 
@@ -557,11 +561,7 @@ class SqlStore final : public MetaStore {
                         "AND e.name = ?"));
       Query query(*conn, stmt);
       query.Bind(catalog_name).Bind(ParentKey(ns)).Bind(ns.back()).Bind(name);
-      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("find entity pointer"));
-      if (!row) return std::optional<EntityPointer>{};
-      CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(1)));
-      return std::optional<EntityPointer>(
-          EntityPointer{query.Int(0), kind, query.Text(2)});
+      return StepPointer(query, "find entity pointer");
     });
   }
 
