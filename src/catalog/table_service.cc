@@ -98,15 +98,40 @@ Error TableService::NameTaken(const CatalogRecord& catalog, const TableIdent& id
   return NameTakenError(store_, catalog, ident, EntityKind::kIcebergTable);
 }
 
-Result<LoadedTable> TableService::WriteMetadata(const iceberg::TableMetadata& metadata,
-                                                std::string_view previous_location) {
-  LoadedTable written;
-  written.metadata_location = NextMetadataLocation(metadata, previous_location);
-  written.metadata_json = iceberg::TableMetadataToJsonString(metadata);
-  CAIRN_ASSIGN_OR_RAISE(
-      auto bytes, EncodeMetadataJson(written.metadata_json, written.metadata_location));
-  CAIRN_RETURN_IF_ERROR(io_.WriteFileAtomic(written.metadata_location, bytes));
+Result<TableService::WrittenMetadata> TableService::WriteMetadata(
+    const iceberg::TableMetadata& metadata, std::string_view previous_location) {
+  auto encoded = iceberg::EncodeTableMetadata(metadata);
+  WrittenMetadata written{
+      LoadedTable{NextMetadataLocation(metadata, previous_location), std::move(encoded.json)},
+      encoded.snapshots_begin, encoded.snapshots_end};
+  const LoadedTable& table = written.table;
+  CAIRN_ASSIGN_OR_RAISE(auto bytes,
+                        EncodeMetadataJson(table.metadata_json, table.metadata_location));
+  CAIRN_RETURN_IF_ERROR(io_.WriteFileAtomic(table.metadata_location, bytes));
   return written;
+}
+
+EntitySwap TableService::SwapTo(const EntityPointer& entity,
+                                const iceberg::TableMetadata& base,
+                                const iceberg::TableMetadata& updated,
+                                const WrittenMetadata& written) {
+  const std::string& json = written.table.metadata_json;
+  EntitySwap swap{entity.id, entity.metadata_location, written.table.metadata_location,
+                  json.substr(0, written.snapshots_begin) + json.substr(written.snapshots_end),
+                  MetadataParts{}};
+  MetadataParts& parts = *swap.parts;
+  parts.insert_at = written.snapshots_begin;
+  const auto& before = base.snapshots.entries();
+  const auto& after = updated.snapshots.entries();
+  parts.parts.reserve(after.size());
+  for (const auto& entry : after) parts.parts.push_back(iceberg::SnapshotJson(*entry));
+  // Entries are shared between versions: the same pointer is the same snapshot text.
+  while (parts.shared < std::min(before.size(), after.size()) &&
+         before[parts.shared] == after[parts.shared]) {
+    ++parts.shared;
+  }
+  parts.current_count = before.size();
+  return swap;
 }
 
 Result<LoadedTable> TableService::CreateTable(std::string_view catalog,
@@ -134,7 +159,8 @@ Result<LoadedTable> TableService::CreateTable(std::string_view catalog,
   if (input.stage_create) {
     return LoadedTable{"", iceberg::TableMetadataToJsonString(metadata)};
   }
-  CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(metadata, ""));
+  CAIRN_ASSIGN_OR_RAISE(auto file, WriteMetadata(metadata, ""));
+  LoadedTable& written = file.table;
   auto created = store_.CreateEntity(record.id, ns, input.name, EntityKind::kIcebergTable,
                                      written.metadata_location, written.metadata_json);
   if (!created) {
@@ -196,12 +222,35 @@ Result<TableService::CurrentTable> TableService::CurrentFrom(const CatalogRecord
       std::move(metadata)};
 }
 
-void TableService::Remember(const LoadedTable& written,
+void TableService::Remember(const WrittenMetadata& written,
                             std::shared_ptr<const iceberg::TableMetadata> metadata) {
-  cache_.InsertModel(written.metadata_location, std::move(metadata),
-                     written.metadata_json.size());
-  cache_.InsertJson(written.metadata_location, MetadataCache::Form::kJson,
-                    std::make_shared<const std::string>(written.metadata_json));
+  const std::string& location = written.table.metadata_location;
+  // Clients reload busy tables with snapshots=refs (after a 409, say): cut that form from
+  // the text now, so that those loads are cache hits.
+  cache_.InsertJson(location, MetadataCache::Form::kRefsJson,
+                    std::make_shared<const std::string>(RefsJson(written, *metadata)));
+  cache_.InsertModel(location, std::move(metadata), written.table.metadata_json.size());
+  cache_.InsertJson(location, MetadataCache::Form::kJson,
+                    std::make_shared<const std::string>(written.table.metadata_json));
+}
+
+std::string TableService::RefsJson(const WrittenMetadata& written,
+                                   const iceberg::TableMetadata& metadata) {
+  // The same text as serializing WithReferencedSnapshots(metadata): only the snapshots
+  // array differs, and it keeps the referenced snapshots in their order.
+  std::set<int64_t> referenced;
+  for (const auto& [name, ref] : metadata.refs) referenced.insert(ref.snapshot_id);
+  const std::string& json = written.table.metadata_json;
+  std::string out(json, 0, written.snapshots_begin);
+  bool first = true;
+  for (const auto& entry : metadata.snapshots.entries()) {
+    if (referenced.count(entry->snapshot.snapshot_id) == 0) continue;
+    if (!first) out.push_back(',');
+    first = false;
+    out.append(iceberg::SnapshotJson(*entry));
+  }
+  out.append(json, written.snapshots_end);
+  return out;
 }
 
 Result<LoadedTable> TableService::LoadTable(
@@ -399,7 +448,8 @@ Result<LoadedTable> TableService::CreateFromCommit(
   CAIRN_ASSIGN_OR_RAISE(auto metadata, std::move(builder).Finish());
   if (metadata.location.empty())
     metadata.location = UniqueEntityLocation(catalog, ident.ns, ident.name);
-  CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(metadata, ""));
+  CAIRN_ASSIGN_OR_RAISE(auto file, WriteMetadata(metadata, ""));
+  LoadedTable& written = file.table;
   auto created =
       store_.CreateEntity(catalog.id, ident.ns, ident.name, EntityKind::kIcebergTable,
                           written.metadata_location, written.metadata_json);
@@ -472,11 +522,9 @@ Result<LoadedTable> TableService::CommitTable(
     }
     CAIRN_ASSIGN_OR_RAISE(auto built, std::move(builder).Finish());
     auto updated = std::make_shared<const iceberg::TableMetadata>(std::move(built));
-    CAIRN_ASSIGN_OR_RAISE(auto written,
-                          WriteMetadata(*updated, entity.metadata_location));
-    auto swapped = store_.SwapEntities(
-        {EntitySwap{entity.id, entity.metadata_location, written.metadata_location,
-                    written.metadata_json}});
+    CAIRN_ASSIGN_OR_RAISE(auto file, WriteMetadata(*updated, entity.metadata_location));
+    const LoadedTable& written = file.table;
+    auto swapped = store_.SwapEntities({SwapTo(entity, base, *updated, file)});
     if (!swapped) {
       if (!MayHaveLanded(swapped.error())) {
         (void)io_.DeleteFile(written.metadata_location);
@@ -491,7 +539,7 @@ Result<LoadedTable> TableService::CommitTable(
       swapped = true;
     }
     if (*swapped) {
-      Remember(written, updated);
+      Remember(file, updated);
       AfterStoreCommit([this, base = current.metadata, updated] {
         DeleteDroppedMetadataFiles(*base, *updated);
       });
@@ -564,19 +612,18 @@ Status TableService::CommitTransaction(std::string_view catalog,
     std::vector<EntitySwap> swaps;
     const auto delete_written = [&] {
       for (const auto& p : prepared) {
-        if (!p.written.metadata_location.empty())
-          (void)io_.DeleteFile(p.written.metadata_location);
+        if (!p.file.table.metadata_location.empty())
+          (void)io_.DeleteFile(p.file.table.metadata_location);
       }
     };
     for (auto& p : prepared) {
-      auto written = WriteMetadata(*p.updated, p.entity.metadata_location);
-      if (!written) {
+      auto file = WriteMetadata(*p.updated, p.entity.metadata_location);
+      if (!file) {
         delete_written();
-        return tl::unexpected(written.error());
+        return tl::unexpected(file.error());
       }
-      p.written = std::move(*written);
-      swaps.push_back(EntitySwap{p.entity.id, p.entity.metadata_location,
-                                 p.written.metadata_location, p.written.metadata_json});
+      swaps.push_back(SwapTo(p.entity, *p.base, *p.updated, *file));
+      p.file = std::move(*file);
     }
     auto swapped = store_.SwapEntities(swaps);
     if (!swapped) {
@@ -586,7 +633,7 @@ Status TableService::CommitTransaction(std::string_view catalog,
       }
       // All swaps are one store transaction: the first tells about all of them.
       const auto& first = prepared.front();
-      auto landed = SwapLanded(record, first.ident, first.written.metadata_location);
+      auto landed = SwapLanded(record, first.ident, first.file.table.metadata_location);
       if (!landed || !*landed) {
         return CommitStateUnknown("Commit state unknown for the transaction: {}",
                                   swapped.error().message);
@@ -595,7 +642,7 @@ Status TableService::CommitTransaction(std::string_view catalog,
     }
     if (*swapped) {
       for (const auto& p : prepared) {
-        Remember(p.written, p.updated);
+        Remember(p.file, p.updated);
         AfterStoreCommit([this, base = p.base, updated = p.updated] {
           DeleteDroppedMetadataFiles(*base, *updated);
         });

@@ -159,6 +159,13 @@ class TableService {
                            const std::vector<TableChange>& changes);
 
  private:
+  /// A metadata file this service wrote: its location and JSON text, and where the
+  /// snapshots are in the text (see iceberg::EncodedTableMetadata).
+  struct WrittenMetadata {
+    LoadedTable table;
+    size_t snapshots_begin = 0;
+    size_t snapshots_end = 0;
+  };
   /// A table's pointer and the parsed metadata it points at.
   struct CurrentTable {
     EntityPointer pointer;
@@ -170,7 +177,7 @@ class TableService {
     EntityPointer entity;
     std::shared_ptr<const iceberg::TableMetadata> base;
     std::shared_ptr<const iceberg::TableMetadata> updated;
-    LoadedTable written;
+    WrittenMetadata file;
   };
   /// Loads, checks and builds one change of a transaction; nullopt when it changes
   /// nothing.
@@ -192,13 +199,22 @@ class TableService {
   Result<CurrentTable> CurrentFrom(const CatalogRecord& catalog, const TableIdent& ident,
                                    EntityPointer pointer);
   /// Keeps what a commit produced, so that the next load and commit start from it.
-  void Remember(const LoadedTable& written,
+  void Remember(const WrittenMetadata& written,
                 std::shared_ptr<const iceberg::TableMetadata> metadata);
+  /// The `snapshots=refs` text of `metadata`, cut from its written text.
+  static std::string RefsJson(const WrittenMetadata& written,
+                              const iceberg::TableMetadata& metadata);
   /// The error for a name already used in the namespace, by what uses it.
   Error NameTaken(const CatalogRecord& catalog, const TableIdent& ident);
-  /// Writes the metadata file for `metadata`; returns its location and JSON text.
-  Result<LoadedTable> WriteMetadata(const iceberg::TableMetadata& metadata,
-                                    std::string_view previous_location);
+  /// Writes the metadata file for `metadata`.
+  Result<WrittenMetadata> WriteMetadata(const iceberg::TableMetadata& metadata,
+                                        std::string_view previous_location);
+  /// The swap from `base` (the table's current metadata, at `entity`) to `updated`
+  /// (written to `written`), storing the new metadata split so that the snapshots it
+  /// shares with `base` are not stored again.
+  static EntitySwap SwapTo(const EntityPointer& entity, const iceberg::TableMetadata& base,
+                           const iceberg::TableMetadata& updated,
+                           const WrittenMetadata& written);
   /// After a failed swap whose outcome is unclear: reads the pointer back.
   Result<bool> SwapLanded(const CatalogRecord& catalog, const TableIdent& ident,
                           std::string_view new_location);

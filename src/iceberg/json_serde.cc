@@ -1,6 +1,7 @@
 #include "iceberg/json_serde.h"
 
 #include <algorithm>
+#include <charconv>
 #include <iterator>
 #include <memory>
 #include <utility>
@@ -710,46 +711,49 @@ boost::json::object MetadataHeadToJson(const TableMetadata& metadata) {
   return obj;
 }
 
-/// The snapshot's JSON text, serialized once per snapshot: every later metadata version
-/// shares the entry and reuses the text, so a commit serializes only its new snapshots.
-std::shared_ptr<const std::string> EncodedSnapshot(const SnapshotList::Entry& entry) {
-  auto encoded = entry.encoded.load(std::memory_order_acquire);
-  if (!encoded) {
-    encoded = std::make_shared<const std::string>(
-        boost::json::serialize(ToJson(entry.snapshot)));
-    entry.encoded.store(encoded, std::memory_order_release);
-  }
-  return encoded;
-}
-
 void AppendKey(std::string& out, std::string_view key) {
   out.append(",\"").append(key).append("\":");
 }
 
-/// Appends `,"key":[...]` with each item written by `append_item`.
+/// Appends `,"key":[...]` with each item written by `append_item`; returns the offset
+/// of the first item.
 template <class List, class AppendItem>
-void AppendList(std::string& out, std::string_view key, const List& items,
-                AppendItem append_item) {
+size_t AppendList(std::string& out, std::string_view key, const List& items,
+                  AppendItem append_item) {
   AppendKey(out, key);
   out.push_back('[');
-  bool first = true;
+  const size_t first_item = out.size();
   for (const auto& item : items) {
-    if (!first) out.push_back(',');
-    first = false;
+    if (out.size() != first_item) out.push_back(',');
     append_item(item);
   }
   out.push_back(']');
+  return first_item;
 }
 
-void AppendSnapshots(std::string& out, const SnapshotList& snapshots) {
-  AppendList(out, kSnapshots, snapshots.entries(),
-             [&](const SnapshotList::EntryPtr& entry) { out.append(*EncodedSnapshot(*entry)); });
+/// Appends the snapshots; returns where their texts are in `out` (inside the brackets).
+std::pair<size_t, size_t> AppendSnapshots(std::string& out, const SnapshotList& snapshots) {
+  const size_t begin =
+      AppendList(out, kSnapshots, snapshots.entries(),
+                 [&](const SnapshotList::EntryPtr& entry) { out.append(SnapshotJson(*entry)); });
+  return {begin, out.size() - 1};  // up to the closing bracket
+
 }
 
+void AppendInt(std::string& out, int64_t value) {
+  char digits[24];
+  const auto end = std::to_chars(std::begin(digits), std::end(digits), value).ptr;
+  out.append(digits, end);
+}
+
+// The log grows by one entry per commit: written by hand, it costs a fraction of fmt.
 void AppendSnapshotLog(std::string& out, const std::vector<SnapshotLogEntry>& log) {
   AppendList(out, kSnapshotLog, log, [&](const SnapshotLogEntry& entry) {
-    fmt::format_to(std::back_inserter(out), R"({{"{}":{},"{}":{}}})", kTimestampMs,
-                   entry.timestamp_ms, kSnapshotId, entry.snapshot_id);
+    out.append("{\"").append(kTimestampMs).append("\":");
+    AppendInt(out, entry.timestamp_ms);
+    out.append(",\"").append(kSnapshotId).append("\":");
+    AppendInt(out, entry.snapshot_id);
+    out.push_back('}');
   });
 }
 
@@ -977,18 +981,36 @@ Result<TableMetadata> TableMetadataFromJson(const boost::json::value& json,
   return md;
 }
 
+const std::string& SnapshotJson(const SnapshotList::Entry& entry) {
+  auto encoded = entry.encoded.load(std::memory_order_acquire);
+  if (!encoded) {
+    auto fresh = std::make_shared<const std::string>(
+        boost::json::serialize(ToJson(entry.snapshot)));
+    // The first text stored stays for the entry's lifetime (references to it remain
+    // valid); a thread that lost the race uses the winner's equal text.
+    if (entry.encoded.compare_exchange_strong(encoded, fresh, std::memory_order_acq_rel)) {
+      encoded = std::move(fresh);
+    }
+  }
+  return *encoded;
+}
+
 std::string TableMetadataToJsonString(const TableMetadata& metadata, bool pretty) {
   if (pretty) return SerializePretty(ToJson(metadata));
+  return EncodeTableMetadata(metadata).json;
+}
+
+EncodedTableMetadata EncodeTableMetadata(const TableMetadata& metadata) {
   // The head is small; the lists are appended as text, the snapshots from their memos.
   std::string out = boost::json::serialize(MetadataHeadToJson(metadata));
   size_t expected = out.size() + 64 * (metadata.snapshot_log.size() + 1) +
                     160 * metadata.metadata_log.size();
   for (const auto& entry : metadata.snapshots.entries()) {
-    expected += EncodedSnapshot(*entry)->size() + 1;
+    expected += SnapshotJson(*entry).size() + 1;
   }
   out.reserve(expected);
   out.pop_back();  // the head's closing brace: the lists follow
-  AppendSnapshots(out, metadata.snapshots);
+  const auto [snapshots_begin, snapshots_end] = AppendSnapshots(out, metadata.snapshots);
   AppendKey(out, kStatistics);
   out.append(boost::json::serialize(ListToJson(metadata.statistics)));
   AppendKey(out, kPartitionStatistics);
@@ -996,7 +1018,7 @@ std::string TableMetadataToJsonString(const TableMetadata& metadata, bool pretty
   AppendSnapshotLog(out, metadata.snapshot_log);
   AppendMetadataLog(out, metadata.metadata_log);
   out.push_back('}');
-  return out;
+  return EncodedTableMetadata{std::move(out), snapshots_begin, snapshots_end};
 }
 
 Result<TableMetadata> TableMetadataFromJsonString(std::string_view text) {

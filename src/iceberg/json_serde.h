@@ -130,6 +130,20 @@ Result<TableMetadata> TableMetadataFromJson(const boost::json::value& json,
 /// \brief `ToJson(metadata)` as text: compact, or indented by two spaces when `pretty`.
 std::string TableMetadataToJsonString(const TableMetadata& metadata, bool pretty = false);
 
+/// \brief Compact metadata text (as `TableMetadataToJsonString`) and where the snapshots
+/// are in it: `json[snapshots_begin, snapshots_end)` is the `SnapshotJson` of each entry,
+/// in order, joined by `,` (the inside of the `snapshots` array).
+struct EncodedTableMetadata {
+  std::string json;
+  size_t snapshots_begin = 0;
+  size_t snapshots_end = 0;
+};
+EncodedTableMetadata EncodeTableMetadata(const TableMetadata& metadata);
+
+/// \brief The compact JSON text of one snapshot, computed once per entry and shared by
+/// every metadata version that holds the entry; valid as long as the entry.
+const std::string& SnapshotJson(const SnapshotList::Entry& entry);
+
 /// \brief Parses metadata file content. Errors: `kBadRequest` for malformed JSON (the
 /// message does not echo the text) and everything `TableMetadataFromJson` rejects.
 Result<TableMetadata> TableMetadataFromJsonString(std::string_view text);

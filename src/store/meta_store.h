@@ -107,13 +107,32 @@ struct StoredResponse {
   std::string etag;
 };
 
+/// \brief Metadata stored as a head and a list of parts, so that a version that keeps
+/// most parts of the one before (a commit adding a snapshot to a long history) stores
+/// only what changed. The document is `head[0, insert_at)`, then the parts joined by
+/// `,`, then `head[insert_at, end)`; loads get it whole.
+struct MetadataParts {
+  /// Byte offset in the head where the joined parts go.
+  size_t insert_at = 0;
+  /// Every part of the new version, in order. Only valid during the call.
+  std::vector<std::string_view> parts;
+  /// How many leading parts the new version shares with the current one, and how many
+  /// the current one has. The store keeps the shared ones only when it holds the
+  /// current version split into exactly `current_count` parts; otherwise it writes all.
+  size_t shared = 0;
+  size_t current_count = 0;
+};
+
 /// \brief One compare-and-swap of an entity's metadata pointer.
 struct EntitySwap {
   int64_t entity_id = 0;
   /// The swap applies only while the entity still points here.
   std::string expected_location;
   std::string new_location;
+  /// The new metadata, or with `parts` its head.
   std::string new_metadata;
+  /// Set to store the new metadata split.
+  std::optional<MetadataParts> parts = std::nullopt;
 };
 
 /// \brief An entity with the catalog it lives in, as a listing across catalogs returns

@@ -111,6 +111,20 @@ const std::vector<const char*>& Migrations() {
       );
       CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at_ms);
       )sql",
+      // v2: metadata stored split (see MetadataParts), as SQLite's v6.
+      R"sql(
+      CREATE TABLE entity_parts (
+        entity_id BIGINT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        position  BIGINT NOT NULL,
+        body      TEXT NOT NULL,
+        PRIMARY KEY (entity_id, position)
+      );
+      CREATE TABLE split_entities (
+        entity_id  BIGINT PRIMARY KEY REFERENCES entities(id) ON DELETE CASCADE,
+        parts_at   BIGINT NOT NULL,
+        part_count BIGINT NOT NULL
+      );
+      )sql",
   };
   return kMigrations;
 }

@@ -506,18 +506,24 @@ class SqlStore final : public MetaStore {
     return Read([&](Lease& conn) -> Result<std::optional<EntityRecord>> {
       CAIRN_ASSIGN_OR_RAISE(
           auto* stmt,
-          conn->Prepare("SELECT e.id, e.kind, e.metadata_location, e.metadata, e.version "
+          conn->Prepare("SELECT e.id, e.kind "
                         "FROM entities e JOIN namespaces n ON e.namespace_id = n.id "
                         "WHERE n.catalog_id = ? AND n.parent_path = ? AND n.name = ? "
                         "AND e.name = ?"));
-      Query query(*conn, stmt);
-      query.Bind(catalog_id).Bind(ParentKey(ns)).Bind(ns.back()).Bind(name);
-      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load entity"));
-      if (!row) return std::optional<EntityRecord>{};
-      CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(1)));
-      return std::optional<EntityRecord>(EntityRecord{query.Int(0), kind, ns,
-                                                      std::string(name), query.Text(2),
-                                                      query.TakeText(3), query.Int(4)});
+      EntityRecord record;
+      {
+        Query query(*conn, stmt);
+        query.Bind(catalog_id).Bind(ParentKey(ns)).Bind(ns.back()).Bind(name);
+        CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load entity"));
+        if (!row) return std::optional<EntityRecord>{};
+        CAIRN_ASSIGN_OR_RAISE(record.kind, ParseKind(query.Text(1)));
+        record.id = query.Int(0);
+      }
+      record.ns = ns;
+      record.name = std::string(name);
+      CAIRN_ASSIGN_OR_RAISE(bool present, ReadMetadata(*conn, record));
+      if (!present) return std::optional<EntityRecord>{};  // dropped meanwhile
+      return std::optional<EntityRecord>(std::move(record));
     });
   }
 
@@ -587,9 +593,10 @@ class SqlStore final : public MetaStore {
   Result<bool> SwapEntities(const std::vector<EntitySwap>& unordered) override {
     // Rows are updated in id order, so that two multi-table commits never wait for each
     // other's rows in opposite orders (a deadlock).
-    std::vector<EntitySwap> swaps = unordered;
+    std::vector<const EntitySwap*> swaps;
+    for (const auto& swap : unordered) swaps.push_back(&swap);
     std::sort(swaps.begin(), swaps.end(),
-              [](const auto& a, const auto& b) { return a.entity_id < b.entity_id; });
+              [](const auto* a, const auto* b) { return a->entity_id < b->entity_id; });
     int64_t session = 0;
     auto swapped = Write([&](Lease& conn, WriteTransaction& txn) -> Result<bool> {
       session = conn->SessionId();
@@ -599,23 +606,155 @@ class SqlStore final : public MetaStore {
                         "version = version + 1, updated_at_ms = ? "
                         "WHERE id = ? AND metadata_location = ?"));
       const int64_t now = NowMillis();
-      for (const auto& swap : swaps) {
+      for (const auto* swap : swaps) {
         Query query(*conn, update);
-        CAIRN_RETURN_IF_ERROR(query.Bind(swap.new_location)
-                                  .Bind(swap.new_metadata)
+        CAIRN_RETURN_IF_ERROR(query.Bind(swap->new_location)
+                                  .Bind(swap->new_metadata)
                                   .Bind(now)
-                                  .Bind(swap.entity_id)
-                                  .Bind(swap.expected_location)
+                                  .Bind(swap->entity_id)
+                                  .Bind(swap->expected_location)
                                   .Run("swap entity metadata"));
         if (query.Changes() == 0) return false;  // the transaction rolls back
+        CAIRN_RETURN_IF_ERROR(WriteParts(*conn, *swap));
       }
       CAIRN_RETURN_IF_ERROR(txn.Commit());
       return true;
     });
     if (!swapped && swapped.error().kind == ErrorKind::kCommitStateUnknown) {
-      return SwapOutcome(swaps, session, swapped.error());
+      return SwapOutcome(unordered, session, swapped.error());
     }
     return swapped;
+  }
+
+  /// Inside a swap's transaction, after its row was updated: stores the new version's
+  /// parts (keeping the shared leading ones when the store holds the current version as
+  /// the caller believes), or drops an earlier version's parts when the new metadata is
+  /// whole.
+  static Status WriteParts(SqlConnection& conn, const EntitySwap& swap) {
+    const int64_t id = swap.entity_id;
+    if (!swap.parts) {
+      CAIRN_ASSIGN_OR_RAISE(auto* unsplit,
+                            conn.Prepare("DELETE FROM split_entities WHERE entity_id = ?"));
+      Query query(conn, unsplit);
+      CAIRN_RETURN_IF_ERROR(query.Bind(id).Run("unsplit entity"));
+      if (query.Changes() == 0) return Ok();  // it was whole: it has no parts
+      return DeleteParts(conn, id, 0);
+    }
+    const MetadataParts& parts = *swap.parts;
+    size_t keep = 0;
+    if (parts.shared > 0) {
+      CAIRN_ASSIGN_OR_RAISE(
+          auto* count, conn.Prepare("SELECT part_count FROM split_entities WHERE entity_id = ?"));
+      Query query(conn, count);
+      query.Bind(id);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("count entity parts"));
+      if (row && query.Int(0) == static_cast<int64_t>(parts.current_count)) {
+        keep = std::min(parts.shared, parts.parts.size());
+      }
+    }
+    CAIRN_RETURN_IF_ERROR(DeleteParts(conn, id, keep));
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* insert,
+        conn.Prepare("INSERT INTO entity_parts (entity_id, position, body) VALUES (?, ?, ?)"));
+    for (size_t i = keep; i < parts.parts.size(); ++i) {
+      Query query(conn, insert);
+      CAIRN_RETURN_IF_ERROR(query.Bind(id)
+                                .Bind(static_cast<int64_t>(i))
+                                .Bind(parts.parts[i])
+                                .Run("store entity part"));
+    }
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* layout,
+        conn.Prepare("INSERT INTO split_entities (entity_id, parts_at, part_count) "
+                     "VALUES (?, ?, ?) ON CONFLICT (entity_id) DO UPDATE SET "
+                     "parts_at = excluded.parts_at, part_count = excluded.part_count"));
+    Query query(conn, layout);
+    return query.Bind(id)
+        .Bind(static_cast<int64_t>(parts.insert_at))
+        .Bind(static_cast<int64_t>(parts.parts.size()))
+        .Run("store entity layout");
+  }
+
+  static Status DeleteParts(SqlConnection& conn, int64_t id, size_t from) {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* del,
+        conn.Prepare("DELETE FROM entity_parts WHERE entity_id = ? AND position >= ?"));
+    Query query(conn, del);
+    return query.Bind(id).Bind(static_cast<int64_t>(from)).Run("drop entity parts");
+  }
+
+  /// Fills `record`'s location, version and whole metadata (the head with its parts put
+  /// in, when stored split); false when the entity is gone. Head and parts are separate
+  /// rows: a swap landing between reading one and the other shows as a new version,
+  /// and the read starts over.
+  static Result<bool> ReadMetadata(SqlConnection& conn, EntityRecord& record) {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* row_stmt,
+        conn.Prepare("SELECT metadata_location, metadata, version FROM entities WHERE id = ?"));
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* layout_stmt,
+        conn.Prepare("SELECT parts_at FROM split_entities WHERE entity_id = ?"));
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* parts_stmt,
+        conn.Prepare("SELECT body FROM entity_parts WHERE entity_id = ? ORDER BY position"));
+    CAIRN_ASSIGN_OR_RAISE(auto* version_stmt,
+                          conn.Prepare("SELECT version FROM entities WHERE id = ?"));
+    constexpr int kMaxReads = 16;
+    for (int read = 0; read < kMaxReads; ++read) {
+      {
+        Query query(conn, row_stmt);
+        query.Bind(record.id);
+        CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load entity metadata"));
+        if (!row) return false;
+        record.metadata_location = query.Text(0);
+        record.metadata = query.TakeText(1);
+        record.version = query.Int(2);
+      }
+      std::optional<std::string> whole;
+      {
+        Query layout(conn, layout_stmt);
+        layout.Bind(record.id);
+        CAIRN_ASSIGN_OR_RAISE(bool split, layout.Step("load entity layout"));
+        if (split) {
+          Query parts(conn, parts_stmt);
+          parts.Bind(record.id);
+          CAIRN_ASSIGN_OR_RAISE(whole, JoinParts(record.metadata, layout.Int(0), parts));
+        }
+      }
+      Query again(conn, version_stmt);
+      again.Bind(record.id);
+      CAIRN_ASSIGN_OR_RAISE(bool row, again.Step("check entity version"));
+      if (!row) return false;
+      if (again.Int(0) != record.version) continue;
+      if (whole) record.metadata = std::move(*whole);
+      return true;
+    }
+    return ServiceUnavailable("The metadata of entity {} kept changing while being read",
+                              record.id);
+  }
+
+  /// `head[0, at)`, the rows of `parts` joined by `,`, then `head[at, end)`.
+  static Result<std::string> JoinParts(const std::string& head, int64_t at, Query& parts) {
+    if (at < 0 || static_cast<size_t>(at) > head.size()) {
+      return Internal("Stored metadata splits at {}, beyond its {} bytes", at, head.size());
+    }
+    std::vector<std::string> bodies;
+    size_t total = head.size();
+    for (;;) {
+      CAIRN_ASSIGN_OR_RAISE(bool row, parts.Step("load entity parts"));
+      if (!row) break;
+      bodies.push_back(parts.TakeText(0));
+      total += bodies.back().size() + 1;
+    }
+    std::string whole;
+    whole.reserve(total);
+    whole.append(head, 0, static_cast<size_t>(at));
+    for (size_t i = 0; i < bodies.size(); ++i) {
+      if (i > 0) whole.push_back(',');
+      whole.append(bodies[i]);
+    }
+    whole.append(head, static_cast<size_t>(at));
+    return whole;
   }
 
   /// Whether swaps whose COMMIT lost its answer took effect: once the session that sent
@@ -922,9 +1061,7 @@ class SqlStore final : public MetaStore {
           if (!ns_id) return std::optional<EntityRecord>{};
           CAIRN_ASSIGN_OR_RAISE(
               auto* stmt,
-              conn->Prepare(
-                  "SELECT id, kind, metadata_location, metadata, version FROM entities "
-                  "WHERE namespace_id = ? AND name = ?"));
+              conn->Prepare("SELECT id, kind FROM entities WHERE namespace_id = ? AND name = ?"));
           EntityRecord record;
           {
             Query query(*conn, stmt);
@@ -933,10 +1070,13 @@ class SqlStore final : public MetaStore {
             if (!row) return std::optional<EntityRecord>{};
             CAIRN_ASSIGN_OR_RAISE(EntityKind found, ParseKind(query.Text(1)));
             if (found != kind) return std::optional<EntityRecord>{};
-            record =
-                EntityRecord{query.Int(0),  kind,          ns,          std::string(name),
-                             query.Text(2), query.Text(3), query.Int(4)};
+            record.id = query.Int(0);
+            record.kind = kind;
           }
+          record.ns = ns;
+          record.name = std::string(name);
+          CAIRN_ASSIGN_OR_RAISE(bool present, ReadMetadata(*conn, record));
+          if (!present) return std::optional<EntityRecord>{};
           CAIRN_ASSIGN_OR_RAISE(auto plan, planner({record}));
           if (plan) CAIRN_RETURN_IF_ERROR(InsertTransaction(*conn, *plan));
           CAIRN_ASSIGN_OR_RAISE(auto* del,
@@ -1119,8 +1259,7 @@ class SqlStore final : public MetaStore {
       const DropPlanner& planner) {
     CAIRN_ASSIGN_OR_RAISE(
         auto* entities,
-        conn.Prepare("SELECT id, kind, name, metadata_location, metadata, version "
-                     "FROM entities WHERE namespace_id = ? ORDER BY name"));
+        conn.Prepare("SELECT id, kind, name FROM entities WHERE namespace_id = ? ORDER BY name"));
     std::vector<EntityRecord> dropped;
     for (const auto& ns : namespaces) {
       Query query(conn, entities);
@@ -1128,11 +1267,15 @@ class SqlStore final : public MetaStore {
       for (;;) {
         CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("list entities to drop"));
         if (!row) break;
-        CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(1)));
-        dropped.push_back(EntityRecord{query.Int(0), kind, ns.path, query.Text(2),
-                                       query.Text(3), query.Text(4), query.Int(5)});
+        EntityRecord record;
+        CAIRN_ASSIGN_OR_RAISE(record.kind, ParseKind(query.Text(1)));
+        record.id = query.Int(0);
+        record.ns = ns.path;
+        record.name = query.Text(2);
+        dropped.push_back(std::move(record));
       }
     }
+    for (auto& record : dropped) CAIRN_RETURN_IF_ERROR(ReadMetadata(conn, record));
     if (planner) {
       CAIRN_ASSIGN_OR_RAISE(auto plan, planner(dropped));
       if (plan) CAIRN_RETURN_IF_ERROR(InsertTransaction(conn, *plan));

@@ -110,6 +110,20 @@ const std::vector<const char*>& Migrations() {
       );
       CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at_ms);
       )sql",
+      // v6: metadata stored split (see MetadataParts): the parts, and where they go.
+      R"sql(
+      CREATE TABLE entity_parts (
+        entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        position  INTEGER NOT NULL,
+        body      BLOB NOT NULL,
+        PRIMARY KEY (entity_id, position)
+      );
+      CREATE TABLE split_entities (
+        entity_id  INTEGER PRIMARY KEY REFERENCES entities(id) ON DELETE CASCADE,
+        parts_at   INTEGER NOT NULL,
+        part_count INTEGER NOT NULL
+      );
+      )sql",
   };
   return kMigrations;
 }

@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -872,6 +874,114 @@ TEST_P(MetaStoreTest, DropEntityWithRecordDropsOnlyThatKind) {
   ASSERT_THAT(record, IsOk());
   ASSERT_TRUE(record->has_value());
   EXPECT_EQ((*record)->payload, "a.t;");
+}
+
+/// A swap that stores `doc` = `{"a":1,"s":[` parts `],"z":2}` split into its parts.
+EntitySwap SplitSwap(int64_t id, std::string from, std::string to,
+                     const std::vector<std::string>& parts, size_t shared,
+                     size_t current_count) {
+  EntitySwap swap{id, std::move(from), std::move(to), R"({"a":1,"s":[],"z":2})",
+                  MetadataParts{}};
+  swap.parts->insert_at = std::string_view(R"({"a":1,"s":[)").size();
+  for (const auto& part : parts) swap.parts->parts.push_back(part);
+  swap.parts->shared = shared;
+  swap.parts->current_count = current_count;
+  return swap;
+}
+
+std::string Whole(std::string_view parts) { return fmt::format(R"({{"a":1,"s":[{}],"z":2}})", parts); }
+
+std::string MetadataOf(MetaStore& store, int64_t catalog, const NamespacePath& ns,
+                       std::string_view name) {
+  auto loaded = store.LoadEntity(catalog, ns, name);
+  EXPECT_THAT(loaded, IsOk());
+  return loaded && *loaded ? (*loaded)->metadata : "<absent>";
+}
+
+TEST_P(MetaStoreTest, SplitMetadataLoadsWholeAndStoresOnlyNewParts) {
+  Create({"db"});
+  auto created = store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "m0",
+                                      Whole(""));
+  ASSERT_THAT(created, IsOk());
+  const int64_t id = created->id;
+  // Stored whole so far: nothing can be shared, whatever the caller says.
+  ASSERT_THAT(store_->SwapEntities({SplitSwap(id, "m0", "m1", {"1", "2"}, 0, 0)}),
+              ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("1,2"));
+  // Two parts shared, one new.
+  ASSERT_THAT(store_->SwapEntities({SplitSwap(id, "m1", "m2", {"1", "2", "3"}, 2, 2)}),
+              ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("1,2,3"));
+  // The first part removed: nothing shared at the front.
+  ASSERT_THAT(store_->SwapEntities({SplitSwap(id, "m2", "m3", {"2", "3"}, 0, 3)}),
+              ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("2,3"));
+  // A caller wrong about the stored version (it has 2 parts, not 5) gets everything stored.
+  ASSERT_THAT(store_->SwapEntities({SplitSwap(id, "m3", "m4", {"7", "8", "9"}, 2, 5)}),
+              ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("7,8,9"));
+  // A lost swap changes nothing, parts included.
+  ASSERT_THAT(store_->SwapEntities({SplitSwap(id, "m0", "m5", {"x"}, 0, 0)}),
+              ::testing::Optional(false));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("7,8,9"));
+  // Whole again: the parts are gone.
+  ASSERT_THAT(store_->SwapEntities({EntitySwap{id, "m4", "m6", R"({"w":1})"}}),
+              ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), R"({"w":1})");
+  // Split once more, then dropped with its record: the record has the whole document.
+  ASSERT_THAT(store_->SwapEntities({SplitSwap(id, "m6", "m7", {"4"}, 0, 0)}),
+              ::testing::Optional(true));
+  auto dropped = store_->DropEntityWithRecord(catalog_, {"db"}, "t",
+                                              EntityKind::kIcebergTable, RecordNames("tx-d"));
+  ASSERT_THAT(dropped, IsOk());
+  ASSERT_TRUE(dropped->has_value());
+  EXPECT_EQ((*dropped)->metadata, Whole("4"));
+  // A new entity of the same name starts without the old one's parts.
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "n0",
+                                   Whole("")),
+              IsOk());
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole(""));
+}
+
+TEST_P(MetaStoreTest, SplitMetadataIsNeverReadHalfOldHalfNew) {
+  Create({"db"});
+  auto created =
+      store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "v0", "[0]");
+  ASSERT_THAT(created, IsOk());
+  // Version k is `[k,` and k parts `x`: a load must see as many parts as its head says.
+  const auto version = [](int k, const std::vector<std::string>& parts) {
+    EntitySwap swap{0, "v" + std::to_string(k - 1), "v" + std::to_string(k),
+                    "[" + std::to_string(k) + ",]", MetadataParts{}};
+    swap.parts->insert_at = swap.new_metadata.size() - 1;
+    for (const auto& part : parts) swap.parts->parts.push_back(part);
+    swap.parts->shared = parts.size() - 1;
+    swap.parts->current_count = parts.size() - 1;
+    return swap;
+  };
+  constexpr int kVersions = 60;
+  std::atomic<bool> done{false};
+  std::atomic<int> torn{0};
+  std::thread reader([&] {
+    while (!done) {
+      auto loaded = store_->LoadEntity(catalog_, {"db"}, "t");
+      if (!loaded || !*loaded) continue;
+      const std::string& doc = (*loaded)->metadata;
+      const int k = std::stoi(doc.substr(1));
+      if (std::count(doc.begin(), doc.end(), 'x') != k) ++torn;
+    }
+  });
+  std::vector<std::string> parts;
+  for (int k = 1; k <= kVersions; ++k) {
+    parts.push_back("x");
+    EntitySwap swap = version(k, parts);
+    swap.entity_id = created->id;
+    ASSERT_THAT(store_->SwapEntities({swap}), ::testing::Optional(true));
+  }
+  done = true;
+  reader.join();
+  EXPECT_EQ(torn.load(), 0);
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"),
+            "[" + std::to_string(kVersions) + "," + fmt::format("{}", fmt::join(parts, ",")) + "]");
 }
 
 TEST_P(MetaStoreTest, ListsEntitiesOfOneKindAcrossCatalogsInIdOrder) {

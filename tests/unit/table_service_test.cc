@@ -539,6 +539,30 @@ TEST_F(TableServiceTest, LoadIfCachedAnswersOnlyFromThePointerAndTheCache) {
   EXPECT_EQ(unchanged->metadata_json, "");
 }
 
+TEST_F(TableServiceTest, ACommitCachesBothFormsAsTheyWouldBeSerialized) {
+  const TableIdent t{{"ns"}, "t"};
+  Create("t");
+  AppendOk("t", 1, std::nullopt, 1);
+  AppendOk("t", 2, 1, 2);
+  ASSERT_THAT(Commit("t", {}, {ice::SetSnapshotRef{"v1", ice::SnapshotRef::Tag(1)}}), IsOk());
+  ASSERT_THAT(Commit("t", {}, {ice::AddSnapshot{MakeSnapshot(3, 2, 3, now_)}}), IsOk());
+  // Cut from the commit's text, both forms are cached at once...
+  auto refs = service_->LoadTableIfCached("", t, SnapshotsMode::kRefs);
+  auto all = service_->LoadTableIfCached("", t, SnapshotsMode::kAll);
+  ASSERT_TRUE(refs.has_value());
+  ASSERT_TRUE(all.has_value());
+  // ...and equal, byte for byte, what a service that parses the stored metadata writes.
+  auto fresh = MakeService(*store_, memory_);
+  auto slow_refs = fresh->LoadTable("", t, SnapshotsMode::kRefs);
+  auto slow_all = fresh->LoadTable("", t, SnapshotsMode::kAll);
+  ASSERT_THAT(slow_refs, IsOk());
+  ASSERT_THAT(slow_all, IsOk());
+  EXPECT_EQ(refs->metadata_json, slow_refs->metadata_json);
+  EXPECT_EQ(all->metadata_json, slow_all->metadata_json);
+  EXPECT_THAT(SnapshotIds(Parse(refs->metadata_json)), ElementsAre(1, 2));
+  EXPECT_THAT(SnapshotIds(Parse(all->metadata_json)), ElementsAre(1, 2, 3));
+}
+
 TEST_F(TableServiceTest, LoadIfCachedLeavesEveryErrorToLoadTable) {
   Create("t");
   Load("t");
