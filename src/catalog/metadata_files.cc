@@ -108,9 +108,10 @@ std::string NextMetadataLocation(const iceberg::TableMetadata& metadata,
                               /*gzip_by_default=*/false);
 }
 
-Result<std::string> EncodeMetadataJson(std::string_view json, std::string_view location) {
-  if (!IsGzip(location)) return std::string(json);
-  return Gzip(json);
+Status WriteMetadataFile(FileIO& io, std::string_view location, std::string_view json) {
+  if (!IsGzip(location)) return io.WriteFileAtomic(location, json);
+  CAIRN_ASSIGN_OR_RAISE(auto bytes, Gzip(json));
+  return io.WriteFileAtomic(location, bytes);
 }
 
 Result<std::string> DecodeMetadataJson(std::string_view bytes, std::string_view location) {

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "common/result.h"
+#include "io/file_io.h"
 #include "iceberg/table_metadata.h"
 
 namespace cairn {
@@ -24,9 +25,10 @@ std::string NextMetadataLocation(std::string_view location,
                                  const std::map<std::string, std::string>& properties,
                                  std::string_view previous_location, bool gzip_by_default);
 
-/// \brief The bytes of a metadata file at `location` holding `json`: gzip-compressed when
-/// the name says so. Errors: `kInternal` if compression fails.
-Result<std::string> EncodeMetadataJson(std::string_view json, std::string_view location);
+/// \brief Writes the metadata file at `location` holding `json` (gzip-compressed when the
+/// name says so; else `json` itself, without a copy). Errors: `kInternal` if compression fails, and those
+/// of `FileIO::WriteFileAtomic`.
+Status WriteMetadataFile(FileIO& io, std::string_view location, std::string_view json);
 
 /// \brief The JSON text of a metadata file read from `location`, gunzipped for
 /// `.gz.metadata.json` and legacy `.metadata.json.gz` names. Errors: `kBadRequest` when

@@ -104,10 +104,8 @@ Result<TableService::WrittenMetadata> TableService::WriteMetadata(
   WrittenMetadata written{
       LoadedTable{NextMetadataLocation(metadata, previous_location), std::move(encoded.json)},
       encoded.snapshots_begin, encoded.snapshots_end};
-  const LoadedTable& table = written.table;
-  CAIRN_ASSIGN_OR_RAISE(auto bytes,
-                        EncodeMetadataJson(table.metadata_json, table.metadata_location));
-  CAIRN_RETURN_IF_ERROR(io_.WriteFileAtomic(table.metadata_location, bytes));
+  CAIRN_RETURN_IF_ERROR(WriteMetadataFile(io_, written.table.metadata_location,
+                                          written.table.metadata_json));
   return written;
 }
 
@@ -170,7 +168,7 @@ Result<LoadedTable> TableService::CreateTable(std::string_view catalog,
     }
     return tl::unexpected(created.error());
   }
-  return written;
+  return std::move(written);
 }
 
 Result<EntityRecord> TableService::LoadEntity(const CatalogRecord& catalog,
@@ -460,7 +458,7 @@ Result<LoadedTable> TableService::CreateFromCommit(
     }
     return tl::unexpected(created.error());
   }
-  return written;
+  return std::move(written);
 }
 
 Result<bool> TableService::SwapLanded(const CatalogRecord& catalog,
@@ -543,7 +541,7 @@ Result<LoadedTable> TableService::CommitTable(
       AfterStoreCommit([this, base = current.metadata, updated] {
         DeleteDroppedMetadataFiles(*base, *updated);
       });
-      return written;
+      return std::move(file.table);
     }
     // Another writer won the swap: our file is an orphan; rebuild on the new state.
     (void)io_.DeleteFile(written.metadata_location);

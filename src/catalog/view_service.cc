@@ -63,9 +63,8 @@ Result<LoadedView> ViewService::WriteMetadata(const iceberg::ViewMetadata& metad
       NextMetadataLocation(metadata.location, metadata.properties, previous_location,
                            /*gzip_by_default=*/true);
   written.metadata_json = iceberg::ViewMetadataToJsonString(metadata);
-  CAIRN_ASSIGN_OR_RAISE(
-      auto bytes, EncodeMetadataJson(written.metadata_json, written.metadata_location));
-  CAIRN_RETURN_IF_ERROR(io_.WriteFileAtomic(written.metadata_location, bytes));
+  CAIRN_RETURN_IF_ERROR(
+      WriteMetadataFile(io_, written.metadata_location, written.metadata_json));
   return written;
 }
 
