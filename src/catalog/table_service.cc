@@ -1,6 +1,7 @@
 #include "catalog/table_service.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -64,6 +65,9 @@ int CreateFormatVersion(const std::vector<iceberg::TableUpdate>& updates) {
   }
   return iceberg::TableMetadata::kDefaultFormatVersion;
 }
+
+/// No size limit on what a load copies from the cache (see kMaxFastLoadBytes).
+constexpr size_t kAnySize = std::numeric_limits<size_t>::max();
 
 MetadataCache::Form FormOf(SnapshotsMode mode) {
   return mode == SnapshotsMode::kRefs ? MetadataCache::Form::kRefsJson
@@ -255,15 +259,22 @@ Result<LoadedTable> TableService::LoadTable(
     std::string_view catalog, const TableIdent& ident, SnapshotsMode mode,
     const std::function<bool(std::string_view location)>& client_has) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
-  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
-  CAIRN_ASSIGN_OR_RAISE(auto pointer, LoadPointer(record, ident));
-  if (client_has && client_has(pointer.metadata_location)) {
-    return LoadedTable{std::move(pointer.metadata_location), {}};
+  // One store read finds the pointer (a round trip on PostgreSQL); the catalog record is
+  // needed only on a cache miss, or to tell which part of the name does not exist.
+  CAIRN_ASSIGN_OR_RAISE(auto found, store_.FindEntityPointer(catalogs_.EffectiveName(catalog),
+                                                             ident.ns, ident.name));
+  EntityPointer pointer;
+  CatalogRecord record;
+  if (found && found->kind == EntityKind::kIcebergTable) {
+    if (auto answer = CachedAnswer(*found, mode, client_has, kAnySize)) return std::move(*answer);
+    pointer = std::move(*found);
+    CAIRN_ASSIGN_OR_RAISE(record, catalogs_.ResolveCatalog(catalog));
+  } else {
+    CAIRN_ASSIGN_OR_RAISE(record, catalogs_.ResolveCatalog(catalog));
+    CAIRN_ASSIGN_OR_RAISE(pointer, LoadPointer(record, ident));  // created meanwhile?
+    if (auto answer = CachedAnswer(pointer, mode, client_has, kAnySize)) return std::move(*answer);
   }
   const auto form = FormOf(mode);
-  if (auto cached = cache_.FindJson(pointer.metadata_location, form)) {
-    return LoadedTable{std::move(pointer.metadata_location), *cached};
-  }
   if (mode == SnapshotsMode::kAll) {
     CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
     auto json = std::make_shared<const std::string>(std::move(entity.metadata));
@@ -281,16 +292,20 @@ std::optional<LoadedTable> TableService::LoadTableIfCached(
     std::string_view catalog, const TableIdent& ident, SnapshotsMode mode,
     const std::function<bool(std::string_view location)>& client_has) {
   if (!ValidateIdent(ident)) return std::nullopt;
-  auto pointer =
+  auto found =
       store_.FindEntityPointer(catalogs_.EffectiveName(catalog), ident.ns, ident.name);
-  if (!pointer || !*pointer || (*pointer)->kind != EntityKind::kIcebergTable) {
-    return std::nullopt;
-  }
-  std::string& location = (*pointer)->metadata_location;
-  if (client_has && client_has(location)) return LoadedTable{std::move(location), {}};
+  if (!found || !*found || (*found)->kind != EntityKind::kIcebergTable) return std::nullopt;
+  return CachedAnswer(**found, mode, client_has, kMaxFastLoadBytes);
+}
+
+std::optional<LoadedTable> TableService::CachedAnswer(
+    const EntityPointer& pointer, SnapshotsMode mode,
+    const std::function<bool(std::string_view location)>& client_has, size_t max_bytes) {
+  const std::string& location = pointer.metadata_location;
+  if (client_has && client_has(location)) return LoadedTable{location, {}};
   auto cached = cache_.FindJson(location, FormOf(mode));
-  if (!cached || cached->size() > kMaxFastLoadBytes) return std::nullopt;
-  return LoadedTable{std::move(location), *cached};
+  if (!cached || cached->size() > max_bytes) return std::nullopt;
+  return LoadedTable{location, *cached};
 }
 
 Status TableService::TableExists(std::string_view catalog, const TableIdent& ident) {

@@ -193,6 +193,11 @@ class TableService {
   /// Loads the table's pointer only; `kNoSuchTable` when absent or not a table.
   Result<EntityPointer> LoadPointer(const CatalogRecord& catalog,
                                     const TableIdent& ident);
+  /// A load's answer when the client's copy is current (`client_has`) or the metadata
+  /// at `pointer` is cached in the form `mode` asks for, up to `max_bytes` of it.
+  std::optional<LoadedTable> CachedAnswer(
+      const EntityPointer& pointer, SnapshotsMode mode,
+      const std::function<bool(std::string_view location)>& client_has, size_t max_bytes);
   /// The current pointer and parsed metadata (parsed once per metadata file).
   Result<CurrentTable> LoadCurrent(const CatalogRecord& catalog, const TableIdent& ident);
   /// As `LoadCurrent`, for a pointer already read.
