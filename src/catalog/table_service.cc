@@ -107,32 +107,66 @@ Result<TableService::WrittenMetadata> TableService::WriteMetadata(
   auto encoded = iceberg::EncodeTableMetadata(metadata);
   WrittenMetadata written{
       LoadedTable{NextMetadataLocation(metadata, previous_location), std::move(encoded.json)},
-      encoded.snapshots_begin, encoded.snapshots_end};
+      std::move(encoded)};
   CAIRN_RETURN_IF_ERROR(WriteMetadataFile(io_, written.table.metadata_location,
                                           written.table.metadata_json));
   return written;
 }
 
+namespace {
+
+using Span = iceberg::EncodedTableMetadata::Span;
+
+/// One list of parts: views of `items` in `json`, put in the head at `insert_at`.
+MetadataParts PartsOf(const std::string& json, size_t insert_at, const std::vector<Span>& items,
+                      size_t shared, size_t current_count) {
+  MetadataParts parts;
+  parts.insert_at = insert_at;
+  parts.parts.reserve(items.size());
+  for (const Span& item : items) {
+    parts.parts.push_back(std::string_view(json).substr(item.begin, item.end - item.begin));
+  }
+  parts.shared = shared;
+  parts.current_count = current_count;
+  return parts;
+}
+
+template <class List, class Same>
+size_t SharedPrefix(const List& before, const List& after, Same same) {
+  size_t n = 0;
+  while (n < before.size() && n < after.size() && same(before[n], after[n])) ++n;
+  return n;
+}
+
+}  // namespace
+
 EntitySwap TableService::SwapTo(const EntityPointer& entity,
                                 const iceberg::TableMetadata& base,
                                 const iceberg::TableMetadata& updated,
                                 const WrittenMetadata& written) {
+  // The head is the text without the insides of the two arrays that grow with every
+  // commit; their items are stored as parts, of which the store keeps those it has.
   const std::string& json = written.table.metadata_json;
+  const Span snapshots = written.layout.snapshots;
+  const Span log = written.layout.snapshot_log;
+  std::string head;
+  head.reserve(json.size() - (snapshots.end - snapshots.begin) - (log.end - log.begin));
+  head.append(json, 0, snapshots.begin);
+  head.append(json, snapshots.end, log.begin - snapshots.end);
+  head.append(json, log.end);
   EntitySwap swap{entity.id, entity.metadata_location, written.table.metadata_location,
-                  json.substr(0, written.snapshots_begin) + json.substr(written.snapshots_end),
-                  MetadataParts{}};
-  MetadataParts& parts = *swap.parts;
-  parts.insert_at = written.snapshots_begin;
-  const auto& before = base.snapshots.entries();
-  const auto& after = updated.snapshots.entries();
-  parts.parts.reserve(after.size());
-  for (const auto& entry : after) parts.parts.push_back(iceberg::SnapshotJson(*entry));
+                  std::move(head)};
   // Entries are shared between versions: the same pointer is the same snapshot text.
-  while (parts.shared < std::min(before.size(), after.size()) &&
-         before[parts.shared] == after[parts.shared]) {
-    ++parts.shared;
-  }
-  parts.current_count = before.size();
+  swap.parts.push_back(PartsOf(
+      json, snapshots.begin, written.layout.snapshot_items,
+      SharedPrefix(base.snapshots.entries(), updated.snapshots.entries(),
+                   [](const auto& a, const auto& b) { return a == b; }),
+      base.snapshots.size()));
+  swap.parts.push_back(PartsOf(
+      json, log.begin - (snapshots.end - snapshots.begin), written.layout.snapshot_log_items,
+      SharedPrefix(base.snapshot_log, updated.snapshot_log,
+                   [](const auto& a, const auto& b) { return a == b; }),
+      base.snapshot_log.size()));
   return swap;
 }
 
@@ -243,7 +277,7 @@ std::string TableService::RefsJson(const WrittenMetadata& written,
   std::set<int64_t> referenced;
   for (const auto& [name, ref] : metadata.refs) referenced.insert(ref.snapshot_id);
   const std::string& json = written.table.metadata_json;
-  std::string out(json, 0, written.snapshots_begin);
+  std::string out(json, 0, written.layout.snapshots.begin);
   bool first = true;
   for (const auto& entry : metadata.snapshots.entries()) {
     if (referenced.count(entry->snapshot.snapshot_id) == 0) continue;
@@ -251,7 +285,7 @@ std::string TableService::RefsJson(const WrittenMetadata& written,
     first = false;
     out.append(iceberg::SnapshotJson(*entry));
   }
-  out.append(json, written.snapshots_end);
+  out.append(json, written.layout.snapshots.end);
   return out;
 }
 

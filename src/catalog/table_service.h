@@ -24,6 +24,7 @@
 #include "catalog/metadata_cache.h"
 #include "common/keyed_mutex.h"
 #include "common/result.h"
+#include "iceberg/json_serde.h"
 #include "iceberg/table_metadata.h"
 #include "iceberg/table_update.h"
 #include "io/file_io.h"
@@ -160,11 +161,10 @@ class TableService {
 
  private:
   /// A metadata file this service wrote: its location and JSON text, and where the
-  /// snapshots are in the text (see iceberg::EncodedTableMetadata).
+  /// snapshots and the snapshot log are in the text (`layout.json` is moved to `table`).
   struct WrittenMetadata {
     LoadedTable table;
-    size_t snapshots_begin = 0;
-    size_t snapshots_end = 0;
+    iceberg::EncodedTableMetadata layout;
   };
   /// A table's pointer and the parsed metadata it points at.
   struct CurrentTable {

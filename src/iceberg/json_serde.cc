@@ -715,29 +715,34 @@ void AppendKey(std::string& out, std::string_view key) {
   out.append(",\"").append(key).append("\":");
 }
 
-/// Appends `,"key":[...]` with each item written by `append_item`; returns the offset
-/// of the first item.
+using Span = EncodedTableMetadata::Span;
+
+/// Appends `,"key":[...]` with each item written by `append_item`; returns where the
+/// items are (inside the brackets), and each item's span when `items_out` is set.
 template <class List, class AppendItem>
-size_t AppendList(std::string& out, std::string_view key, const List& items,
-                  AppendItem append_item) {
+Span AppendList(std::string& out, std::string_view key, const List& items,
+                AppendItem append_item, std::vector<Span>* items_out = nullptr) {
   AppendKey(out, key);
   out.push_back('[');
   const size_t first_item = out.size();
+  if (items_out != nullptr) items_out->reserve(items.size());
   for (const auto& item : items) {
     if (out.size() != first_item) out.push_back(',');
+    const size_t begin = out.size();
     append_item(item);
+    if (items_out != nullptr) items_out->push_back(Span{begin, out.size()});
   }
+  const size_t end = out.size();
   out.push_back(']');
-  return first_item;
+  return Span{first_item, end};
 }
 
-/// Appends the snapshots; returns where their texts are in `out` (inside the brackets).
-std::pair<size_t, size_t> AppendSnapshots(std::string& out, const SnapshotList& snapshots) {
-  const size_t begin =
-      AppendList(out, kSnapshots, snapshots.entries(),
-                 [&](const SnapshotList::EntryPtr& entry) { out.append(SnapshotJson(*entry)); });
-  return {begin, out.size() - 1};  // up to the closing bracket
-
+void AppendSnapshots(std::string& out, const SnapshotList& snapshots,
+                     EncodedTableMetadata& encoded) {
+  encoded.snapshots = AppendList(
+      out, kSnapshots, snapshots.entries(),
+      [&](const SnapshotList::EntryPtr& entry) { out.append(SnapshotJson(*entry)); },
+      &encoded.snapshot_items);
 }
 
 void AppendInt(std::string& out, int64_t value) {
@@ -747,14 +752,18 @@ void AppendInt(std::string& out, int64_t value) {
 }
 
 // The log grows by one entry per commit: written by hand, it costs a fraction of fmt.
-void AppendSnapshotLog(std::string& out, const std::vector<SnapshotLogEntry>& log) {
-  AppendList(out, kSnapshotLog, log, [&](const SnapshotLogEntry& entry) {
-    out.append("{\"").append(kTimestampMs).append("\":");
-    AppendInt(out, entry.timestamp_ms);
-    out.append(",\"").append(kSnapshotId).append("\":");
-    AppendInt(out, entry.snapshot_id);
-    out.push_back('}');
-  });
+void AppendSnapshotLog(std::string& out, const std::vector<SnapshotLogEntry>& log,
+                       EncodedTableMetadata& encoded) {
+  encoded.snapshot_log = AppendList(
+      out, kSnapshotLog, log,
+      [&](const SnapshotLogEntry& entry) {
+        out.append("{\"").append(kTimestampMs).append("\":");
+        AppendInt(out, entry.timestamp_ms);
+        out.append(",\"").append(kSnapshotId).append("\":");
+        AppendInt(out, entry.snapshot_id);
+        out.push_back('}');
+      },
+      &encoded.snapshot_log_items);
 }
 
 void AppendMetadataLog(std::string& out, const std::vector<MetadataLogEntry>& log) {
@@ -1001,8 +1010,10 @@ std::string TableMetadataToJsonString(const TableMetadata& metadata, bool pretty
 }
 
 EncodedTableMetadata EncodeTableMetadata(const TableMetadata& metadata) {
+  EncodedTableMetadata encoded;
   // The head is small; the lists are appended as text, the snapshots from their memos.
-  std::string out = boost::json::serialize(MetadataHeadToJson(metadata));
+  std::string& out = encoded.json;
+  out = boost::json::serialize(MetadataHeadToJson(metadata));
   size_t expected = out.size() + 64 * (metadata.snapshot_log.size() + 1) +
                     160 * metadata.metadata_log.size();
   for (const auto& entry : metadata.snapshots.entries()) {
@@ -1010,15 +1021,15 @@ EncodedTableMetadata EncodeTableMetadata(const TableMetadata& metadata) {
   }
   out.reserve(expected);
   out.pop_back();  // the head's closing brace: the lists follow
-  const auto [snapshots_begin, snapshots_end] = AppendSnapshots(out, metadata.snapshots);
+  AppendSnapshots(out, metadata.snapshots, encoded);
   AppendKey(out, kStatistics);
   out.append(boost::json::serialize(ListToJson(metadata.statistics)));
   AppendKey(out, kPartitionStatistics);
   out.append(boost::json::serialize(ListToJson(metadata.partition_statistics)));
-  AppendSnapshotLog(out, metadata.snapshot_log);
+  AppendSnapshotLog(out, metadata.snapshot_log, encoded);
   AppendMetadataLog(out, metadata.metadata_log);
   out.push_back('}');
-  return EncodedTableMetadata{std::move(out), snapshots_begin, snapshots_end};
+  return encoded;
 }
 
 Result<TableMetadata> TableMetadataFromJsonString(std::string_view text) {

@@ -16,6 +16,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/json/fwd.hpp>
 
@@ -130,13 +131,20 @@ Result<TableMetadata> TableMetadataFromJson(const boost::json::value& json,
 /// \brief `ToJson(metadata)` as text: compact, or indented by two spaces when `pretty`.
 std::string TableMetadataToJsonString(const TableMetadata& metadata, bool pretty = false);
 
-/// \brief Compact metadata text (as `TableMetadataToJsonString`) and where the snapshots
-/// are in it: `json[snapshots_begin, snapshots_end)` is the `SnapshotJson` of each entry,
-/// in order, joined by `,` (the inside of the `snapshots` array).
+/// \brief Compact metadata text (as `TableMetadataToJsonString`) and where the lists
+/// that grow with the table's history are in it: the inside of the `snapshots` and
+/// `snapshot-log` arrays, and each of their items (in order; joined by `,` they make
+/// the inside).
 struct EncodedTableMetadata {
+  struct Span {
+    size_t begin = 0;
+    size_t end = 0;
+  };
   std::string json;
-  size_t snapshots_begin = 0;
-  size_t snapshots_end = 0;
+  Span snapshots;
+  std::vector<Span> snapshot_items;
+  Span snapshot_log;
+  std::vector<Span> snapshot_log_items;
 };
 EncodedTableMetadata EncodeTableMetadata(const TableMetadata& metadata);
 

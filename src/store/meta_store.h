@@ -107,18 +107,20 @@ struct StoredResponse {
   std::string etag;
 };
 
-/// \brief Metadata stored as a head and a list of parts, so that a version that keeps
-/// most parts of the one before (a commit adding a snapshot to a long history) stores
-/// only what changed. The document is `head[0, insert_at)`, then the parts joined by
-/// `,`, then `head[insert_at, end)`; loads get it whole.
+/// \brief One list of parts of metadata stored split: a head plus lists of parts, so
+/// that a version that keeps most parts of the one before (a commit adding a snapshot
+/// to a long history) stores only what changed. The document is the head with each
+/// list's parts, joined by `,`, put in at its `insert_at`; loads get it whole.
 struct MetadataParts {
-  /// Byte offset in the head where the joined parts go.
+  /// Byte offset in the head where the joined parts go; the lists of one entity are
+  /// given in ascending order of this offset.
   size_t insert_at = 0;
   /// Every part of the new version, in order. Only valid during the call.
   std::vector<std::string_view> parts;
   /// How many leading parts the new version shares with the current one, and how many
   /// the current one has. The store keeps the shared ones only when it holds the
-  /// current version split into exactly `current_count` parts; otherwise it writes all.
+  /// current version's list split into exactly `current_count` parts; otherwise it
+  /// writes all.
   size_t shared = 0;
   size_t current_count = 0;
 };
@@ -131,8 +133,8 @@ struct EntitySwap {
   std::string new_location;
   /// The new metadata, or with `parts` its head.
   std::string new_metadata;
-  /// Set to store the new metadata split.
-  std::optional<MetadataParts> parts = std::nullopt;
+  /// The lists of parts when the new metadata is stored split; empty: stored whole.
+  std::vector<MetadataParts> parts = {};
 };
 
 /// \brief An entity with the catalog it lives in, as a listing across catalogs returns

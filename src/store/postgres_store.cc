@@ -115,14 +115,17 @@ const std::vector<const char*>& Migrations() {
       R"sql(
       CREATE TABLE entity_parts (
         entity_id BIGINT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        list      BIGINT NOT NULL,
         position  BIGINT NOT NULL,
         body      TEXT NOT NULL,
-        PRIMARY KEY (entity_id, position)
+        PRIMARY KEY (entity_id, list, position)
       );
       CREATE TABLE split_entities (
-        entity_id  BIGINT PRIMARY KEY REFERENCES entities(id) ON DELETE CASCADE,
+        entity_id  BIGINT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        list       BIGINT NOT NULL,
         parts_at   BIGINT NOT NULL,
-        part_count BIGINT NOT NULL
+        part_count BIGINT NOT NULL,
+        PRIMARY KEY (entity_id, list)
       );
       )sql",
   };

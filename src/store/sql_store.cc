@@ -627,60 +627,77 @@ class SqlStore final : public MetaStore {
   }
 
   /// Inside a swap's transaction, after its row was updated: stores the new version's
-  /// parts (keeping the shared leading ones when the store holds the current version as
-  /// the caller believes), or drops an earlier version's parts when the new metadata is
-  /// whole.
+  /// lists of parts (keeping each list's shared leading parts when the store holds the
+  /// current version as the caller believes), or drops an earlier version's parts when
+  /// the new metadata is whole.
   static Status WriteParts(SqlConnection& conn, const EntitySwap& swap) {
     const int64_t id = swap.entity_id;
-    if (!swap.parts) {
-      CAIRN_ASSIGN_OR_RAISE(auto* unsplit,
-                            conn.Prepare("DELETE FROM split_entities WHERE entity_id = ?"));
-      Query query(conn, unsplit);
-      CAIRN_RETURN_IF_ERROR(query.Bind(id).Run("unsplit entity"));
-      if (query.Changes() == 0) return Ok();  // it was whole: it has no parts
-      return DeleteParts(conn, id, 0);
+    const auto lists = static_cast<int64_t>(swap.parts.size());
+    // Lists the new version does not have (all of them when it is whole).
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* drop_lists,
+        conn.Prepare("DELETE FROM split_entities WHERE entity_id = ? AND list >= ?"));
+    {
+      Query query(conn, drop_lists);
+      CAIRN_RETURN_IF_ERROR(query.Bind(id).Bind(lists).Run("drop entity part lists"));
+      if (query.Changes() > 0) {
+        CAIRN_ASSIGN_OR_RAISE(
+            auto* drop_parts,
+            conn.Prepare("DELETE FROM entity_parts WHERE entity_id = ? AND list >= ?"));
+        Query parts(conn, drop_parts);
+        CAIRN_RETURN_IF_ERROR(parts.Bind(id).Bind(lists).Run("drop entity parts"));
+      }
     }
-    const MetadataParts& parts = *swap.parts;
+    for (int64_t list = 0; list < lists; ++list) {
+      CAIRN_RETURN_IF_ERROR(WritePartList(conn, id, list, swap.parts[list]));
+    }
+    return Ok();
+  }
+
+  static Status WritePartList(SqlConnection& conn, int64_t id, int64_t list,
+                              const MetadataParts& parts) {
     size_t keep = 0;
     if (parts.shared > 0) {
       CAIRN_ASSIGN_OR_RAISE(
-          auto* count, conn.Prepare("SELECT part_count FROM split_entities WHERE entity_id = ?"));
+          auto* count, conn.Prepare("SELECT part_count FROM split_entities "
+                                    "WHERE entity_id = ? AND list = ?"));
       Query query(conn, count);
-      query.Bind(id);
+      query.Bind(id).Bind(list);
       CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("count entity parts"));
       if (row && query.Int(0) == static_cast<int64_t>(parts.current_count)) {
         keep = std::min(parts.shared, parts.parts.size());
       }
     }
-    CAIRN_RETURN_IF_ERROR(DeleteParts(conn, id, keep));
     CAIRN_ASSIGN_OR_RAISE(
-        auto* insert,
-        conn.Prepare("INSERT INTO entity_parts (entity_id, position, body) VALUES (?, ?, ?)"));
+        auto* del, conn.Prepare("DELETE FROM entity_parts "
+                                "WHERE entity_id = ? AND list = ? AND position >= ?"));
+    {
+      Query query(conn, del);
+      CAIRN_RETURN_IF_ERROR(
+          query.Bind(id).Bind(list).Bind(static_cast<int64_t>(keep)).Run("drop entity parts"));
+    }
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* insert, conn.Prepare("INSERT INTO entity_parts (entity_id, list, position, body) "
+                                   "VALUES (?, ?, ?, ?)"));
     for (size_t i = keep; i < parts.parts.size(); ++i) {
       Query query(conn, insert);
       CAIRN_RETURN_IF_ERROR(query.Bind(id)
+                                .Bind(list)
                                 .Bind(static_cast<int64_t>(i))
                                 .Bind(parts.parts[i])
                                 .Run("store entity part"));
     }
     CAIRN_ASSIGN_OR_RAISE(
         auto* layout,
-        conn.Prepare("INSERT INTO split_entities (entity_id, parts_at, part_count) "
-                     "VALUES (?, ?, ?) ON CONFLICT (entity_id) DO UPDATE SET "
+        conn.Prepare("INSERT INTO split_entities (entity_id, list, parts_at, part_count) "
+                     "VALUES (?, ?, ?, ?) ON CONFLICT (entity_id, list) DO UPDATE SET "
                      "parts_at = excluded.parts_at, part_count = excluded.part_count"));
     Query query(conn, layout);
     return query.Bind(id)
+        .Bind(list)
         .Bind(static_cast<int64_t>(parts.insert_at))
         .Bind(static_cast<int64_t>(parts.parts.size()))
         .Run("store entity layout");
-  }
-
-  static Status DeleteParts(SqlConnection& conn, int64_t id, size_t from) {
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* del,
-        conn.Prepare("DELETE FROM entity_parts WHERE entity_id = ? AND position >= ?"));
-    Query query(conn, del);
-    return query.Bind(id).Bind(static_cast<int64_t>(from)).Run("drop entity parts");
   }
 
   /// Fills `record`'s location, version and whole metadata (the head with its parts put
@@ -691,12 +708,12 @@ class SqlStore final : public MetaStore {
     CAIRN_ASSIGN_OR_RAISE(
         auto* row_stmt,
         conn.Prepare("SELECT metadata_location, metadata, version FROM entities WHERE id = ?"));
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* layout_stmt,
-        conn.Prepare("SELECT parts_at FROM split_entities WHERE entity_id = ?"));
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* parts_stmt,
-        conn.Prepare("SELECT body FROM entity_parts WHERE entity_id = ? ORDER BY position"));
+    CAIRN_ASSIGN_OR_RAISE(auto* layout_stmt,
+                          conn.Prepare("SELECT list, parts_at FROM split_entities "
+                                       "WHERE entity_id = ? ORDER BY list"));
+    CAIRN_ASSIGN_OR_RAISE(auto* parts_stmt,
+                          conn.Prepare("SELECT list, body FROM entity_parts "
+                                       "WHERE entity_id = ? ORDER BY list, position"));
     CAIRN_ASSIGN_OR_RAISE(auto* version_stmt,
                           conn.Prepare("SELECT version FROM entities WHERE id = ?"));
     constexpr int kMaxReads = 16;
@@ -714,11 +731,16 @@ class SqlStore final : public MetaStore {
       {
         Query layout(conn, layout_stmt);
         layout.Bind(record.id);
-        CAIRN_ASSIGN_OR_RAISE(bool split, layout.Step("load entity layout"));
-        if (split) {
+        std::vector<std::pair<int64_t, int64_t>> lists;  // (list, parts_at)
+        for (;;) {
+          CAIRN_ASSIGN_OR_RAISE(bool row, layout.Step("load entity layout"));
+          if (!row) break;
+          lists.emplace_back(layout.Int(0), layout.Int(1));
+        }
+        if (!lists.empty()) {
           Query parts(conn, parts_stmt);
           parts.Bind(record.id);
-          CAIRN_ASSIGN_OR_RAISE(whole, JoinParts(record.metadata, layout.Int(0), parts));
+          CAIRN_ASSIGN_OR_RAISE(whole, JoinParts(record.metadata, lists, parts));
         }
       }
       Query again(conn, version_stmt);
@@ -733,27 +755,37 @@ class SqlStore final : public MetaStore {
                               record.id);
   }
 
-  /// `head[0, at)`, the rows of `parts` joined by `,`, then `head[at, end)`.
-  static Result<std::string> JoinParts(const std::string& head, int64_t at, Query& parts) {
-    if (at < 0 || static_cast<size_t>(at) > head.size()) {
-      return Internal("Stored metadata splits at {}, beyond its {} bytes", at, head.size());
-    }
-    std::vector<std::string> bodies;
+  /// The head with each list's parts (rows of `parts`: list, body), joined by `,`, put in
+  /// at the list's offset.
+  static Result<std::string> JoinParts(const std::string& head,
+                                       const std::vector<std::pair<int64_t, int64_t>>& lists,
+                                       Query& parts) {
+    std::vector<std::pair<int64_t, std::string>> bodies;
     size_t total = head.size();
     for (;;) {
       CAIRN_ASSIGN_OR_RAISE(bool row, parts.Step("load entity parts"));
       if (!row) break;
-      bodies.push_back(parts.TakeText(0));
-      total += bodies.back().size() + 1;
+      bodies.emplace_back(parts.Int(0), parts.TakeText(1));
+      total += bodies.back().second.size() + 1;
     }
     std::string whole;
     whole.reserve(total);
-    whole.append(head, 0, static_cast<size_t>(at));
-    for (size_t i = 0; i < bodies.size(); ++i) {
-      if (i > 0) whole.push_back(',');
-      whole.append(bodies[i]);
+    size_t copied = 0;  // of the head
+    size_t next = 0;    // in bodies
+    for (const auto& [list, at] : lists) {
+      if (at < static_cast<int64_t>(copied) || static_cast<size_t>(at) > head.size()) {
+        return Internal("Stored metadata splits at {}, outside its {} bytes", at, head.size());
+      }
+      whole.append(head, copied, static_cast<size_t>(at) - copied);
+      copied = static_cast<size_t>(at);
+      while (next < bodies.size() && bodies[next].first < list) ++next;  // never written
+      for (bool first = true; next < bodies.size() && bodies[next].first == list; ++next) {
+        if (!first) whole.push_back(',');
+        first = false;
+        whole.append(bodies[next].second);
+      }
     }
-    whole.append(head, static_cast<size_t>(at));
+    whole.append(head, copied);
     return whole;
   }
 

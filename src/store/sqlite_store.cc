@@ -114,14 +114,17 @@ const std::vector<const char*>& Migrations() {
       R"sql(
       CREATE TABLE entity_parts (
         entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        list      INTEGER NOT NULL,
         position  INTEGER NOT NULL,
         body      BLOB NOT NULL,
-        PRIMARY KEY (entity_id, position)
+        PRIMARY KEY (entity_id, list, position)
       );
       CREATE TABLE split_entities (
-        entity_id  INTEGER PRIMARY KEY REFERENCES entities(id) ON DELETE CASCADE,
+        entity_id  INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        list       INTEGER NOT NULL,
         parts_at   INTEGER NOT NULL,
-        part_count INTEGER NOT NULL
+        part_count INTEGER NOT NULL,
+        PRIMARY KEY (entity_id, list)
       );
       )sql",
   };

@@ -876,16 +876,18 @@ TEST_P(MetaStoreTest, DropEntityWithRecordDropsOnlyThatKind) {
   EXPECT_EQ((*record)->payload, "a.t;");
 }
 
-/// A swap that stores `doc` = `{"a":1,"s":[` parts `],"z":2}` split into its parts.
+/// A swap that stores `doc` = `{"a":1,"s":[` parts `],"z":2}` split into its parts (views
+/// of `parts`: use it within the expression that makes the swap).
 EntitySwap SplitSwap(int64_t id, std::string from, std::string to,
                      const std::vector<std::string>& parts, size_t shared,
                      size_t current_count) {
-  EntitySwap swap{id, std::move(from), std::move(to), R"({"a":1,"s":[],"z":2})",
-                  MetadataParts{}};
-  swap.parts->insert_at = std::string_view(R"({"a":1,"s":[)").size();
-  for (const auto& part : parts) swap.parts->parts.push_back(part);
-  swap.parts->shared = shared;
-  swap.parts->current_count = current_count;
+  EntitySwap swap{id, std::move(from), std::move(to), R"({"a":1,"s":[],"z":2})"};
+  MetadataParts list;
+  list.insert_at = std::string_view(R"({"a":1,"s":[)").size();
+  for (const auto& part : parts) list.parts.push_back(part);
+  list.shared = shared;
+  list.current_count = current_count;
+  swap.parts.push_back(std::move(list));
   return swap;
 }
 
@@ -943,6 +945,44 @@ TEST_P(MetaStoreTest, SplitMetadataLoadsWholeAndStoresOnlyNewParts) {
   EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole(""));
 }
 
+TEST_P(MetaStoreTest, SplitMetadataHasListsThatChangeIndependently) {
+  Create({"db"});
+  auto created =
+      store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "m0", "{}");
+  ASSERT_THAT(created, IsOk());
+  // `{"s":[` list 0 `],"l":[` list 1 `]}`
+  const std::string head = R"({"s":[],"l":[]})";
+  const auto swap = [&](std::string from, std::string to, std::vector<std::string> s,
+                        size_t s_shared, size_t s_count, std::vector<std::string> l,
+                        size_t l_shared, size_t l_count) {
+    EntitySwap out{created->id, std::move(from), std::move(to), head};
+    static std::vector<std::vector<std::string>> keep;  // the views must outlive the call
+    keep.push_back(std::move(s));
+    keep.push_back(std::move(l));
+    const auto& s_parts = keep[keep.size() - 2];
+    const auto& l_parts = keep.back();
+    MetadataParts first{6, {}, s_shared, s_count};
+    for (const auto& p : s_parts) first.parts.push_back(p);
+    MetadataParts second{13, {}, l_shared, l_count};
+    for (const auto& p : l_parts) second.parts.push_back(p);
+    out.parts = {first, second};
+    return out;
+  };
+  ASSERT_THAT(store_->SwapEntities({swap("m0", "m1", {"1"}, 0, 0, {"a", "b"}, 0, 0)}),
+              ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), R"({"s":[1],"l":[a,b]})");
+  ASSERT_THAT(store_->SwapEntities({swap("m1", "m2", {"1", "2"}, 1, 1, {"b", "c"}, 0, 2)}),
+              ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), R"({"s":[1,2],"l":[b,c]})");
+  ASSERT_THAT(store_->SwapEntities({swap("m2", "m3", {}, 0, 2, {"b", "c", "d"}, 2, 2)}),
+              ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), R"({"s":[],"l":[b,c,d]})");
+  // One list only now: the second list's parts go.
+  ASSERT_THAT(store_->SwapEntities({SplitSwap(created->id, "m3", "m4", {"9"}, 0, 0)}),
+              ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("9"));
+}
+
 TEST_P(MetaStoreTest, SplitMetadataIsNeverReadHalfOldHalfNew) {
   Create({"db"});
   auto created =
@@ -951,11 +991,13 @@ TEST_P(MetaStoreTest, SplitMetadataIsNeverReadHalfOldHalfNew) {
   // Version k is `[k,` and k parts `x`: a load must see as many parts as its head says.
   const auto version = [](int k, const std::vector<std::string>& parts) {
     EntitySwap swap{0, "v" + std::to_string(k - 1), "v" + std::to_string(k),
-                    "[" + std::to_string(k) + ",]", MetadataParts{}};
-    swap.parts->insert_at = swap.new_metadata.size() - 1;
-    for (const auto& part : parts) swap.parts->parts.push_back(part);
-    swap.parts->shared = parts.size() - 1;
-    swap.parts->current_count = parts.size() - 1;
+                    "[" + std::to_string(k) + ",]"};
+    MetadataParts list;
+    list.insert_at = swap.new_metadata.size() - 1;
+    for (const auto& part : parts) list.parts.push_back(part);
+    list.shared = parts.size() - 1;
+    list.current_count = parts.size() - 1;
+    swap.parts.push_back(std::move(list));
     return swap;
   };
   constexpr int kVersions = 60;
