@@ -548,7 +548,11 @@ Result<LoadedTable> TableService::CommitTable(
   // Queued here, each starts from the state its predecessor left and, when its
   // requirements no longer hold, fails before writing anything. Only this process's
   // commits queue: the compare-and-swap in the store still decides between replicas.
-  auto queued = table_commits_.Lock(TableLockKey(record, ident));
+  // A queued commit holds a worker thread, so only kMaxQueuedCommits wait per table;
+  // more run unqueued, as they did before (the swap makes that safe), and one busy
+  // table cannot take every worker from the others.
+  auto queued =
+      table_commits_.LockUnlessQueued(TableLockKey(record, ident), kMaxQueuedCommits);
   for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
     CAIRN_ASSIGN_OR_RAISE(auto current, LoadCurrent(record, ident));
     const EntityPointer& entity = current.pointer;

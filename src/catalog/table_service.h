@@ -80,6 +80,8 @@ class TableService {
  public:
   /// \brief Commit attempts before a lost race is reported as 409.
   static constexpr int kMaxCommitAttempts = 10;
+  /// Commits to one table that may wait for the one in progress (see CommitTable).
+  static constexpr int kMaxQueuedCommits = 2;
   /// \brief Memory for cached metadata representations (estimated bytes).
   static constexpr size_t kMetadataCacheBytes = size_t{128} << 20;
 

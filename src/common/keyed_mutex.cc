@@ -1,29 +1,56 @@
 #include "common/keyed_mutex.h"
 
+#include <utility>
+
 namespace cairn {
 
-KeyedMutex::Guard::Guard(KeyedMutex& owner, std::string key)
-    : owner_(owner), key_(std::move(key)) {
-  std::unique_lock lock(owner_.mutex_);
-  Slot& slot = owner_.slots_[key_];
-  ++slot.waiters;
-  owner_.released_.wait(lock, [&] { return !slot.held; });
-  --slot.waiters;
-  slot.held = true;
-}
+KeyedMutex::Guard::Guard(Guard&& other) noexcept
+    : owner_(std::exchange(other.owner_, nullptr)), key_(std::move(other.key_)) {}
 
 KeyedMutex::Guard::~Guard() {
+  if (owner_ != nullptr) owner_->Release(key_);
+}
+
+KeyedMutex::Guard KeyedMutex::Lock(std::string key) {
+  Acquire(key, std::numeric_limits<int>::max());
+  return Guard(*this, std::move(key));
+}
+
+std::optional<KeyedMutex::Guard> KeyedMutex::LockUnlessQueued(std::string key,
+                                                               int max_waiters) {
+  if (!Acquire(key, max_waiters)) return std::nullopt;
+  return Guard(*this, std::move(key));
+}
+
+int KeyedMutex::Waiting(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  auto it = slots_.find(key);
+  return it == slots_.end() ? 0 : it->second.waiters;
+}
+
+bool KeyedMutex::Acquire(const std::string& key, int max_waiters) {
+  std::unique_lock lock(mutex_);
+  Slot& slot = slots_[key];
+  if (slot.held && slot.waiters >= max_waiters) return false;  // the slot is in use
+  ++slot.waiters;
+  released_.wait(lock, [&] { return !slot.held; });
+  --slot.waiters;
+  slot.held = true;
+  return true;
+}
+
+void KeyedMutex::Release(const std::string& key) {
   {
-    std::lock_guard lock(owner_.mutex_);
-    auto it = owner_.slots_.find(key_);
+    std::lock_guard lock(mutex_);
+    auto it = slots_.find(key);
     it->second.held = false;
     if (it->second.waiters == 0) {
-      owner_.slots_.erase(it);
+      slots_.erase(it);
       return;
     }
   }
   // Waiters of every key share the condition variable; each re-checks its own slot.
-  owner_.released_.notify_all();
+  released_.notify_all();
 }
 
 }  // namespace cairn

@@ -5,7 +5,9 @@
 /// holds.
 
 #include <condition_variable>
+#include <limits>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -15,27 +17,41 @@ namespace cairn {
 /// waiter are gone. Not reentrant: a thread must not lock a key it already holds.
 class KeyedMutex {
  public:
-  /// \brief Holds the key's lock until destroyed.
+  /// \brief Holds a key's lock until destroyed (or moved from).
   class Guard {
    public:
-    Guard(KeyedMutex& owner, std::string key);
-    ~Guard();
+    Guard(Guard&& other) noexcept;
+    Guard& operator=(Guard&&) = delete;
     Guard(const Guard&) = delete;
     Guard& operator=(const Guard&) = delete;
+    ~Guard();
 
    private:
-    KeyedMutex& owner_;
+    friend class KeyedMutex;
+    Guard(KeyedMutex& owner, std::string key) : owner_(&owner), key_(std::move(key)) {}
+    KeyedMutex* owner_;
     std::string key_;
   };
 
   /// \brief Blocks until no one else holds `key`, then holds it.
-  Guard Lock(std::string key) { return Guard(*this, std::move(key)); }
+  Guard Lock(std::string key);
+
+  /// \brief As Lock, unless `max_waiters` threads already wait for `key`: then nullopt
+  /// at once, without waiting.
+  std::optional<Guard> LockUnlessQueued(std::string key, int max_waiters);
+
+  /// \brief How many threads wait for `key` now (a snapshot, for tests and diagnostics).
+  int Waiting(const std::string& key);
 
  private:
   struct Slot {
     bool held = false;
     int waiters = 0;
   };
+  /// Takes `key`, waiting unless `max_waiters` others already wait; false if it did not.
+  bool Acquire(const std::string& key, int max_waiters);
+  void Release(const std::string& key);
+
   std::mutex mutex_;
   std::condition_variable released_;
   std::unordered_map<std::string, Slot> slots_;

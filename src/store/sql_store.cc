@@ -538,36 +538,38 @@ class SqlStore final : public MetaStore {
   Result<std::optional<EntityPointer>> LoadEntityPointer(int64_t catalog_id,
                                                          const NamespacePath& ns,
                                                          std::string_view name) override {
-    return Read([&](Lease& conn) -> Result<std::optional<EntityPointer>> {
-      CAIRN_ASSIGN_OR_RAISE(
-          auto* stmt,
-          // Only columns stored before `metadata`: SQLite reads a row's columns in order,
-          // so naming a later one would walk the metadata's overflow pages.
-          conn->Prepare("SELECT e.id, e.kind, e.metadata_location "
-                        "FROM entities e JOIN namespaces n ON e.namespace_id = n.id "
-                        "WHERE n.catalog_id = ? AND n.parent_path = ? AND n.name = ? "
-                        "AND e.name = ?"));
-      Query query(*conn, stmt);
-      query.Bind(catalog_id).Bind(ParentKey(ns)).Bind(ns.back()).Bind(name);
-      return StepPointer(query, "load entity pointer");
-    });
+    // Only columns stored before `metadata`: SQLite reads a row's columns in order, so
+    // naming a later one would walk the metadata's overflow pages.
+    return ReadPointer("SELECT e.id, e.kind, e.metadata_location "
+                       "FROM entities e JOIN namespaces n ON e.namespace_id = n.id "
+                       "WHERE n.catalog_id = ? AND n.parent_path = ? AND n.name = ? "
+                       "AND e.name = ?",
+                       catalog_id, ns, name, "load entity pointer");
   }
 
   Result<std::optional<EntityPointer>> FindEntityPointer(std::string_view catalog_name,
                                                          const NamespacePath& ns,
                                                          std::string_view name) override {
+    // As LoadEntityPointer, with the catalog joined in.
+    return ReadPointer("SELECT e.id, e.kind, e.metadata_location FROM catalogs c "
+                       "JOIN namespaces n ON n.catalog_id = c.id "
+                       "JOIN entities e ON e.namespace_id = n.id "
+                       "WHERE c.name = ? AND n.parent_path = ? AND n.name = ? "
+                       "AND e.name = ?",
+                       catalog_name, ns, name, "find entity pointer");
+  }
+
+  /// Runs a pointer query whose parameters are the catalog (id or name), the namespace's
+  /// parent key and name, and the entity's name.
+  template <class CatalogKey>
+  Result<std::optional<EntityPointer>> ReadPointer(const char* sql, CatalogKey catalog,
+                                                   const NamespacePath& ns,
+                                                   std::string_view name, const char* what) {
     return Read([&](Lease& conn) -> Result<std::optional<EntityPointer>> {
-      CAIRN_ASSIGN_OR_RAISE(
-          auto* stmt,
-          // As LoadEntityPointer (no column after `metadata`), with the catalog joined in.
-          conn->Prepare("SELECT e.id, e.kind, e.metadata_location FROM catalogs c "
-                        "JOIN namespaces n ON n.catalog_id = c.id "
-                        "JOIN entities e ON e.namespace_id = n.id "
-                        "WHERE c.name = ? AND n.parent_path = ? AND n.name = ? "
-                        "AND e.name = ?"));
+      CAIRN_ASSIGN_OR_RAISE(auto* stmt, conn->Prepare(sql));
       Query query(*conn, stmt);
-      query.Bind(catalog_name).Bind(ParentKey(ns)).Bind(ns.back()).Bind(name);
-      return StepPointer(query, "find entity pointer");
+      query.Bind(catalog).Bind(ParentKey(ns)).Bind(ns.back()).Bind(name);
+      return StepPointer(query, what);
     });
   }
 

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -59,6 +60,25 @@ TEST(KeyedMutexTest, AWaiterGetsTheKeyWhenItIsReleased) {
   waiter.join();
   EXPECT_TRUE(acquired.load());
   auto again = mutex.Lock("k");  // released and forgotten: free again
+}
+
+TEST(KeyedMutexTest, LockUnlessQueuedWaitsOnlyBehindAShortQueue) {
+  KeyedMutex mutex;
+  std::optional<KeyedMutex::Guard> held(mutex.Lock("k"));
+  std::atomic<bool> waiter_got_it{false};
+  std::thread waiter([&] {
+    auto guard = mutex.LockUnlessQueued("k", 1);  // nobody waits yet: it waits
+    waiter_got_it = guard.has_value();
+  });
+  while (mutex.Waiting("k") < 1) std::this_thread::yield();
+  // One waits already: a second caller does not queue behind it...
+  EXPECT_FALSE(mutex.LockUnlessQueued("k", 1).has_value());
+  // ...while a longer queue may form, and other keys are free.
+  EXPECT_TRUE(mutex.LockUnlessQueued("other", 1).has_value());
+  held.reset();
+  waiter.join();
+  EXPECT_TRUE(waiter_got_it.load());
+  EXPECT_EQ(mutex.Waiting("k"), 0);
 }
 
 }  // namespace
