@@ -107,10 +107,11 @@ struct StoredResponse {
   std::string etag;
 };
 
-/// \brief One list of parts of metadata stored split: a head plus lists of parts, so
-/// that a version that keeps most parts of the one before (a commit adding a snapshot
-/// to a long history) stores only what changed. The document is the head with each
-/// list's parts, joined by `,`, put in at its `insert_at`; loads get it whole.
+/// \brief One list of parts of an Iceberg table's metadata stored split (other kinds are
+/// always stored whole): a head plus lists of parts, so that a version that keeps most
+/// parts of the one before (a commit adding a snapshot to a long history) stores only
+/// what changed. The document is the head with each list's parts, joined by `,`, put in
+/// at its `insert_at`; loads get it whole.
 struct MetadataParts {
   /// Byte offset in the head where the joined parts go; the lists of one entity are
   /// given in ascending order of this offset.

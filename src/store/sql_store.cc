@@ -702,8 +702,9 @@ class SqlStore final : public MetaStore {
         .Run("store entity layout");
   }
 
-  /// Fills `record`'s location, version and whole metadata (the head with its parts put
-  /// in, when stored split); false when the entity is gone. Head and parts are separate
+  /// Fills the location, version and whole metadata of `record` (whose id and kind are
+  /// set): the head with its parts put in, when stored split; false when the entity is
+  /// gone. Head and parts are separate
   /// rows: a swap landing between reading one and the other shows as a new version,
   /// and the read starts over.
   static Result<bool> ReadMetadata(SqlConnection& conn, EntityRecord& record) {
@@ -729,6 +730,8 @@ class SqlStore final : public MetaStore {
         record.metadata = query.TakeText(1);
         record.version = query.Int(2);
       }
+      // Only Iceberg tables are stored split (MetadataParts): the rest is whole.
+      if (record.kind != EntityKind::kIcebergTable) return true;
       std::optional<std::string> whole;
       {
         Query layout(conn, layout_stmt);
