@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "common/result.h"
-#include "io/file_io.h"
 #include "iceberg/table_metadata.h"
+#include "io/file_io.h"
 
 namespace cairn {
 
@@ -26,8 +26,8 @@ std::string NextMetadataLocation(std::string_view location,
                                  std::string_view previous_location, bool gzip_by_default);
 
 /// \brief Writes the metadata file at `location` holding `json` (gzip-compressed when the
-/// name says so; else `json` itself, without a copy). Errors: `kInternal` if compression fails, and those
-/// of `FileIO::WriteFileAtomic`.
+/// name says so; else `json` itself, without a copy). Errors: `kInternal` if compression
+/// fails, and those of `FileIO::WriteFileAtomic`.
 Status WriteMetadataFile(FileIO& io, std::string_view location, std::string_view json);
 
 /// \brief The JSON text of a metadata file read from `location`, gunzipped for

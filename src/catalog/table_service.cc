@@ -50,9 +50,8 @@ bool IsAssignedLocation(std::string_view location, std::string_view warehouse) {
 iceberg::TableMetadata WithReferencedSnapshots(iceberg::TableMetadata metadata) {
   std::set<int64_t> referenced;
   for (const auto& [name, ref] : metadata.refs) referenced.insert(ref.snapshot_id);
-  metadata.snapshots.EraseIf([&](const iceberg::Snapshot& s) {
-    return referenced.count(s.snapshot_id) == 0;
-  });
+  metadata.snapshots.EraseIf(
+      [&](const iceberg::Snapshot& s) { return referenced.count(s.snapshot_id) == 0; });
   return metadata;
 }
 
@@ -77,7 +76,8 @@ MetadataCache::Form FormOf(SnapshotsMode mode) {
 /// One key per table, unambiguous whatever characters the names contain.
 std::string TableLockKey(const CatalogRecord& catalog, const TableIdent& ident) {
   std::string key = std::to_string(catalog.id);
-  for (const auto& level : ident.ns) fmt::format_to(std::back_inserter(key), "/{}:{}", level.size(), level);
+  for (const auto& level : ident.ns)
+    fmt::format_to(std::back_inserter(key), "/{}:{}", level.size(), level);
   fmt::format_to(std::back_inserter(key), "/{}:{}", ident.name.size(), ident.name);
   return key;
 }
@@ -105,9 +105,9 @@ Error TableService::NameTaken(const CatalogRecord& catalog, const TableIdent& id
 Result<TableService::WrittenMetadata> TableService::WriteMetadata(
     const iceberg::TableMetadata& metadata, std::string_view previous_location) {
   auto encoded = iceberg::EncodeTableMetadata(metadata);
-  WrittenMetadata written{
-      LoadedTable{NextMetadataLocation(metadata, previous_location), std::move(encoded.json)},
-      std::move(encoded)};
+  WrittenMetadata written{LoadedTable{NextMetadataLocation(metadata, previous_location),
+                                      std::move(encoded.json)},
+                          std::move(encoded)};
   CAIRN_RETURN_IF_ERROR(WriteMetadataFile(io_, written.table.metadata_location,
                                           written.table.metadata_json));
   return written;
@@ -118,13 +118,15 @@ namespace {
 using Span = iceberg::EncodedTableMetadata::Span;
 
 /// One list of parts: views of `items` in `json`, put in the head at `insert_at`.
-MetadataParts PartsOf(const std::string& json, size_t insert_at, const std::vector<Span>& items,
-                      size_t shared, size_t current_count) {
+MetadataParts PartsOf(const std::string& json, size_t insert_at,
+                      const std::vector<Span>& items, size_t shared,
+                      size_t current_count) {
   MetadataParts parts;
   parts.insert_at = insert_at;
   parts.parts.reserve(items.size());
   for (const Span& item : items) {
-    parts.parts.push_back(std::string_view(json).substr(item.begin, item.end - item.begin));
+    parts.parts.push_back(
+        std::string_view(json).substr(item.begin, item.end - item.begin));
   }
   parts.shared = shared;
   parts.current_count = current_count;
@@ -157,16 +159,17 @@ EntitySwap TableService::SwapTo(const EntityPointer& entity,
   EntitySwap swap{entity.id, entity.metadata_location, written.table.metadata_location,
                   std::move(head)};
   // Entries are shared between versions: the same pointer is the same snapshot text.
-  swap.parts.push_back(PartsOf(
-      json, snapshots.begin, written.layout.snapshot_items,
-      SharedPrefix(base.snapshots.entries(), updated.snapshots.entries(),
-                   [](const auto& a, const auto& b) { return a == b; }),
-      base.snapshots.size()));
-  swap.parts.push_back(PartsOf(
-      json, log.begin - (snapshots.end - snapshots.begin), written.layout.snapshot_log_items,
-      SharedPrefix(base.snapshot_log, updated.snapshot_log,
-                   [](const auto& a, const auto& b) { return a == b; }),
-      base.snapshot_log.size()));
+  swap.parts.push_back(
+      PartsOf(json, snapshots.begin, written.layout.snapshot_items,
+              SharedPrefix(base.snapshots.entries(), updated.snapshots.entries(),
+                           [](const auto& a, const auto& b) { return a == b; }),
+              base.snapshots.size()));
+  swap.parts.push_back(
+      PartsOf(json, log.begin - (snapshots.end - snapshots.begin),
+              written.layout.snapshot_log_items,
+              SharedPrefix(base.snapshot_log, updated.snapshot_log,
+                           [](const auto& a, const auto& b) { return a == b; }),
+              base.snapshot_log.size()));
   return swap;
 }
 
@@ -295,18 +298,21 @@ Result<LoadedTable> TableService::LoadTable(
   CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
   // One store read finds the pointer (a round trip on PostgreSQL); the catalog record is
   // needed only on a cache miss, or to tell which part of the name does not exist.
-  CAIRN_ASSIGN_OR_RAISE(auto found, store_.FindEntityPointer(catalogs_.EffectiveName(catalog),
-                                                             ident.ns, ident.name));
+  CAIRN_ASSIGN_OR_RAISE(
+      auto found,
+      store_.FindEntityPointer(catalogs_.EffectiveName(catalog), ident.ns, ident.name));
   EntityPointer pointer;
   CatalogRecord record;
   if (found && found->kind == EntityKind::kIcebergTable) {
-    if (auto answer = CachedAnswer(*found, mode, client_has, kAnySize)) return std::move(*answer);
+    if (auto answer = CachedAnswer(*found, mode, client_has, kAnySize))
+      return std::move(*answer);
     pointer = std::move(*found);
     CAIRN_ASSIGN_OR_RAISE(record, catalogs_.ResolveCatalog(catalog));
   } else {
     CAIRN_ASSIGN_OR_RAISE(record, catalogs_.ResolveCatalog(catalog));
     CAIRN_ASSIGN_OR_RAISE(pointer, LoadPointer(record, ident));  // created meanwhile?
-    if (auto answer = CachedAnswer(pointer, mode, client_has, kAnySize)) return std::move(*answer);
+    if (auto answer = CachedAnswer(pointer, mode, client_has, kAnySize))
+      return std::move(*answer);
   }
   const auto form = FormOf(mode);
   if (mode == SnapshotsMode::kAll) {
@@ -328,7 +334,8 @@ std::optional<LoadedTable> TableService::LoadTableIfCached(
   if (!ValidateIdent(ident)) return std::nullopt;
   auto found =
       store_.FindEntityPointer(catalogs_.EffectiveName(catalog), ident.ns, ident.name);
-  if (!found || !*found || (*found)->kind != EntityKind::kIcebergTable) return std::nullopt;
+  if (!found || !*found || (*found)->kind != EntityKind::kIcebergTable)
+    return std::nullopt;
   return CachedAnswer(**found, mode, client_has, kMaxFastLoadBytes);
 }
 

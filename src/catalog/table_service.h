@@ -219,7 +219,8 @@ class TableService {
   /// The swap from `base` (the table's current metadata, at `entity`) to `updated`
   /// (written to `written`), storing the new metadata split so that the snapshots it
   /// shares with `base` are not stored again.
-  static EntitySwap SwapTo(const EntityPointer& entity, const iceberg::TableMetadata& base,
+  static EntitySwap SwapTo(const EntityPointer& entity,
+                           const iceberg::TableMetadata& base,
                            const iceberg::TableMetadata& updated,
                            const WrittenMetadata& written);
   /// After a failed swap whose outcome is unclear: reads the pointer back.

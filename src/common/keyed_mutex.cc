@@ -17,7 +17,7 @@ KeyedMutex::Guard KeyedMutex::Lock(std::string key) {
 }
 
 std::optional<KeyedMutex::Guard> KeyedMutex::LockUnlessQueued(std::string key,
-                                                               int max_waiters) {
+                                                              int max_waiters) {
   if (!Acquire(key, max_waiters)) return std::nullopt;
   return Guard(*this, std::move(key));
 }

@@ -176,7 +176,9 @@ const std::vector<Setting>& SettingTable() {
        Millis(&HttpOptions::read_timeout)},
       {{"write-timeout-ms", "Time allowed for writing one response (default 30000)"},
        Millis(&HttpOptions::write_timeout)},
-      {{"io-threads", "Network threads; they also answer cached table loads (default: one per core, at most 4)"},
+      {{"io-threads",
+        "Network threads; they also answer cached table loads (default: one per core, at "
+        "most 4)"},
        Count(&HttpOptions::io_threads, 1, 64)},
       {{"worker-threads", "Threads for blocking work such as store access (default 4)"},
        Integer(1, 256, [](ServerConfig& c, uint64_t v) { c.http.worker_threads = v; })},
@@ -316,8 +318,8 @@ Status FinalizeConfig(ServerConfig& config) {
   // Fast paths run on the I/O threads, which must never wait long: only an embedded store
   // answers a point read in microseconds, and only a pool the workers cannot exhaust
   // guarantees the I/O thread a connection.
-  config.http.inline_fast_paths = !IsPostgresUri(config.store) &&
-                                  pool_size >= workers_need + config.http.io_threads;
+  config.http.inline_fast_paths =
+      !IsPostgresUri(config.store) && pool_size >= workers_need + config.http.io_threads;
   if (IsPostgresUri(config.store)) {
     config.postgres.uri = config.store;
     CAIRN_ASSIGN_OR_RAISE(config.postgres.password, ReadStorePassword(config));

@@ -786,8 +786,6 @@ boost::json::value ToJson(const TableMetadata& metadata) {
   return obj;
 }
 
-
-
 Result<TableMetadata> TableMetadataFromJson(const boost::json::value& json,
                                             std::string_view path) {
   CAIRN_ASSIGN_OR_RAISE(const boost::json::object* obj, AsObject(json, path));
@@ -997,7 +995,8 @@ const std::string& SnapshotJson(const SnapshotList::Entry& entry) {
         boost::json::serialize(ToJson(entry.snapshot)));
     // The first text stored stays for the entry's lifetime (references to it remain
     // valid); a thread that lost the race uses the winner's equal text.
-    if (entry.encoded.compare_exchange_strong(encoded, fresh, std::memory_order_acq_rel)) {
+    if (entry.encoded.compare_exchange_strong(encoded, fresh,
+                                              std::memory_order_acq_rel)) {
       encoded = std::move(fresh);
     }
   }

@@ -52,15 +52,33 @@ class SnapshotList {
     reference operator*() const { return (*it_)->snapshot; }
     pointer operator->() const { return &(*it_)->snapshot; }
     reference operator[](difference_type n) const { return it_[n]->snapshot; }
-    const_iterator& operator++() { ++it_; return *this; }
+    const_iterator& operator++() {
+      ++it_;
+      return *this;
+    }
     const_iterator operator++(int) { return const_iterator(it_++); }
-    const_iterator& operator--() { --it_; return *this; }
+    const_iterator& operator--() {
+      --it_;
+      return *this;
+    }
     const_iterator operator--(int) { return const_iterator(it_--); }
-    const_iterator& operator+=(difference_type n) { it_ += n; return *this; }
-    const_iterator& operator-=(difference_type n) { it_ -= n; return *this; }
-    friend const_iterator operator+(const_iterator i, difference_type n) { return i += n; }
-    friend const_iterator operator+(difference_type n, const_iterator i) { return i += n; }
-    friend const_iterator operator-(const_iterator i, difference_type n) { return i -= n; }
+    const_iterator& operator+=(difference_type n) {
+      it_ += n;
+      return *this;
+    }
+    const_iterator& operator-=(difference_type n) {
+      it_ -= n;
+      return *this;
+    }
+    friend const_iterator operator+(const_iterator i, difference_type n) {
+      return i += n;
+    }
+    friend const_iterator operator+(difference_type n, const_iterator i) {
+      return i += n;
+    }
+    friend const_iterator operator-(const_iterator i, difference_type n) {
+      return i -= n;
+    }
     friend difference_type operator-(const const_iterator& a, const const_iterator& b) {
       return a.it_ - b.it_;
     }

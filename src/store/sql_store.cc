@@ -528,7 +528,8 @@ class SqlStore final : public MetaStore {
   }
 
   /// Steps a query that selects (id, kind, metadata_location) of at most one entity.
-  static Result<std::optional<EntityPointer>> StepPointer(Query& query, const char* what) {
+  static Result<std::optional<EntityPointer>> StepPointer(Query& query,
+                                                          const char* what) {
     CAIRN_ASSIGN_OR_RAISE(bool row, query.Step(what));
     if (!row) return std::optional<EntityPointer>{};
     CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(1)));
@@ -540,23 +541,25 @@ class SqlStore final : public MetaStore {
                                                          std::string_view name) override {
     // Only columns stored before `metadata`: SQLite reads a row's columns in order, so
     // naming a later one would walk the metadata's overflow pages.
-    return ReadPointer("SELECT e.id, e.kind, e.metadata_location "
-                       "FROM entities e JOIN namespaces n ON e.namespace_id = n.id "
-                       "WHERE n.catalog_id = ? AND n.parent_path = ? AND n.name = ? "
-                       "AND e.name = ?",
-                       catalog_id, ns, name, "load entity pointer");
+    return ReadPointer(
+        "SELECT e.id, e.kind, e.metadata_location "
+        "FROM entities e JOIN namespaces n ON e.namespace_id = n.id "
+        "WHERE n.catalog_id = ? AND n.parent_path = ? AND n.name = ? "
+        "AND e.name = ?",
+        catalog_id, ns, name, "load entity pointer");
   }
 
   Result<std::optional<EntityPointer>> FindEntityPointer(std::string_view catalog_name,
                                                          const NamespacePath& ns,
                                                          std::string_view name) override {
     // As LoadEntityPointer, with the catalog joined in.
-    return ReadPointer("SELECT e.id, e.kind, e.metadata_location FROM catalogs c "
-                       "JOIN namespaces n ON n.catalog_id = c.id "
-                       "JOIN entities e ON e.namespace_id = n.id "
-                       "WHERE c.name = ? AND n.parent_path = ? AND n.name = ? "
-                       "AND e.name = ?",
-                       catalog_name, ns, name, "find entity pointer");
+    return ReadPointer(
+        "SELECT e.id, e.kind, e.metadata_location FROM catalogs c "
+        "JOIN namespaces n ON n.catalog_id = c.id "
+        "JOIN entities e ON e.namespace_id = n.id "
+        "WHERE c.name = ? AND n.parent_path = ? AND n.name = ? "
+        "AND e.name = ?",
+        catalog_name, ns, name, "find entity pointer");
   }
 
   /// Runs a pointer query whose parameters are the catalog (id or name), the namespace's
@@ -564,7 +567,8 @@ class SqlStore final : public MetaStore {
   template <class CatalogKey>
   Result<std::optional<EntityPointer>> ReadPointer(const char* sql, CatalogKey catalog,
                                                    const NamespacePath& ns,
-                                                   std::string_view name, const char* what) {
+                                                   std::string_view name,
+                                                   const char* what) {
     return Read([&](Lease& conn) -> Result<std::optional<EntityPointer>> {
       CAIRN_ASSIGN_OR_RAISE(auto* stmt, conn->Prepare(sql));
       Query query(*conn, stmt);
@@ -660,9 +664,9 @@ class SqlStore final : public MetaStore {
                               const MetadataParts& parts) {
     size_t keep = 0;
     if (parts.shared > 0) {
-      CAIRN_ASSIGN_OR_RAISE(
-          auto* count, conn.Prepare("SELECT part_count FROM split_entities "
-                                    "WHERE entity_id = ? AND list = ?"));
+      CAIRN_ASSIGN_OR_RAISE(auto* count,
+                            conn.Prepare("SELECT part_count FROM split_entities "
+                                         "WHERE entity_id = ? AND list = ?"));
       Query query(conn, count);
       query.Bind(id).Bind(list);
       CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("count entity parts"));
@@ -675,12 +679,15 @@ class SqlStore final : public MetaStore {
                                 "WHERE entity_id = ? AND list = ? AND position >= ?"));
     {
       Query query(conn, del);
-      CAIRN_RETURN_IF_ERROR(
-          query.Bind(id).Bind(list).Bind(static_cast<int64_t>(keep)).Run("drop entity parts"));
+      CAIRN_RETURN_IF_ERROR(query.Bind(id)
+                                .Bind(list)
+                                .Bind(static_cast<int64_t>(keep))
+                                .Run("drop entity parts"));
     }
     CAIRN_ASSIGN_OR_RAISE(
-        auto* insert, conn.Prepare("INSERT INTO entity_parts (entity_id, list, position, body) "
-                                   "VALUES (?, ?, ?, ?)"));
+        auto* insert,
+        conn.Prepare("INSERT INTO entity_parts (entity_id, list, position, body) "
+                     "VALUES (?, ?, ?, ?)"));
     for (size_t i = keep; i < parts.parts.size(); ++i) {
       Query query(conn, insert);
       CAIRN_RETURN_IF_ERROR(query.Bind(id)
@@ -710,7 +717,8 @@ class SqlStore final : public MetaStore {
   static Result<bool> ReadMetadata(SqlConnection& conn, EntityRecord& record) {
     CAIRN_ASSIGN_OR_RAISE(
         auto* row_stmt,
-        conn.Prepare("SELECT metadata_location, metadata, version FROM entities WHERE id = ?"));
+        conn.Prepare(
+            "SELECT metadata_location, metadata, version FROM entities WHERE id = ?"));
     CAIRN_ASSIGN_OR_RAISE(auto* layout_stmt,
                           conn.Prepare("SELECT list, parts_at FROM split_entities "
                                        "WHERE entity_id = ? ORDER BY list"));
@@ -732,7 +740,9 @@ class SqlStore final : public MetaStore {
       }
       // Only Iceberg tables are stored split (MetadataParts): the rest is whole.
       if (record.kind != EntityKind::kIcebergTable) return true;
-      std::optional<std::string> whole;
+      // nullopt: stored whole. An error here may only mean that the layout read belongs
+      // to a newer version than the head: the version check below tells.
+      Result<std::optional<std::string>> whole = std::optional<std::string>{};
       {
         Query layout(conn, layout_stmt);
         layout.Bind(record.id);
@@ -745,7 +755,12 @@ class SqlStore final : public MetaStore {
         if (!lists.empty()) {
           Query parts(conn, parts_stmt);
           parts.Bind(record.id);
-          CAIRN_ASSIGN_OR_RAISE(whole, JoinParts(record.metadata, lists, parts));
+          auto joined = JoinParts(record.metadata, lists, parts);
+          if (joined) {
+            whole = std::optional<std::string>(std::move(*joined));
+          } else {
+            whole = tl::unexpected(joined.error());
+          }
         }
       }
       Query again(conn, version_stmt);
@@ -753,7 +768,8 @@ class SqlStore final : public MetaStore {
       CAIRN_ASSIGN_OR_RAISE(bool row, again.Step("check entity version"));
       if (!row) return false;
       if (again.Int(0) != record.version) continue;
-      if (whole) record.metadata = std::move(*whole);
+      if (!whole) return tl::unexpected(whole.error());  // consistent, yet unreadable
+      if (*whole) record.metadata = std::move(**whole);
       return true;
     }
     return ServiceUnavailable("The metadata of entity {} kept changing while being read",
@@ -762,9 +778,9 @@ class SqlStore final : public MetaStore {
 
   /// The head with each list's parts (rows of `parts`: list, body), joined by `,`, put in
   /// at the list's offset.
-  static Result<std::string> JoinParts(const std::string& head,
-                                       const std::vector<std::pair<int64_t, int64_t>>& lists,
-                                       Query& parts) {
+  static Result<std::string> JoinParts(
+      const std::string& head, const std::vector<std::pair<int64_t, int64_t>>& lists,
+      Query& parts) {
     std::vector<std::pair<int64_t, std::string>> bodies;
     size_t total = head.size();
     for (;;) {
@@ -779,12 +795,14 @@ class SqlStore final : public MetaStore {
     size_t next = 0;    // in bodies
     for (const auto& [list, at] : lists) {
       if (at < static_cast<int64_t>(copied) || static_cast<size_t>(at) > head.size()) {
-        return Internal("Stored metadata splits at {}, outside its {} bytes", at, head.size());
+        return Internal("Stored metadata splits at {}, outside its {} bytes", at,
+                        head.size());
       }
       whole.append(head, copied, static_cast<size_t>(at) - copied);
       copied = static_cast<size_t>(at);
       while (next < bodies.size() && bodies[next].first < list) ++next;  // never written
-      for (bool first = true; next < bodies.size() && bodies[next].first == list; ++next) {
+      for (bool first = true; next < bodies.size() && bodies[next].first == list;
+           ++next) {
         if (!first) whole.push_back(',');
         first = false;
         whole.append(bodies[next].second);
@@ -1098,7 +1116,8 @@ class SqlStore final : public MetaStore {
           if (!ns_id) return std::optional<EntityRecord>{};
           CAIRN_ASSIGN_OR_RAISE(
               auto* stmt,
-              conn->Prepare("SELECT id, kind FROM entities WHERE namespace_id = ? AND name = ?"));
+              conn->Prepare(
+                  "SELECT id, kind FROM entities WHERE namespace_id = ? AND name = ?"));
           EntityRecord record;
           {
             Query query(*conn, stmt);
@@ -1296,7 +1315,8 @@ class SqlStore final : public MetaStore {
       const DropPlanner& planner) {
     CAIRN_ASSIGN_OR_RAISE(
         auto* entities,
-        conn.Prepare("SELECT id, kind, name FROM entities WHERE namespace_id = ? ORDER BY name"));
+        conn.Prepare(
+            "SELECT id, kind, name FROM entities WHERE namespace_id = ? ORDER BY name"));
     std::vector<EntityRecord> dropped;
     for (const auto& ns : namespaces) {
       Query query(conn, entities);

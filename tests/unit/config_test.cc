@@ -1,4 +1,3 @@
-#include <thread>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -7,6 +6,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -450,7 +450,8 @@ TEST_F(FinalizeConfigTest, PoolSizeDefaultsToTwoPerWorkerThreadAndOnePerIoThread
 
 TEST_F(FinalizeConfigTest, FastPathsStayOffThePostgresStore) {
   config_.data_dir = (dir_.path() / "data").string();
-  ASSERT_THAT(ApplySetting(config_, "store", "postgresql://cairn@127.0.0.1:5432/db"), IsOk());
+  ASSERT_THAT(ApplySetting(config_, "store", "postgresql://cairn@127.0.0.1:5432/db"),
+              IsOk());
   ASSERT_THAT(FinalizeConfig(config_), IsOk());
   EXPECT_FALSE(config_.http.inline_fast_paths);
 }

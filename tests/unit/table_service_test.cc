@@ -544,7 +544,8 @@ TEST_F(TableServiceTest, ACommitCachesBothFormsAsTheyWouldBeSerialized) {
   Create("t");
   AppendOk("t", 1, std::nullopt, 1);
   AppendOk("t", 2, 1, 2);
-  ASSERT_THAT(Commit("t", {}, {ice::SetSnapshotRef{"v1", ice::SnapshotRef::Tag(1)}}), IsOk());
+  ASSERT_THAT(Commit("t", {}, {ice::SetSnapshotRef{"v1", ice::SnapshotRef::Tag(1)}}),
+              IsOk());
   ASSERT_THAT(Commit("t", {}, {ice::AddSnapshot{MakeSnapshot(3, 2, 3, now_)}}), IsOk());
   // Cut from the commit's text, both forms are cached at once...
   auto refs = service_->LoadTableIfCached("", t, SnapshotsMode::kRefs);
@@ -574,8 +575,8 @@ TEST_F(TableServiceTest, LoadIfCachedLeavesEveryErrorToLoadTable) {
             std::nullopt);
   EXPECT_EQ(service_->LoadTableIfCached("", {{"ns"}, ""}, SnapshotsMode::kAll),
             std::nullopt);
-  EXPECT_TRUE(
-      service_->LoadTableIfCached("default", {{"ns"}, "t"}, SnapshotsMode::kAll).has_value());
+  EXPECT_TRUE(service_->LoadTableIfCached("default", {{"ns"}, "t"}, SnapshotsMode::kAll)
+                  .has_value());
 }
 
 // --- commit -------------------------------------------------------------------------------

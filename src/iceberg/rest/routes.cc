@@ -33,7 +33,8 @@ constexpr Endpoint Tables(const char* method, const char* path,
 }
 constexpr Endpoint Tables(const char* method, const char* path,
                           Result<Response> (*handler)(TableService&, const Request&),
-                          std::optional<Response> (*fast)(TableService&, const Request&)) {
+                          std::optional<Response> (*fast)(TableService&,
+                                                          const Request&)) {
   return {method, path, Service::kTables, nullptr, handler, nullptr, fast};
 }
 constexpr Endpoint Views(const char* method, const char* path,
@@ -54,7 +55,8 @@ constexpr std::array<Endpoint, 24> kEndpoints = {{
     Catalog("GET", kNamespace, LoadNamespace),
     Catalog("HEAD", kNamespace, NamespaceExists),
     Catalog("DELETE", kNamespace, DropNamespace),
-    Catalog("POST", "/v1/{prefix}/namespaces/{namespace}/properties", UpdateNamespaceProperties),
+    Catalog("POST", "/v1/{prefix}/namespaces/{namespace}/properties",
+            UpdateNamespaceProperties),
     Tables("GET", kTables, ListTables),
     Tables("POST", kTables, CreateTable),
     Tables("GET", kTable, LoadTable, LoadTableIfCached),
@@ -63,7 +65,8 @@ constexpr std::array<Endpoint, 24> kEndpoints = {{
     Tables("DELETE", kTable, DropTable),
     Tables("POST", "/v1/{prefix}/namespaces/{namespace}/register", RegisterTable),
     Tables("POST", "/v1/{prefix}/tables/rename", RenameTable),
-    Tables("POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", ReportMetrics),
+    Tables("POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
+           ReportMetrics),
     Tables("POST", "/v1/{prefix}/transactions/commit", CommitTransaction),
     Views("GET", kViews, ListViews),
     Views("POST", kViews, CreateView),
@@ -133,8 +136,8 @@ void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tab
         handler = idempotency->Wrap(std::string(endpoint.method) + " " + endpoint.path,
                                     Protocol::kIceberg, std::move(handler));
       }
-      router.Add(Route{endpoint.method, std::string(base) + endpoint.path, Protocol::kIceberg,
-                       true, handler, fast});
+      router.Add(Route{endpoint.method, std::string(base) + endpoint.path,
+                       Protocol::kIceberg, true, handler, fast});
       router.Add(Route{endpoint.method, std::string(base) + WithoutPrefix(endpoint.path),
                        Protocol::kIceberg, true, handler, fast});
     }

@@ -67,13 +67,15 @@ Result<LoadRequest> LoadRequestOf(const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(load.catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(load.ident, TableOf(request));
   CAIRN_ASSIGN_OR_RAISE(load.mode, SnapshotsModeOf(request));
-  if (auto header = request.Header("if-none-match")) load.if_none_match = std::string(*header);
+  if (auto header = request.Header("if-none-match"))
+    load.if_none_match = std::string(*header);
   return load;
 }
 
 /// True when the client's `If-None-Match` names the representation at `location`.
 bool ClientHas(const LoadRequest& load, std::string_view location) {
-  return load.if_none_match && ETagMatches(*load.if_none_match, TableETag(location, load.mode));
+  return load.if_none_match &&
+         ETagMatches(*load.if_none_match, TableETag(location, load.mode));
 }
 
 /// The ETag follows the metadata location: a 304 needs the pointer only.
