@@ -54,18 +54,25 @@ set style fill solid 0.85 border -1
 set boxwidth 0.9
 set yrange [0:*]`;
 
+  // A rate against its ceiling over a doubling axis, with the target share dashed.
+  const versusCeiling = (w, title, rows, { xs, xmax, xlabel, ylabel, mine, ceiling, share, targetTitle }) =>
+    draw(w, title, `${block('d', rows)}
+set logscale x 2
+set xtics (${xs.join(', ')})
+set xrange [0.8:${xmax}]
+set yrange [0:*]
+set xlabel '${xlabel}'
+set ylabel '${ylabel}'
+plot $d using 1:2 with linespoints lw 2 pt 7 title '${mine}', \\
+     $d using 1:3 with linespoints lw 2 pt 5 title '${ceiling}', \\
+     $d using 1:($3*${share}) with lines dt 2 lw 1.5 title '${targetTitle}'`, rows);
+
   if (has('W1')) {
     const rows = [1, 16, 64].map((c) => [c, tput(`W1-loadtable-c${c}`), tput(`W1-health-c${c}`)]);
-    draw('W1', 'W1: loadTable (small table) vs GET /health, same server, same run', `${block('d', rows)}
-set logscale x 2
-set xtics (1, 16, 64)
-set xrange [0.8:80]
-set yrange [0:*]
-set xlabel 'connections'
-set ylabel 'requests/s'
-plot $d using 1:2 with linespoints lw 2 pt 7 title 'loadTable', \\
-     $d using 1:3 with linespoints lw 2 pt 5 title 'GET /health (ceiling)', \\
-     $d using 1:($3*0.6) with lines dt 2 lw 1.5 title '60% of /health (target at 64)'`, rows);
+    versusCeiling('W1', 'W1: loadTable (small table) vs GET /health, same server, same run', rows, {
+      xs: [1, 16, 64], xmax: 80, xlabel: 'connections', ylabel: 'requests/s',
+      mine: 'loadTable', ceiling: 'GET /health (ceiling)', share: 0.6, targetTitle: '60% of /health (target at 64)',
+    });
   }
 
   if (has('W2')) {
@@ -82,16 +89,10 @@ plot $d using 2:xtic(1) title 'p50', '' using 3 title 'p99', '' using 4 title 'p
 
   if (has('W3')) {
     const rows = [1, 4, 16].map((n) => [n, tput(`W3-commits-w${n}`), tput(`W3-ceiling-w${n}`)]);
-    draw('W3', 'W3: commits on distinct tables vs the durable-commit ceiling (SQLite, fsync on)', `${block('d', rows)}
-set logscale x 2
-set xtics (1, 4, 16)
-set xrange [0.8:20]
-set yrange [0:*]
-set xlabel 'writers (one table each)'
-set ylabel 'per second'
-plot $d using 1:2 with linespoints lw 2 pt 7 title 'commits/s', \\
-     $d using 1:3 with linespoints lw 2 pt 5 title 'durable ceiling ops/s', \\
-     $d using 1:($3*0.5) with lines dt 2 lw 1.5 title '50% of the ceiling (target)'`, rows);
+    versusCeiling('W3', 'W3: commits on distinct tables vs the durable-commit ceiling (SQLite, fsync on)', rows, {
+      xs: [1, 4, 16], xmax: 20, xlabel: 'writers (one table each)', ylabel: 'per second',
+      mine: 'commits/s', ceiling: 'durable ceiling ops/s', share: 0.5, targetTitle: '50% of the ceiling (target)',
+    });
   }
 
   if (has('W4')) {
