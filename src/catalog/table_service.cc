@@ -680,8 +680,10 @@ Status TableService::CommitTransaction(std::string_view catalog,
         delete_written();
         return tl::unexpected(file.error());
       }
-      swaps.push_back(SwapTo(p.entity, *p.base, *p.updated, *file));
+      // The swap's parts are views of the written text: take the text to its final place
+      // first.
       p.file = std::move(*file);
+      swaps.push_back(SwapTo(p.entity, *p.base, *p.updated, p.file));
     }
     auto swapped = store_.SwapEntities(swaps);
     if (!swapped) {

@@ -218,7 +218,8 @@ class TableService {
                                         std::string_view previous_location);
   /// The swap from `base` (the table's current metadata, at `entity`) to `updated`
   /// (written to `written`), storing the new metadata split so that the snapshots it
-  /// shares with `base` are not stored again.
+  /// shares with `base` are not stored again. The swap's parts are views of `written`'s
+  /// text: `written` must stay in place until the swap is done.
   static EntitySwap SwapTo(const EntityPointer& entity,
                            const iceberg::TableMetadata& base,
                            const iceberg::TableMetadata& updated,
