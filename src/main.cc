@@ -13,8 +13,10 @@
 #include "admin/admin_routes.h"
 #include "catalog/catalog_service.h"
 #include "catalog/lance_service.h"
+#include "catalog/location_backfill.h"
 #include "catalog/table_service.h"
 #include "catalog/view_service.h"
+#include "common/location.h"
 #include "config/server_config.h"
 #include "http/idempotency.h"
 #include "http/router.h"
@@ -22,6 +24,7 @@
 #include "iceberg/rest/routes.h"
 #include "io/file_io.h"
 #include "lance/rest/routes.h"
+#include "store/instance_heartbeat.h"
 #include "store/postgres_store.h"
 
 #ifndef CAIRN_VERSION
@@ -63,12 +66,28 @@ int Serve(const std::optional<std::string>& config_file,
   auto store =
       postgres ? OpenPostgresStore(config.postgres) : OpenSqliteStore(config.sqlite);
   if (!store) return FailStart(store.error());
-  CatalogService catalog(**store,
-                         CatalogSettings{config.default_catalog, config.warehouse_root});
+  CatalogService catalog(**store, CatalogSettings{config.default_catalog,
+                                                 config.warehouse_root,
+                                                 config.allowed_locations});
   if (auto status = catalog.EnsureDefaultCatalog(); !status)
     return FailStart(status.error());
+  // Entities of an earlier version get their location claims, for the overlap check.
+  if (auto status = ClaimLegacyLocations(**store, catalog); !status)
+    return FailStart(status.error());
 
-  auto file_io = MakeLocalFileIO();
+  // The file system is opened only below the allowed locations, whatever the request.
+  LocalFileIOOptions io_options;
+  io_options.max_read_bytes = config.max_metadata_file_bytes;
+  for (const auto& root : config.allowed_locations) {
+    if (auto path = LocalPathOfCanonical(root); !path.empty()) {
+      io_options.roots.push_back(std::move(path));
+    }
+  }
+  if (io_options.roots.empty()) {
+    return FailStart(Error{ErrorKind::kInvalidConfig,
+                           "allowed-locations: no local directory among them"});
+  }
+  auto file_io = MakeLocalFileIO(std::move(io_options));
   TableService tables(**store, catalog, *file_io, [] {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())
@@ -87,13 +106,28 @@ int Serve(const std::optional<std::string>& config_file,
                                    config.lance_async_drop_files, true});
   if (auto status = lance.Start(); !status) return FailStart(status.error());
 
-  Router router;
-  HttpMetrics metrics;
-  IdempotentHandlers idempotency(**store, config.idempotency_key_lifetime, [] {
+  // This process beats in the store while it runs, so that an Idempotency-Key claim it
+  // holds is taken over within seconds if it dies, and at once after a clean stop.
+  const auto wall_clock = [] {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())
         .count();
+  };
+  InstanceHeartbeat heartbeat(**store, NewInstanceId(), wall_clock, [](const Status& status) {
+    if (status) {
+      spdlog::info("instance heartbeat works again");
+    } else {
+      spdlog::warn("instance heartbeat failed: {}", status.error().message);
+    }
   });
+  if (auto status = heartbeat.Start(); !status) {
+    spdlog::warn("instance heartbeat failed (retrying): {}", status.error().message);
+  }
+
+  Router router;
+  HttpMetrics metrics;
+  IdempotentHandlers idempotency(**store, config.idempotency_key_lifetime, wall_clock,
+                                 heartbeat.instance());
   iceberg_rest::AddIcebergRoutes(router, catalog, tables, views, &idempotency);
   lance_rest::AddLanceRoutes(router, lance);
   AddAdminRoutes(router, catalog, metrics);

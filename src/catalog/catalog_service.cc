@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "catalog/names.h"
+#include "common/location.h"
 #include "common/macros.h"
 #include "common/url_codec.h"
 
@@ -34,8 +35,19 @@ std::vector<std::string> KeysOf(const Properties& properties) {
 
 }  // namespace
 
+namespace {
+
+std::vector<std::string> ServerRoots(const CatalogSettings& settings) {
+  if (!settings.allowed_locations.empty()) return settings.allowed_locations;
+  auto root = CanonicalLocation(settings.warehouse_root);
+  if (!root) return {};
+  return {std::move(*root)};
+}
+
+}  // namespace
+
 CatalogService::CatalogService(MetaStore& store, CatalogSettings settings)
-    : store_(store), settings_(std::move(settings)) {}
+    : store_(store), settings_(std::move(settings)), locations_(ServerRoots(settings_)) {}
 
 Status CatalogService::EnsureDefaultCatalog() {
   CAIRN_RETURN_IF_ERROR(ValidateCatalogName(settings_.default_catalog));
@@ -44,8 +56,13 @@ Status CatalogService::EnsureDefaultCatalog() {
   if (existing.error().kind != ErrorKind::kNoSuchWarehouse) {
     return tl::unexpected(existing.error());
   }
-  const std::string location = settings_.warehouse_root + "/" + settings_.default_catalog;
-  auto created = store_.CreateCatalog(settings_.default_catalog, location, {});
+  Properties properties;
+  CAIRN_ASSIGN_OR_RAISE(
+      const std::string location,
+      locations_.CheckNewCatalog(StripTrailingSlashes(settings_.warehouse_root) + "/" +
+                                     PercentEncodeSegment(settings_.default_catalog),
+                                 properties));
+  auto created = store_.CreateCatalog(settings_.default_catalog, location, properties);
   // Another replica may have created it between our read and our insert.
   if (!created && created.error().kind != ErrorKind::kAlreadyExists) {
     return tl::unexpected(created.error());

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "catalog/location_policy.h"
 #include "common/result.h"
 #include "store/meta_store.h"
 
@@ -25,6 +26,9 @@ struct CatalogSettings {
   /// Absolute URI of the directory holding the warehouses of new catalogs
   /// (`file:///.../cairn-data/warehouse`); a catalog named `x` gets `<root>/x`.
   std::string warehouse_root;
+  /// Canonical locations every catalog's warehouse and entities must lie under (see
+  /// `LocationPolicy`); empty: just `warehouse_root`.
+  std::vector<std::string> allowed_locations = {};
 };
 
 /// \brief A page request as the protocols express it.
@@ -88,9 +92,13 @@ class CatalogService {
   /// \brief True when the store answers. Errors: whatever the store reports.
   Status Ping() { return store_.Ping(); }
 
+  /// \brief Where the catalogs' entities may live.
+  const LocationPolicy& locations() const { return locations_; }
+
  private:
   MetaStore& store_;
   CatalogSettings settings_;
+  LocationPolicy locations_;
 };
 
 }  // namespace cairn

@@ -26,7 +26,6 @@ constexpr std::string_view kPropertiesKey = "properties";
 constexpr std::string_view kManagedKey = "managed-location";
 constexpr std::string_view kDatasetsKey = "datasets";
 constexpr std::string_view kLocationKey = "location";
-constexpr std::string_view kManagedRootKey = "managed-root";
 
 // Transaction properties the server sets.
 constexpr std::string_view kOperationProperty = "operation";
@@ -37,20 +36,6 @@ constexpr std::string_view kErrorProperty = "error";
 
 /// The catalog property that holds its warehouse location on the Lance wire.
 constexpr std::string_view kCatalogLocationProperty = "location";
-
-/// An absolute location as given, without trailing slashes. Local paths and `file:` URIs
-/// must be valid; other schemes are accepted (their files are deleted only once a FileIO
-/// serves them).
-Result<std::string> NormalizeLocation(std::string_view location, std::string_view what) {
-  if (location.empty()) return BadRequest("Invalid {}: must not be empty", what);
-  std::string normalized = StripTrailingSlashes(location);
-  auto local = LocalPathOf(normalized);
-  if (!local && !(local.error().kind == ErrorKind::kUnsupported &&
-                  normalized.find("://") != std::string::npos)) {
-    return BadRequest("Invalid {} '{}': {}", what, location, local.error().message);
-  }
-  return normalized;
-}
 
 Status ValidatePropertyKeys(const Properties& properties) {
   for (const auto& [key, value] : properties) {
@@ -104,15 +89,6 @@ Result<LanceTransactionStatus> ParseStoredStatus(std::string_view text) {
 LanceTransactionInfo ToInfo(const TransactionRecord& record,
                             LanceTransactionStatus status) {
   return LanceTransactionInfo{record.id, status, record.properties};
-}
-
-/// The directory holding `location`, or "" when it has no parent worth naming.
-std::string ParentLocation(std::string_view location) {
-  const size_t slash = location.rfind('/');
-  if (slash == std::string_view::npos || slash == 0) return {};
-  std::string parent(location.substr(0, slash));
-  if (parent.back() == '/' || parent.back() == ':') return {};  // `file://` or `s3:/`
-  return parent;
 }
 
 /// A status change a client asks for, checked against the current status.
@@ -304,9 +280,12 @@ Result<Properties> LanceService::CreateCatalog(const std::string& name,
       StripTrailingSlashes(settings_.warehouse_root) + "/" + PercentEncodeSegment(name);
   if (auto it = catalog_properties.find(std::string(kCatalogLocationProperty));
       it != catalog_properties.end()) {
-    CAIRN_ASSIGN_OR_RAISE(location, NormalizeLocation(it->second, "catalog location"));
+    location = it->second;
     catalog_properties.erase(it);
   }
+  // A client may name the warehouse, but only under the server's allowed locations.
+  CAIRN_ASSIGN_OR_RAISE(location,
+                        catalogs_.locations().CheckNewCatalog(location, catalog_properties));
   auto created = store_.CreateCatalog(name, location, catalog_properties);
   if (!created && created.error().kind == ErrorKind::kAlreadyExists) {
     return NamespaceAlreadyExists("Namespace (catalog) already exists: {}", name);
@@ -395,7 +374,7 @@ Result<LanceDropOutcome> LanceService::DropNamespace(const LanceId& id,
   std::optional<std::string> transaction_id;
   auto planner = [&](const std::vector<EntityRecord>& dropped)
       -> Result<std::optional<TransactionRecord>> {
-    CAIRN_ASSIGN_OR_RAISE(auto plan, PlanDeletion(dropped, catalog, "DropNamespace", id));
+    CAIRN_ASSIGN_OR_RAISE(auto plan, PlanDeletion(dropped, "DropNamespace", id));
     transaction_id = plan ? std::optional<std::string>(plan->id) : std::nullopt;
     return plan;
   };
@@ -434,7 +413,7 @@ Result<LanceDropOutcome> LanceService::DropCatalog(const std::string& name,
   auto planner = [&](const std::vector<EntityRecord>& dropped)
       -> Result<std::optional<TransactionRecord>> {
     CAIRN_ASSIGN_OR_RAISE(auto plan,
-                          PlanDeletion(dropped, *catalog, "DropNamespace", {name}));
+                          PlanDeletion(dropped, "DropNamespace", {name}));
     transaction_id = plan ? std::optional<std::string>(plan->id) : std::nullopt;
     return plan;
   };
@@ -520,7 +499,8 @@ Result<LanceTableInfo> LanceService::DeclareTable(
   CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys(properties));
   LanceTableInfo table{id, {}, properties, !location.has_value()};
   if (location) {
-    CAIRN_ASSIGN_OR_RAISE(table.location, NormalizeLocation(*location, "location"));
+    CAIRN_ASSIGN_OR_RAISE(table.location,
+                          catalogs_.locations().Confine(ref.catalog, *location, "location"));
   } else {
     // The namespace first, so that a missing one is reported as such, not as a location.
     CAIRN_ASSIGN_OR_RAISE(bool ns_exists,
@@ -535,6 +515,8 @@ Result<LanceTableInfo> LanceService::DeclareTable(
     for (const auto& level : ref.ns)
       table.location.append("/").append(PercentEncodeSegment(level));
     table.location.append("/").append(PercentEncodeSegment(ref.name)).append(".lance");
+    CAIRN_ASSIGN_OR_RAISE(table.location, catalogs_.locations().Confine(
+                                              ref.catalog, table.location, "location"));
     // A dropped table's files may still be being deleted, a deregistered or renamed one's
     // are kept: never hand out a directory that holds something.
     CAIRN_ASSIGN_OR_RAISE(bool used, store_.LocationInUse(table.location, 0));
@@ -544,7 +526,7 @@ Result<LanceTableInfo> LanceService::DeclareTable(
           "with another location",
           table.location, FormatLanceId(id));
     }
-    if (LocalPathOf(table.location)) {
+    if (!LocalPathOfCanonical(table.location).empty()) {
       CAIRN_ASSIGN_OR_RAISE(auto files, io_.List(table.location));
       if (!files.empty()) {
         return AlreadyExists(
@@ -557,7 +539,8 @@ Result<LanceTableInfo> LanceService::DeclareTable(
   }
   auto created = store_.CreateEntity(
       ref.catalog.id, ref.ns, ref.name, EntityKind::kLanceTable, table.location,
-      TableMetadataJson(table.properties, table.managed_location));
+      TableMetadataJson(table.properties, table.managed_location),
+      LocationPolicy::ClaimOf(ref.catalog, table.location));
   if (!created && created.error().kind == ErrorKind::kAlreadyExists) {
     return AlreadyExists("Table already exists: {} ({})", FormatLanceId(id),
                          created.error().message);
@@ -577,8 +560,10 @@ Result<LanceTableInfo> LanceService::RegisterTable(const LanceId& id,
   CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
   CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys(properties));
   LanceTableInfo table{id, {}, properties, false};
-  CAIRN_ASSIGN_OR_RAISE(table.location, NormalizeLocation(location, "location"));
+  CAIRN_ASSIGN_OR_RAISE(table.location,
+                        catalogs_.locations().Confine(ref.catalog, location, "location"));
   CAIRN_RETURN_IF_ERROR(CheckDataset(table.location));
+  const LocationClaim claim = LocationPolicy::ClaimOf(ref.catalog, table.location);
   const std::string metadata = TableMetadataJson(table.properties, false);
   if (mode == LanceRegisterMode::kOverwrite) {
     CAIRN_ASSIGN_OR_RAISE(auto existing,
@@ -588,17 +573,17 @@ Result<LanceTableInfo> LanceService::RegisterTable(const LanceId& id,
                            EntityKindName(existing->kind));
     }
     if (existing) {
-      CAIRN_ASSIGN_OR_RAISE(
-          bool swapped,
-          store_.SwapEntities({EntitySwap{existing->id, existing->metadata_location,
-                                          table.location, metadata}}));
+      EntitySwap swap{existing->id, existing->metadata_location, table.location, metadata};
+      swap.claim = claim;
+      CAIRN_ASSIGN_OR_RAISE(bool swapped, store_.SwapEntities({swap}));
       if (!swapped)
         return CommitFailed("Table {} was changed concurrently", FormatLanceId(id));
       return table;
     }
   }
   auto created = store_.CreateEntity(ref.catalog.id, ref.ns, ref.name,
-                                     EntityKind::kLanceTable, table.location, metadata);
+                                     EntityKind::kLanceTable, table.location, metadata,
+                                     claim);
   if (!created && created.error().kind == ErrorKind::kAlreadyExists) {
     return AlreadyExists("Table already exists: {} ({})", FormatLanceId(id),
                          created.error().message);
@@ -632,7 +617,7 @@ Result<LanceDropOutcome> LanceService::DropTable(const LanceId& id) {
   std::optional<std::string> transaction_id;
   auto planner = [&](const std::vector<EntityRecord>& dropped)
       -> Result<std::optional<TransactionRecord>> {
-    CAIRN_ASSIGN_OR_RAISE(auto plan, PlanDeletion(dropped, ref.catalog, "DropTable", id));
+    CAIRN_ASSIGN_OR_RAISE(auto plan, PlanDeletion(dropped, "DropTable", id));
     transaction_id = plan ? std::optional<std::string>(plan->id) : std::nullopt;
     return plan;
   };
@@ -809,19 +794,13 @@ Error LanceService::NamespaceMissing(const LanceId& id, Error original) {
 }
 
 Result<std::optional<TransactionRecord>> LanceService::PlanDeletion(
-    const std::vector<EntityRecord>& dropped, const CatalogRecord& catalog,
-    std::string_view operation, const LanceId& target) {
+    const std::vector<EntityRecord>& dropped, std::string_view operation,
+    const LanceId& target) {
   boost::json::array datasets;
   for (const auto& entity : dropped) {
     if (entity.kind != EntityKind::kLanceTable || entity.metadata_location.empty())
       continue;
-    LanceTableInfo table;
-    ReadTableMetadata(entity.metadata, table);
-    boost::json::object dataset{{kLocationKey, entity.metadata_location}};
-    if (table.managed_location) {
-      dataset[kManagedRootKey] = StripTrailingSlashes(catalog.location);
-    }
-    datasets.push_back(std::move(dataset));
+    datasets.push_back(boost::json::object{{kLocationKey, entity.metadata_location}});
   }
   if (datasets.empty()) return std::optional<TransactionRecord>{};
   TransactionRecord record;
@@ -842,21 +821,20 @@ Result<std::optional<TransactionRecord>> LanceService::PlanDeletion(
 
 namespace {
 
-Result<std::vector<std::pair<std::string, std::optional<std::string>>>> ParsePayload(
-    std::string_view payload) {
+/// The dataset locations of a drop's payload. (Payloads of earlier versions also name
+/// a `managed-root` per dataset; it is ignored: only a dataset's known parts go.)
+Result<std::vector<std::string>> ParsePayload(std::string_view payload) {
   CAIRN_ASSIGN_OR_RAISE(auto obj, ParseJsonObject(payload));
   const auto* datasets = FindNonNull(obj, kDatasetsKey);
   if (datasets == nullptr || !datasets->is_array()) {
     return Internal("Transaction payload without datasets");
   }
-  std::vector<std::pair<std::string, std::optional<std::string>>> out;
+  std::vector<std::string> out;
   for (const auto& item : datasets->as_array()) {
     if (!item.is_object())
       return Internal("Transaction payload with a malformed dataset");
     CAIRN_ASSIGN_OR_RAISE(auto location, GetString(item.as_object(), kLocationKey));
-    CAIRN_ASSIGN_OR_RAISE(auto root,
-                          GetOptionalString(item.as_object(), kManagedRootKey));
-    out.emplace_back(std::move(location), std::move(root));
+    out.push_back(std::move(location));
   }
   return out;
 }
@@ -873,8 +851,8 @@ Result<std::optional<std::string>> LanceService::FinishDrop(
   size_t files = 0;
   for (const auto& dataset : datasets) {
     // Non-local storage, or trouble listing, goes to the background (which reports it).
-    auto listed = LocalPathOf(dataset.first).and_then([&](const std::string&) {
-      return io_.List(dataset.first);
+    auto listed = LocalPathOf(dataset).and_then([&](const std::string&) {
+      return io_.List(dataset);
     });
     if (!listed) {
       in_background = true;
@@ -914,6 +892,9 @@ void LanceService::RunTransaction(const std::string& id) {
     if (*status != LanceTransactionStatus::kQueued) return;  // canceled or finished
     TransactionRecord running = record;
     running.status = TransactionStatusText(LanceTransactionStatus::kRunning);
+    // Only datasets that are there are deleted; checked once, when the work starts, so
+    // that a deletion interrupted after `_versions` went still finishes after a restart.
+    running.payload = KeepDatasets(record.payload);
     auto swapped = store_.UpdateTransaction(running, record.version);
     if (!swapped) {
       spdlog::error("Lance transaction {}: cannot start it: {}", id,
@@ -933,9 +914,9 @@ void LanceService::RunTransaction(const std::string& id) {
   if (!datasets) {
     problems.push_back(datasets.error().message);
   } else {
-    for (const auto& [location, root] : *datasets) {
+    for (const auto& location : *datasets) {
       if (Stopping()) return;  // stays RUNNING; resumed at the next start
-      if (auto problem = DeleteDataset(DatasetDeletion{location, root})) {
+      if (auto problem = DeleteDataset(location)) {
         problems.push_back(std::move(*problem));
       }
     }
@@ -971,48 +952,56 @@ void LanceService::RunTransaction(const std::string& id) {
   }
 }
 
-std::optional<std::string> LanceService::DeleteDataset(const DatasetDeletion& deletion) {
-  const std::string& location = deletion.location;
-  if (auto local = LocalPathOf(location); !local) {
-    return fmt::format("cannot delete {}: {}", location, local.error().message);
+std::optional<std::string> LanceService::DeleteDataset(std::string_view stored) {
+  auto canonical = CanonicalLocation(stored);
+  if (!canonical) {
+    return fmt::format("cannot delete {}: {}", ShortLocation(stored),
+                       canonical.error().message);
   }
+  const std::string& location = *canonical;
+  if (LocalPathOfCanonical(location).empty()) {
+    return fmt::format("cannot delete {}: no FileIO serves its storage", location);
+  }
+  // Never at, above or below what another entity still uses.
   auto used = store_.LocationInUse(location, 0);
   if (!used) return fmt::format("cannot delete {}: {}", location, used.error().message);
-  if (*used) return fmt::format("kept {}: another table uses that location", location);
-  const std::string versions = location + "/" + std::string(lance::kVersionsDir);
-  if (deletion.managed_root) {
-    // Cairn chose this directory for the table: all of it goes, versions first so that
-    // readers stop seeing the dataset at once.
-    for (const std::string& target : {versions, location}) {
-      if (auto status = io_.DeleteTree(target, *deletion.managed_root); !status) {
-        return fmt::format("cannot delete {}: {}", target, status.error().message);
-      }
-    }
-    return std::nullopt;
+  if (*used) {
+    return fmt::format(
+        "kept {}: another table uses that location, or one above or below it", location);
   }
-  // A location the client chose may hold other files: delete what a Lance dataset
-  // consists of, and the directory itself only when nothing else is left in it.
+  // Only what a Lance dataset consists of goes (`KeepDatasets` made sure one is there):
+  // the directory may hold other files, whoever chose it; it goes only once empty.
   for (std::string_view entry : lance::kDatasetEntries) {
     const std::string target = location + "/" + std::string(entry);
     if (auto status = io_.DeleteTree(target, location); !status) {
       return fmt::format("cannot delete {}: {}", target, status.error().message);
     }
   }
-  auto remaining = io_.List(location);
-  if (!remaining)
-    return fmt::format("cannot list {}: {}", location, remaining.error().message);
-  if (!remaining->empty()) {
-    spdlog::info("kept {} file(s) that are not part of the Lance dataset at {}",
-                 remaining->size(), location);
-    return std::nullopt;
-  }
-  const std::string parent = ParentLocation(location);
-  if (!parent.empty()) {
-    if (auto status = io_.DeleteTree(location, parent); !status) {
-      return fmt::format("cannot delete {}: {}", location, status.error().message);
-    }
+  if (auto status = io_.DeleteEmptyDirectory(location); !status) {
+    return fmt::format("cannot delete {}: {}", location, status.error().message);
   }
   return std::nullopt;
+}
+
+std::string LanceService::KeepDatasets(std::string_view payload) {
+  auto datasets = ParsePayload(payload);
+  if (!datasets) return std::string(payload);  // RunTransaction reports it
+  boost::json::array kept;
+  for (const auto& location : *datasets) {
+    auto canonical = CanonicalLocation(location);
+    auto dataset = canonical ? CheckDataset(*canonical)
+                             : Status(tl::unexpected(canonical.error()));
+    // Storage without a FileIO is kept in the list: its deletion fails, and says so.
+    if (!dataset && dataset.error().kind != ErrorKind::kUnsupported) {
+      spdlog::info("Lance drop keeps {}: {}", ShortLocation(location),
+                   dataset.error().message);
+      continue;
+    }
+    kept.push_back(boost::json::object{{kLocationKey, location}});
+  }
+  boost::json::object out;
+  out[kDatasetsKey] = std::move(kept);
+  return boost::json::serialize(out);
 }
 
 Result<bool> LanceService::HasVersion(std::string_view location) {
@@ -1022,7 +1011,9 @@ Result<bool> LanceService::HasVersion(std::string_view location) {
 }
 
 Status LanceService::CheckDataset(std::string_view location) {
-  CAIRN_RETURN_IF_ERROR(LocalPathOf(location));
+  if (LocalPathOfCanonical(location).empty()) {
+    return Unsupported("No FileIO serves the storage of {}", ShortLocation(location));
+  }
   auto listed = io_.List(std::string(location) + "/" + std::string(lance::kVersionsDir));
   if (!listed) {
     return BadRequest("No Lance dataset at {}: {}", location, listed.error().message);

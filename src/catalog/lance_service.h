@@ -256,11 +256,6 @@ class LanceService {
     NamespacePath ns;
     std::string name;
   };
-  struct DatasetDeletion {
-    std::string location;
-    /// For a location Cairn chose: the catalog warehouse the whole directory lies in.
-    std::optional<std::string> managed_root;
-  };
 
   /// The catalog `name`; `kNoSuchNamespace` when missing (a catalog is a Lance
   /// namespace).
@@ -279,16 +274,21 @@ class LanceService {
                                        LanceDropBehavior behavior);
   /// Builds the record of a drop that deletes the Lance datasets among `dropped`.
   Result<std::optional<TransactionRecord>> PlanDeletion(
-      const std::vector<EntityRecord>& dropped, const CatalogRecord& catalog,
-      std::string_view operation, const LanceId& target);
+      const std::vector<EntityRecord>& dropped, std::string_view operation,
+      const LanceId& target);
   /// After a drop recorded `transaction_id`: deletes small local datasets at once (then
   /// forgets the record and returns nullopt), otherwise hands it to the background
   /// thread.
   Result<std::optional<std::string>> FinishDrop(const std::string& transaction_id);
   /// Moves a QUEUED or RUNNING transaction to its end; does nothing for others.
   void RunTransaction(const std::string& id);
-  /// Deletes one dataset; an error message when something is left behind.
-  std::optional<std::string> DeleteDataset(const DatasetDeletion& deletion);
+  /// The payload of a drop with only the datasets that are really there (a valid
+  /// manifest); the others are left alone.
+  std::string KeepDatasets(std::string_view payload);
+  /// Deletes what a Lance dataset consists of at `location` (then the directory, if
+  /// empty) unless another entity uses that location or one above or below it; an error
+  /// message when something could not be deleted.
+  std::optional<std::string> DeleteDataset(std::string_view location);
   /// True when the dataset at `location` has at least one valid-looking manifest.
   Result<bool> HasVersion(std::string_view location);
   /// Checks that `location` holds a Lance dataset.

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "common/location.h"
 #include "common/strings.h"
 #include "common/macros.h"
 #include "common/uuid.h"
@@ -14,7 +15,6 @@
 namespace cairn {
 namespace {
 
-constexpr std::string_view kMetadataPathProperty = "write.metadata.path";
 constexpr std::string_view kCompressionProperty = "write.metadata.compression-codec";
 constexpr std::string_view kGzipSuffix = ".gz.metadata.json";
 constexpr std::string_view kLegacyGzipSuffix = ".metadata.json.gz";
@@ -58,7 +58,8 @@ Result<std::string> Gzip(std::string_view input) {
   return out;
 }
 
-Result<std::string> Gunzip(std::string_view input, std::string_view location) {
+Result<std::string> Gunzip(std::string_view input, std::string_view location,
+                           size_t max_bytes) {
   z_stream stream{};
   if (inflateInit2(&stream, 15 + 32) != Z_OK) return Internal("gzip: inflateInit2 failed");
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
@@ -71,6 +72,14 @@ Result<std::string> Gunzip(std::string_view input, std::string_view location) {
     stream.avail_out = sizeof(buffer);
     rc = inflate(&stream, Z_NO_FLUSH);
     out.append(buffer, sizeof(buffer) - stream.avail_out);
+    // A small file can inflate to any size: the bound holds for what it inflates to.
+    if (out.size() > max_bytes) {
+      inflateEnd(&stream);
+      return BadRequest(
+          "Invalid metadata file {}: it inflates to more than {} bytes "
+          "(max-metadata-file-bytes)",
+          location, max_bytes);
+    }
   }
   inflateEnd(&stream);
   if (rc != Z_STREAM_END) {
@@ -81,18 +90,11 @@ Result<std::string> Gunzip(std::string_view input, std::string_view location) {
 
 }  // namespace
 
-std::string NextMetadataLocation(std::string_view location,
+std::string NextMetadataLocation(std::string_view metadata_dir,
                                  const std::map<std::string, std::string>& properties,
                                  std::string_view previous_location, bool gzip_by_default) {
   const int64_t version = previous_location.empty() ? 0 : ParseVersion(previous_location) + 1;
-  std::string dir;
-  if (auto it = properties.find(std::string(kMetadataPathProperty));
-      it != properties.end() && !it->second.empty()) {
-    dir = it->second;
-  } else {
-    while (location.size() > 1 && location.back() == '/') location.remove_suffix(1);
-    dir = std::string(location) + "/metadata";
-  }
+  std::string dir(metadata_dir);
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   bool gzip = gzip_by_default;
   if (auto codec = properties.find(std::string(kCompressionProperty)); codec != properties.end()) {
@@ -102,10 +104,22 @@ std::string NextMetadataLocation(std::string_view location,
                      gzip ? kGzipSuffix : std::string_view(".metadata.json"));
 }
 
-std::string NextMetadataLocation(const iceberg::TableMetadata& metadata,
-                                 std::string_view previous_location) {
-  return NextMetadataLocation(metadata.location, metadata.properties, previous_location,
-                              /*gzip_by_default=*/false);
+bool IsMetadataFileName(std::string_view location) {
+  const std::string_view name = location.substr(location.rfind('/') + 1);
+  constexpr size_t kUuidLength = 36;
+  const size_t dash = name.find('-');
+  if (dash < 5 || ParseVersion(name) < 0) return false;
+  std::string_view rest = name.substr(dash + 1);
+  if (rest.size() < kUuidLength) return false;
+  const std::string_view suffix = rest.substr(kUuidLength);
+  if (suffix != kGzipSuffix && suffix != ".metadata.json") return false;
+  const std::string_view uuid = rest.substr(0, kUuidLength);
+  for (size_t i = 0; i < uuid.size(); ++i) {
+    const bool dash_here = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash_here ? uuid[i] != '-' : !std::isxdigit(static_cast<unsigned char>(uuid[i])))
+      return false;
+  }
+  return true;
 }
 
 Status WriteMetadataFile(FileIO& io, std::string_view location, std::string_view json) {
@@ -114,21 +128,26 @@ Status WriteMetadataFile(FileIO& io, std::string_view location, std::string_view
   return io.WriteFileAtomic(location, bytes);
 }
 
-Result<std::string> DecodeMetadataJson(std::string_view bytes, std::string_view location) {
+Result<std::string> DecodeMetadataJson(std::string_view bytes, std::string_view location,
+                                       size_t max_bytes) {
   if (!IsGzip(location)) return std::string(bytes);
-  return Gunzip(bytes, location);
+  return Gunzip(bytes, location, max_bytes);
 }
 
 Result<iceberg::TableMetadata> DecodeMetadataFile(std::string_view bytes,
-                                                  std::string_view location) {
+                                                  std::string_view location,
+                                                  size_t max_bytes) {
   std::string inflated;
   if (IsGzip(location)) {
-    CAIRN_ASSIGN_OR_RAISE(inflated, Gunzip(bytes, location));
+    CAIRN_ASSIGN_OR_RAISE(inflated, Gunzip(bytes, location, max_bytes));
     bytes = inflated;
   }
   auto metadata = iceberg::TableMetadataFromJsonString(bytes);
   if (!metadata) {
-    return BadRequest("Invalid metadata file {}: {}", location, metadata.error().message);
+    // Keep the kind: a reference builder's IllegalArgumentException stays one.
+    return tl::unexpected(Error{metadata.error().kind,
+                                fmt::format("Invalid metadata file {}: {}",
+                                            ShortLocation(location), metadata.error().message)});
   }
   return metadata;
 }

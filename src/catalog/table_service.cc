@@ -30,15 +30,11 @@ Status ValidateIdent(const TableIdent& ident) {
   return ValidateName("table name", ident.name);
 }
 
-bool IsWithin(std::string_view location, std::string_view root) {
-  return location.size() > root.size() && location.substr(0, root.size()) == root &&
-         location[root.size()] == '/';
-}
-
-/// True for a location Cairn chose itself (`<warehouse>/.../<name>-<32 hex>`): only such
-/// a directory is known to hold nothing but this table, so only it may be deleted whole.
+/// True for a canonical location Cairn chose itself (`<warehouse>/.../<name>-<32 hex>`):
+/// only such a directory is known to hold nothing but this table, so only it may be
+/// deleted whole.
 bool IsAssignedLocation(std::string_view location, std::string_view warehouse) {
-  if (!IsWithin(location, warehouse)) return false;
+  if (location == warehouse || !LocationContains(warehouse, location)) return false;
   const std::string_view last = location.substr(location.rfind('/') + 1);
   constexpr size_t kSuffix = 33;  // '-' and 32 hex digits
   if (last.size() <= kSuffix || last[last.size() - kSuffix] != '-') return false;
@@ -73,6 +69,25 @@ MetadataCache::Form FormOf(SnapshotsMode mode) {
                                       : MetadataCache::Form::kJson;
 }
 
+/// The properties that decide where a table's files go (see `LocationPolicy`).
+bool SameLocations(const iceberg::TableMetadata& a, const iceberg::TableMetadata& b) {
+  if (a.location != b.location) return false;
+  for (const char* key : {"write.metadata.path", "write.data.path",
+                          "write.object-storage.path", "write.folder-storage.path"}) {
+    auto in_a = a.properties.find(key);
+    auto in_b = b.properties.find(key);
+    const bool has_a = in_a != a.properties.end();
+    if (has_a != (in_b != b.properties.end())) return false;
+    if (has_a && in_a->second != in_b->second) return false;
+  }
+  return true;
+}
+
+/// The directory that holds `canonical` (a file location).
+std::string_view ParentOf(std::string_view canonical) {
+  return canonical.substr(0, canonical.rfind('/'));
+}
+
 /// One key per table, unambiguous whatever characters the names contain.
 std::string TableLockKey(const CatalogRecord& catalog, const TableIdent& ident) {
   std::string key = std::to_string(catalog.id);
@@ -103,11 +118,14 @@ Error TableService::NameTaken(const CatalogRecord& catalog, const TableIdent& id
 }
 
 Result<TableService::WrittenMetadata> TableService::WriteMetadata(
-    const iceberg::TableMetadata& metadata, std::string_view previous_location) {
+    const iceberg::TableMetadata& metadata, std::string_view previous_location,
+    std::string_view metadata_dir) {
   auto encoded = iceberg::EncodeTableMetadata(metadata);
-  WrittenMetadata written{LoadedTable{NextMetadataLocation(metadata, previous_location),
-                                      std::move(encoded.json)},
-                          std::move(encoded)};
+  WrittenMetadata written{
+      LoadedTable{NextMetadataLocation(metadata_dir, metadata.properties, previous_location,
+                                       /*gzip_by_default=*/false),
+                  std::move(encoded.json)},
+      std::move(encoded)};
   CAIRN_RETURN_IF_ERROR(WriteMetadataFile(io_, written.table.metadata_location,
                                           written.table.metadata_json));
   return written;
@@ -195,13 +213,17 @@ Result<LoadedTable> TableService::CreateTable(std::string_view catalog,
   request.table_uuid = RandomUuid();
   request.now_ms = clock_();
   CAIRN_ASSIGN_OR_RAISE(auto metadata, iceberg::NewTableMetadata(request));
+  CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
+                                            record, metadata.location, metadata.properties));
+  metadata.location = locations.location;
   if (input.stage_create) {
     return LoadedTable{"", iceberg::TableMetadataToJsonString(metadata)};
   }
-  CAIRN_ASSIGN_OR_RAISE(auto file, WriteMetadata(metadata, ""));
+  CAIRN_ASSIGN_OR_RAISE(auto file, WriteMetadata(metadata, "", locations.metadata_dir));
   LoadedTable& written = file.table;
   auto created = store_.CreateEntity(record.id, ns, input.name, EntityKind::kIcebergTable,
-                                     written.metadata_location, written.metadata_json);
+                                     written.metadata_location, written.metadata_json,
+                                     locations.claim);
   if (!created) {
     (void)io_.DeleteFile(written.metadata_location);  // nobody will ever point at it
     if (created.error().kind == ErrorKind::kAlreadyExists) {
@@ -387,24 +409,41 @@ Status TableService::DropTable(std::string_view catalog, const TableIdent& ident
 void TableService::PurgeFiles(const CatalogRecord& catalog, const EntityRecord& dropped) {
   auto metadata = iceberg::TableMetadataFromJsonString(dropped.metadata);
   if (!metadata) return;
+  // Only what lies under the table's own, confined locations may go: a table that is
+  // (no longer) confined loses nothing.
+  auto locations =
+      catalogs_.locations().ConfineEntity(catalog, metadata->location, metadata->properties);
+  if (!locations) {
+    spdlog::warn("purge of {} deleted no files: {}", dropped.name, locations.error().message);
+    return;
+  }
   const auto in_use = [&](std::string_view location) {
     auto used = store_.LocationInUse(location, dropped.id);
     return !used || *used;  // when unsure, keep the files
   };
-  const std::string root = StripTrailingSlashes(catalog.location);
-  if (IsAssignedLocation(metadata->location, root) && !in_use(metadata->location)) {
-    if (auto status = io_.DeleteTree(metadata->location, root); !status) {
-      spdlog::warn("purge of {} left files behind: {}", metadata->location,
+  const std::string root = catalogs_.locations().RootOf(catalog, locations->location);
+  auto warehouse = CanonicalLocation(catalog.location);
+  if (warehouse && IsAssignedLocation(locations->location, *warehouse) &&
+      !in_use(locations->location)) {
+    if (auto status = io_.DeleteTree(locations->location, root); !status) {
+      spdlog::warn("purge of {} left files behind: {}", locations->location,
                    status.error().message);
     }
     return;
   }
-  // A location the client chose (or one another table also uses) may hold other data:
-  // delete only the metadata files of this table that no other table points at.
+  // A location the client chose may hold other data: delete only the metadata files of
+  // this table, under its own locations, that no other entity uses.
   std::vector<std::string> files{dropped.metadata_location};
   for (const auto& entry : metadata->metadata_log) files.push_back(entry.metadata_file);
   for (const auto& file : files) {
-    if (!in_use(file)) (void)io_.DeleteFile(file);
+    auto canonical = CanonicalLocation(file);
+    if (!canonical) continue;
+    const bool owned = std::any_of(
+        locations->claim.locations.begin(), locations->claim.locations.end(),
+        [&](const std::string& own) { return LocationContains(own, *canonical); });
+    if (owned && *canonical != locations->location && !in_use(*canonical)) {
+      (void)io_.DeleteFile(*canonical);
+    }
   }
 }
 
@@ -444,27 +483,42 @@ Result<LoadedTable> TableService::RegisterTable(std::string_view catalog,
   CAIRN_ASSIGN_OR_RAISE(bool ns_exists, store_.NamespaceExists(record.id, ident.ns));
   if (!ns_exists)
     return NoSuchNamespace("Namespace does not exist: {}", DottedName(ident.ns));
-  CAIRN_ASSIGN_OR_RAISE(auto bytes, io_.ReadFile(metadata_location));
-  CAIRN_ASSIGN_OR_RAISE(auto metadata, DecodeMetadataFile(bytes, metadata_location));
-  const LoadedTable registered{std::string(metadata_location),
-                               iceberg::TableMetadataToJsonString(metadata)};
+  CAIRN_ASSIGN_OR_RAISE(
+      const std::string file,
+      catalogs_.locations().Confine(record, metadata_location, "metadata-location"));
+  CAIRN_ASSIGN_OR_RAISE(auto bytes, io_.ReadFile(file));
+  CAIRN_ASSIGN_OR_RAISE(auto metadata, DecodeMetadataFile(bytes, file, io_.MaxReadBytes()));
+  CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
+                                            record, metadata.location, metadata.properties));
+  // The pointer must be the table's own file: never another table's current one.
+  const bool own_file = std::any_of(
+      locations.claim.locations.begin(), locations.claim.locations.end(),
+      [&](const std::string& own) { return LocationContains(own, file); });
+  if (!own_file) {
+    return BadRequest(
+        "Invalid metadata-location {}: it is not under the table's location {} or its "
+        "write.metadata.path",
+        ShortLocation(metadata_location), ShortLocation(metadata.location));
+  }
+  const LoadedTable registered{file, iceberg::TableMetadataToJsonString(metadata)};
   CAIRN_ASSIGN_OR_RAISE(auto existing,
                         store_.LoadEntity(record.id, ident.ns, ident.name));
   if (existing) {
     if (!overwrite || existing->kind != EntityKind::kIcebergTable) {
       return tl::unexpected(NameTaken(record, ident));
     }
-    CAIRN_ASSIGN_OR_RAISE(bool swapped,
-                          store_.SwapEntities({EntitySwap{
-                              existing->id, existing->metadata_location,
-                              registered.metadata_location, registered.metadata_json}}));
+    EntitySwap swap{existing->id, existing->metadata_location,
+                    registered.metadata_location, registered.metadata_json};
+    swap.claim = std::move(locations.claim);
+    CAIRN_ASSIGN_OR_RAISE(bool swapped, store_.SwapEntities({swap}));
     if (!swapped)
       return CommitFailed("Table {} changed while registering", DottedName(ident));
     return registered;
   }
   auto created =
       store_.CreateEntity(record.id, ident.ns, ident.name, EntityKind::kIcebergTable,
-                          registered.metadata_location, registered.metadata_json);
+                          registered.metadata_location, registered.metadata_json,
+                          locations.claim);
   if (!created) {
     if (created.error().kind == ErrorKind::kAlreadyExists) {
       return tl::unexpected(NameTaken(record, ident));
@@ -502,11 +556,15 @@ Result<LoadedTable> TableService::CreateFromCommit(
   CAIRN_ASSIGN_OR_RAISE(auto metadata, std::move(builder).Finish());
   if (metadata.location.empty())
     metadata.location = UniqueEntityLocation(catalog, ident.ns, ident.name);
-  CAIRN_ASSIGN_OR_RAISE(auto file, WriteMetadata(metadata, ""));
+  CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
+                                            catalog, metadata.location, metadata.properties));
+  metadata.location = locations.location;
+  CAIRN_ASSIGN_OR_RAISE(auto file, WriteMetadata(metadata, "", locations.metadata_dir));
   LoadedTable& written = file.table;
   auto created =
       store_.CreateEntity(catalog.id, ident.ns, ident.name, EntityKind::kIcebergTable,
-                          written.metadata_location, written.metadata_json);
+                          written.metadata_location, written.metadata_json,
+                          locations.claim);
   if (!created) {
     (void)io_.DeleteFile(written.metadata_location);
     if (created.error().kind == ErrorKind::kAlreadyExists) {
@@ -525,17 +583,45 @@ Result<bool> TableService::SwapLanded(const CatalogRecord& catalog,
   return pointer && pointer->metadata_location == new_location;
 }
 
-void TableService::DeleteDroppedMetadataFiles(const iceberg::TableMetadata& base,
+void TableService::DeleteDroppedMetadataFiles(const CatalogRecord& catalog,
+                                              int64_t entity_id,
+                                              const iceberg::TableMetadata& base,
                                               const iceberg::TableMetadata& updated) {
   // The new metadata's setting decides, so a commit that turns it off deletes nothing.
   auto it = updated.properties.find(std::string(kDeleteAfterCommit));
   // Case-insensitive, as Java's PropertyUtil.propertyAsBoolean reads it.
   if (it == updated.properties.end() || !EqualsIgnoreCase(it->second, "true")) return;
+  auto locations =
+      catalogs_.locations().ConfineEntity(catalog, updated.location, updated.properties);
+  if (!locations) return;
   std::set<std::string> kept;
   for (const auto& entry : updated.metadata_log) kept.insert(entry.metadata_file);
   for (const auto& entry : base.metadata_log) {
-    if (kept.count(entry.metadata_file) == 0) (void)io_.DeleteFile(entry.metadata_file);
+    if (kept.count(entry.metadata_file) != 0) continue;
+    // The log comes from clients too (a registered file): delete only what is provably
+    // this table's — a file Cairn names as it writes them, in the table's own metadata
+    // directory, that no other entity uses.
+    auto file = CanonicalLocation(entry.metadata_file);
+    if (!file || ParentOf(*file) != locations->metadata_dir || !IsMetadataFileName(*file))
+      continue;
+    auto used = store_.LocationInUse(*file, entity_id);
+    if (!used || *used) continue;
+    (void)io_.DeleteFile(*file);
   }
+}
+
+Result<TableService::LocatedMetadata> TableService::Locate(
+    const CatalogRecord& catalog, const iceberg::TableMetadata& base,
+    iceberg::TableMetadata updated) {
+  // Every commit is confined, not only one that moves the table: a table created before
+  // its catalog's allowed locations shrank cannot go on writing outside them.
+  CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
+                                            catalog, updated.location, updated.properties));
+  const bool moved = !SameLocations(base, updated);
+  updated.location = std::move(locations.location);
+  LocatedMetadata out{std::move(updated), std::move(locations.metadata_dir), std::nullopt};
+  if (moved) out.claim = std::move(locations.claim);
+  return out;
 }
 
 Result<LoadedTable> TableService::CommitTable(
@@ -579,10 +665,14 @@ Result<LoadedTable> TableService::CommitTable(
                          json ? *json : iceberg::TableMetadataToJsonString(base)};
     }
     CAIRN_ASSIGN_OR_RAISE(auto built, std::move(builder).Finish());
-    auto updated = std::make_shared<const iceberg::TableMetadata>(std::move(built));
-    CAIRN_ASSIGN_OR_RAISE(auto file, WriteMetadata(*updated, entity.metadata_location));
+    CAIRN_ASSIGN_OR_RAISE(auto located, Locate(record, base, std::move(built)));
+    auto updated = std::make_shared<const iceberg::TableMetadata>(std::move(located.metadata));
+    CAIRN_ASSIGN_OR_RAISE(auto file, WriteMetadata(*updated, entity.metadata_location,
+                                                   located.metadata_dir));
     const LoadedTable& written = file.table;
-    auto swapped = store_.SwapEntities({SwapTo(entity, base, *updated, file)});
+    EntitySwap swap = SwapTo(entity, base, *updated, file);
+    swap.claim = std::move(located.claim);
+    auto swapped = store_.SwapEntities({swap});
     if (!swapped) {
       if (!MayHaveLanded(swapped.error())) {
         (void)io_.DeleteFile(written.metadata_location);
@@ -598,8 +688,8 @@ Result<LoadedTable> TableService::CommitTable(
     }
     if (*swapped) {
       Remember(file, updated);
-      AfterStoreCommit([this, base = current.metadata, updated] {
-        DeleteDroppedMetadataFiles(*base, *updated);
+      AfterStoreCommit([this, record, id = entity.id, base = current.metadata, updated] {
+        DeleteDroppedMetadataFiles(record, id, *base, *updated);
       });
       return std::move(file.table);
     }
@@ -633,13 +723,17 @@ Result<std::optional<TableService::PreparedChange>> TableService::PrepareChange(
     }
   }
   if (!builder.HasChanges()) return std::optional<PreparedChange>{};
-  CAIRN_ASSIGN_OR_RAISE(auto updated, std::move(builder).Finish());
-  return std::optional<PreparedChange>(
-      PreparedChange{change.ident,
-                     entity,
-                     current.metadata,
-                     std::make_shared<const iceberg::TableMetadata>(std::move(updated)),
-                     {}});
+  CAIRN_ASSIGN_OR_RAISE(auto built, std::move(builder).Finish());
+  auto located = Locate(catalog, base, std::move(built));
+  if (!located) {
+    return tl::unexpected(Error{located.error().kind,
+                                fmt::format("{} (table {})", located.error().message,
+                                            DottedName(change.ident))});
+  }
+  return std::optional<PreparedChange>(PreparedChange{
+      change.ident, entity, current.metadata,
+      std::make_shared<const iceberg::TableMetadata>(std::move(located->metadata)),
+      std::move(located->metadata_dir), std::move(located->claim), {}});
 }
 
 Status TableService::CommitTransaction(std::string_view catalog,
@@ -675,7 +769,7 @@ Status TableService::CommitTransaction(std::string_view catalog,
       }
     };
     for (auto& p : prepared) {
-      auto file = WriteMetadata(*p.updated, p.entity.metadata_location);
+      auto file = WriteMetadata(*p.updated, p.entity.metadata_location, p.metadata_dir);
       if (!file) {
         delete_written();
         return tl::unexpected(file.error());
@@ -684,6 +778,7 @@ Status TableService::CommitTransaction(std::string_view catalog,
       // first.
       p.file = std::move(*file);
       swaps.push_back(SwapTo(p.entity, *p.base, *p.updated, p.file));
+      swaps.back().claim = p.claim;
     }
     auto swapped = store_.SwapEntities(swaps);
     if (!swapped) {
@@ -703,8 +798,9 @@ Status TableService::CommitTransaction(std::string_view catalog,
     if (*swapped) {
       for (const auto& p : prepared) {
         Remember(p.file, p.updated);
-        AfterStoreCommit([this, base = p.base, updated = p.updated] {
-          DeleteDroppedMetadataFiles(*base, *updated);
+        AfterStoreCommit([this, record, id = p.entity.id, base = p.base,
+                          updated = p.updated] {
+          DeleteDroppedMetadataFiles(record, id, *base, *updated);
         });
       }
       return Ok();

@@ -179,8 +179,24 @@ class TableService {
     EntityPointer entity;
     std::shared_ptr<const iceberg::TableMetadata> base;
     std::shared_ptr<const iceberg::TableMetadata> updated;
+    /// Where `updated`'s metadata file goes.
+    std::string metadata_dir;
+    /// The table's new claim when the change moves its locations.
+    std::optional<LocationClaim> claim;
     WrittenMetadata file;
   };
+  /// Built metadata with its location in canonical form, checked against the catalog's
+  /// allowed locations.
+  struct LocatedMetadata {
+    iceberg::TableMetadata metadata;
+    std::string metadata_dir;
+    /// Set when the change from the base moves any of the table's locations.
+    std::optional<LocationClaim> claim;
+  };
+  /// Confines the locations of `updated` (built from `base`). Errors: `kBadRequest`.
+  Result<LocatedMetadata> Locate(const CatalogRecord& catalog,
+                                 const iceberg::TableMetadata& base,
+                                 iceberg::TableMetadata updated);
   /// Loads, checks and builds one change of a transaction; nullopt when it changes
   /// nothing.
   Result<std::optional<PreparedChange>> PrepareChange(const CatalogRecord& catalog,
@@ -213,9 +229,10 @@ class TableService {
                               const iceberg::TableMetadata& metadata);
   /// The error for a name already used in the namespace, by what uses it.
   Error NameTaken(const CatalogRecord& catalog, const TableIdent& ident);
-  /// Writes the metadata file for `metadata`.
+  /// Writes the metadata file for `metadata` into the directory `metadata_dir`.
   Result<WrittenMetadata> WriteMetadata(const iceberg::TableMetadata& metadata,
-                                        std::string_view previous_location);
+                                        std::string_view previous_location,
+                                        std::string_view metadata_dir);
   /// The swap from `base` (the table's current metadata, at `entity`) to `updated`
   /// (written to `written`), storing the new metadata split so that the snapshots it
   /// shares with `base` are not stored again. The swap's parts are views of `written`'s
@@ -229,7 +246,10 @@ class TableService {
                           std::string_view new_location);
   /// Deletes a dropped table's files, never those another table still uses.
   void PurgeFiles(const CatalogRecord& catalog, const EntityRecord& dropped);
-  void DeleteDroppedMetadataFiles(const iceberg::TableMetadata& base,
+  /// After a commit of entity `entity_id`: with `write.metadata.delete-after-commit`, the
+  /// metadata files that fell out of the log, as far as they are provably the table's.
+  void DeleteDroppedMetadataFiles(const CatalogRecord& catalog, int64_t entity_id,
+                                  const iceberg::TableMetadata& base,
                                   const iceberg::TableMetadata& updated);
 
   MetadataCache cache_{kMetadataCacheBytes};

@@ -40,6 +40,16 @@ Error NoSuchViewError(const ViewIdent& ident) {
                fmt::format("View does not exist: {}", DottedName(ident))};
 }
 
+/// Whether two versions of a view keep their files in the same places.
+bool SameViewLocations(const iceberg::ViewMetadata& a, const iceberg::ViewMetadata& b) {
+  constexpr std::string_view kMetadataPath = "write.metadata.path";
+  auto in_a = a.properties.find(std::string(kMetadataPath));
+  auto in_b = b.properties.find(std::string(kMetadataPath));
+  const bool has_a = in_a != a.properties.end();
+  if (has_a != (in_b != b.properties.end())) return false;
+  return a.location == b.location && (!has_a || in_a->second == in_b->second);
+}
+
 }  // namespace
 
 ViewService::ViewService(MetaStore& store, CatalogService& catalogs, FileIO& io,
@@ -57,10 +67,11 @@ Error ViewService::NameTaken(const CatalogRecord& catalog, const TableIdent& ide
 }
 
 Result<LoadedView> ViewService::WriteMetadata(const iceberg::ViewMetadata& metadata,
-                                              std::string_view previous_location) {
+                                              std::string_view previous_location,
+                                              std::string_view metadata_dir) {
   LoadedView written;
   written.metadata_location =
-      NextMetadataLocation(metadata.location, metadata.properties, previous_location,
+      NextMetadataLocation(metadata_dir, metadata.properties, previous_location,
                            /*gzip_by_default=*/true);
   written.metadata_json = iceberg::ViewMetadataToJsonString(metadata);
   CAIRN_RETURN_IF_ERROR(
@@ -70,10 +81,11 @@ Result<LoadedView> ViewService::WriteMetadata(const iceberg::ViewMetadata& metad
 
 Result<LoadedView> ViewService::CreateEntity(const CatalogRecord& catalog,
                                              const ViewIdent& ident, LoadedView written,
-                                             bool delete_file_on_failure) {
+                                             bool delete_file_on_failure,
+                                             const LocationClaim& claim) {
   auto created =
       store_.CreateEntity(catalog.id, ident.ns, ident.name, EntityKind::kIcebergView,
-                          written.metadata_location, written.metadata_json);
+                          written.metadata_location, written.metadata_json, claim);
   if (created) return written;
   // Nobody will ever point at a file written for this create.
   if (delete_file_on_failure) (void)io_.DeleteFile(written.metadata_location);
@@ -104,8 +116,12 @@ Result<LoadedView> ViewService::CreateView(std::string_view catalog,
   request.properties = input.properties;
   request.now_ms = clock_();
   CAIRN_ASSIGN_OR_RAISE(auto metadata, iceberg::NewViewMetadata(request));
-  CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(metadata, ""));
-  return CreateEntity(record, ident, std::move(written), /*delete_file_on_failure=*/true);
+  CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
+                                            record, metadata.location, metadata.properties));
+  metadata.location = locations.location;
+  CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(metadata, "", locations.metadata_dir));
+  return CreateEntity(record, ident, std::move(written), /*delete_file_on_failure=*/true,
+                      locations.claim);
 }
 
 Result<EntityRecord> ViewService::LoadEntity(const CatalogRecord& catalog,
@@ -145,10 +161,20 @@ Status ViewService::DropView(std::string_view catalog, const ViewIdent& ident) {
   // at, and only once the drop has committed; deleting it is best effort.
   auto metadata = iceberg::ViewMetadataFromJsonString(entity.metadata);
   if (!metadata || !GcEnabled(*metadata)) return Ok();
-  AfterStoreCommit([this, entity, name = DottedName(ident)] {
-    auto in_use = store_.LocationInUse(entity.metadata_location, entity.id);
+  // Never a file outside the view's own locations (a registered view may point anywhere
+  // its catalog allows).
+  auto locations =
+      catalogs_.locations().ConfineEntity(record, metadata->location, metadata->properties);
+  auto file = CanonicalLocation(entity.metadata_location);
+  if (!locations || !file) return Ok();
+  const bool owned = std::any_of(
+      locations->claim.locations.begin(), locations->claim.locations.end(),
+      [&](const std::string& own) { return LocationContains(own, *file); });
+  if (!owned) return Ok();
+  AfterStoreCommit([this, entity, file = *file, name = DottedName(ident)] {
+    auto in_use = store_.LocationInUse(file, entity.id);
     if (!in_use || *in_use) return;
-    if (auto deleted = io_.DeleteFile(entity.metadata_location); !deleted) {
+    if (auto deleted = io_.DeleteFile(file); !deleted) {
       spdlog::warn("drop of view {} left {} behind: {}", name, entity.metadata_location,
                    deleted.error().message);
     }
@@ -192,18 +218,34 @@ Result<LoadedView> ViewService::RegisterView(std::string_view catalog,
   CAIRN_ASSIGN_OR_RAISE(auto existing,
                         store_.LoadEntity(record.id, ident.ns, ident.name));
   if (existing) return tl::unexpected(NameTaken(record, ident));
-  CAIRN_ASSIGN_OR_RAISE(auto bytes, io_.ReadFile(metadata_location));
-  CAIRN_ASSIGN_OR_RAISE(auto json, DecodeMetadataJson(bytes, metadata_location));
+  CAIRN_ASSIGN_OR_RAISE(
+      const std::string file,
+      catalogs_.locations().Confine(record, metadata_location, "metadata-location"));
+  CAIRN_ASSIGN_OR_RAISE(auto bytes, io_.ReadFile(file));
+  CAIRN_ASSIGN_OR_RAISE(auto json, DecodeMetadataJson(bytes, file, io_.MaxReadBytes()));
   auto metadata = iceberg::ViewMetadataFromJsonString(json);
   if (!metadata) {
-    return BadRequest("Invalid view metadata file {}: {}", metadata_location,
-                      metadata.error().message);
+    return tl::unexpected(Error{metadata.error().kind,
+                                fmt::format("Invalid view metadata file {}: {}",
+                                            ShortLocation(metadata_location),
+                                            metadata.error().message)});
   }
-  LoadedView registered{std::string(metadata_location),
-                        iceberg::ViewMetadataToJsonString(*metadata)};
+  CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
+                                            record, metadata->location, metadata->properties));
+  // The pointer must be the view's own file: never another entity's current one.
+  const bool own_file = std::any_of(
+      locations.claim.locations.begin(), locations.claim.locations.end(),
+      [&](const std::string& own) { return LocationContains(own, file); });
+  if (!own_file) {
+    return BadRequest(
+        "Invalid metadata-location {}: it is not under the view's location {} or its "
+        "write.metadata.path",
+        ShortLocation(metadata_location), ShortLocation(metadata->location));
+  }
+  LoadedView registered{file, iceberg::ViewMetadataToJsonString(*metadata)};
   // The file belongs to whoever wrote it: never deleted here.
   return CreateEntity(record, ident, std::move(registered),
-                      /*delete_file_on_failure=*/false);
+                      /*delete_file_on_failure=*/false, locations.claim);
 }
 
 Result<std::optional<LoadedView>> ViewService::TryReplace(
@@ -230,10 +272,17 @@ Result<std::optional<LoadedView>> ViewService::TryReplace(
     return LoadedView{std::move(entity.metadata_location), std::move(entity.metadata)};
   }
   CAIRN_ASSIGN_OR_RAISE(auto updated, builder.Build());
-  CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(updated, entity.metadata_location));
-  auto swapped =
-      store_.SwapEntities({EntitySwap{entity.id, entity.metadata_location,
-                                      written.metadata_location, written.metadata_json}});
+  // Every replacement is confined, also one that does not move the view.
+  CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
+                                            catalog, updated.location, updated.properties));
+  const bool moved = !SameViewLocations(base, updated);
+  updated.location = locations.location;
+  CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(updated, entity.metadata_location,
+                                                    locations.metadata_dir));
+  EntitySwap swap{entity.id, entity.metadata_location, written.metadata_location,
+                  written.metadata_json};
+  if (moved) swap.claim = std::move(locations.claim);
+  auto swapped = store_.SwapEntities({swap});
   if (!swapped) {
     if (!MayHaveLanded(swapped.error())) {
       (void)io_.DeleteFile(written.metadata_location);

@@ -111,12 +111,16 @@ class ViewService {
   Result<EntityRecord> LoadEntity(const CatalogRecord& catalog, const ViewIdent& ident);
   /// The error for a name already used in the namespace, by what uses it.
   Error NameTaken(const CatalogRecord& catalog, const ViewIdent& ident);
-  /// Writes the metadata file for `metadata`; returns its location and JSON text.
+  /// Writes the metadata file for `metadata` into `metadata_dir`; returns its location
+  /// and JSON text.
   Result<LoadedView> WriteMetadata(const iceberg::ViewMetadata& metadata,
-                                   std::string_view previous_location);
-  /// Creates the entity for a written file; deletes the file when that fails.
+                                   std::string_view previous_location,
+                                   std::string_view metadata_dir);
+  /// Creates the entity for a written file, claiming `claim`; deletes the file when that
+  /// fails and `delete_file_on_failure`.
   Result<LoadedView> CreateEntity(const CatalogRecord& catalog, const ViewIdent& ident,
-                                  LoadedView written, bool delete_file_on_failure);
+                                  LoadedView written, bool delete_file_on_failure,
+                                  const LocationClaim& claim);
   /// One commit attempt on the current state: nullopt when it lost the swap.
   Result<std::optional<LoadedView>> TryReplace(
       const CatalogRecord& catalog, const ViewIdent& ident,

@@ -1,7 +1,8 @@
 #pragma once
 
 /// \file
-/// \brief The three propagation macros for `Result`/`Status` (style-anchors §9.2).
+/// \brief The propagation macros for `Result`/`Status` (style-anchors §9.2): the three
+/// of the anchor, plus one precondition macro per 400 error kind.
 
 #include "common/result.h"
 
@@ -28,10 +29,30 @@
 #define CAIRN_ASSIGN_OR_RAISE(lhs, rexpr) \
   CAIRN_ASSIGN_OR_RAISE_IMPL(CAIRN_CONCAT(_cairn_result_, __COUNTER__), lhs, rexpr)
 
-/// Returns a `kBadRequest` error with the formatted message when `cond` is false.
+/// Returns a `kBadRequest` error with the formatted message when `cond` is false: for
+/// the shape of a request (a field, a name, a token), which the reference answers with
+/// `BadRequestException`.
 #define CAIRN_PRECHECK(cond, ...)                \
   do {                                           \
     if (!(cond)) {                               \
       return ::cairn::BadRequest(__VA_ARGS__);   \
     }                                            \
+  } while (0)
+
+/// Returns a `kInvalidArgument` error with the formatted message when `cond` is false:
+/// the counterpart of the Java reference's `Preconditions.checkArgument`.
+#define CAIRN_CHECK_ARGUMENT(cond, ...)             \
+  do {                                              \
+    if (!(cond)) {                                  \
+      return ::cairn::InvalidArgument(__VA_ARGS__); \
+    }                                               \
+  } while (0)
+
+/// Returns a `kValidationFailed` error with the formatted message when `cond` is false:
+/// the counterpart of the Java reference's `ValidationException.check`.
+#define CAIRN_CHECK_VALID(cond, ...)                 \
+  do {                                               \
+    if (!(cond)) {                                   \
+      return ::cairn::ValidationFailed(__VA_ARGS__); \
+    }                                                \
   } while (0)

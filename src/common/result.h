@@ -16,7 +16,13 @@ namespace cairn {
 /// \brief What went wrong, independent of any protocol. `http/error_mapping` is the one
 /// place that turns a kind into an HTTP status and a protocol error type.
 enum class ErrorKind {
-  kBadRequest,            ///< malformed or invalid input from the client
+  kBadRequest,            ///< malformed input from the client: bad JSON, a wrong type, a
+                          ///< missing field, an invalid name or token
+  kInvalidArgument,       ///< a well-formed request whose content the reference's builders
+                          ///< reject with `IllegalArgumentException` (a precondition)
+  kValidationFailed,      ///< a well-formed request whose content the reference rejects
+                          ///< with `ValidationException` (e.g. a spec or sort order that
+                          ///< does not bind to the schema)
   kNotFound,              ///< generic missing resource (e.g. unknown route)
   kMethodNotAllowed,      ///< the route exists but not for this method
   kNoSuchWarehouse,       ///< unknown catalog / warehouse / prefix
@@ -61,6 +67,8 @@ inline Status Ok() { return {}; }
   }
 
 CAIRN_DEFINE_ERROR_FUNCTION(BadRequest)
+CAIRN_DEFINE_ERROR_FUNCTION(InvalidArgument)
+CAIRN_DEFINE_ERROR_FUNCTION(ValidationFailed)
 CAIRN_DEFINE_ERROR_FUNCTION(NotFound)
 CAIRN_DEFINE_ERROR_FUNCTION(MethodNotAllowed)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchWarehouse)

@@ -1,5 +1,7 @@
 #include "config/server_config.h"
 
+#include "common/location.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
@@ -207,6 +209,20 @@ const std::vector<Setting>& SettingTable() {
          CAIRN_ASSIGN_OR_RAISE(c.idempotency_key_lifetime, ParseIsoDuration(v));
          return Ok();
        }},
+      {{"allowed-locations",
+        "Comma-separated absolute paths or URIs under which catalog warehouses and "
+        "every table, view and Lance table location must lie (default: "
+        "<data-dir>/warehouse)"},
+       [](ServerConfig& c, std::string_view v) -> Status {
+         if (v.empty()) return InvalidConfig("must not be empty");
+         c.allowed_locations_setting = std::string(v);
+         return Ok();
+       }},
+      {{"max-metadata-file-bytes",
+        "Largest file Cairn reads (a registered metadata file, a Lance manifest), also "
+        "once decompressed; larger gets 400 (default 134217728 = 128 MiB)"},
+       Integer(1024, std::numeric_limits<uint32_t>::max(),
+               [](ServerConfig& c, uint64_t v) { c.max_metadata_file_bytes = v; })},
       {{"lance-async-drop-files",
         "A Lance DropTable/DropNamespace whose datasets hold more files than this "
         "returns at once with a transaction id and deletes in the background (default "
@@ -255,6 +271,16 @@ Status ApplyConfigFile(ServerConfig& config, const std::string& path) {
       value = std::to_string(i->get());
     } else if (const auto* b = node.as_boolean()) {
       value = b->get() ? "true" : "false";
+    } else if (const auto* list = node.as_array(); list && key.str() == "allowed-locations") {
+      // A list of strings (`allowed-locations = ["/a", "/b"]`) is the comma-separated text.
+      for (const auto& item : *list) {
+        const auto* text = item.as_string();
+        if (text == nullptr) {
+          return InvalidConfig("{}: expected a list of strings in {}", key.str(), path);
+        }
+        if (!value.empty()) value.push_back(',');
+        value += text->get();
+      }
     } else {
       return InvalidConfig("{}: expected a string or a number in {}", key.str(), path);
     }
@@ -292,6 +318,47 @@ Result<std::string> ReadStorePassword(const ServerConfig& config) {
   return std::string();
 }
 
+/// Fills `allowed_locations` (canonical) and checks that the default warehouse lies under
+/// them.
+Status ResolveAllowedLocations(ServerConfig& config) {
+  namespace fs = std::filesystem;
+  config.allowed_locations.clear();
+  std::string_view rest = config.allowed_locations_setting;
+  if (rest.empty()) rest = config.warehouse_root;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string entry(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    entry.erase(0, entry.find_first_not_of(' '));
+    entry.erase(entry.find_last_not_of(' ') + 1);
+    if (entry.empty()) continue;
+    // A relative directory is taken from where the server starts, as data-dir is.
+    if (entry.front() != '/' && entry.find(':') == std::string::npos) {
+      std::error_code ec;
+      entry = fs::absolute(entry, ec).lexically_normal().string();
+    }
+    auto canonical = CanonicalLocation(entry);
+    if (!canonical) return InvalidConfig("allowed-locations: {}", canonical.error().message);
+    config.allowed_locations.push_back(std::move(*canonical));
+  }
+  if (config.allowed_locations.empty()) {
+    return InvalidConfig("allowed-locations: must name at least one location");
+  }
+  auto warehouse = CanonicalLocation(config.warehouse_root);
+  const bool covered =
+      warehouse && std::any_of(config.allowed_locations.begin(),
+                               config.allowed_locations.end(), [&](const std::string& root) {
+                                 return LocationContains(root, *warehouse);
+                               });
+  if (!covered) {
+    return InvalidConfig(
+        "allowed-locations: the warehouse directory {} (of data-dir) must lie under one "
+        "of them",
+        config.warehouse_root);
+  }
+  return Ok();
+}
+
 }  // namespace
 
 Status FinalizeConfig(ServerConfig& config) {
@@ -307,6 +374,7 @@ Status FinalizeConfig(ServerConfig& config) {
   if (config.data_dir.size() > 1 && config.data_dir.back() == '/')
     config.data_dir.pop_back();
   config.warehouse_root = FileUriOf((data_dir / "warehouse").string());
+  CAIRN_RETURN_IF_ERROR(ResolveAllowedLocations(config));
   // Two connections per worker: an idempotent request keeps its write open until its
   // answer is stored, and may read meanwhile. One more per I/O thread for the fast paths.
   const size_t workers_need = 2 * config.http.worker_threads;

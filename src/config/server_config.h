@@ -43,6 +43,13 @@ struct ServerConfig {
   std::string log_level = "info";
   /// `file://` URI of `<data-dir>/warehouse`; set by `Finalize`.
   std::string warehouse_root;
+  /// `allowed-locations` as given (comma-separated); empty: the warehouse root.
+  std::string allowed_locations_setting;
+  /// Canonical locations under which catalogs and their entities may live; set by
+  /// `Finalize` (from `allowed_locations_setting`, else the warehouse root).
+  std::vector<std::string> allowed_locations;
+  /// The largest file Cairn reads (metadata files, Lance manifests), also once inflated.
+  size_t max_metadata_file_bytes = size_t{128} << 20;
   /// A Lance drop whose datasets hold more files than this finishes in the background and
   /// answers with a transaction id (0: every drop of a non-empty dataset does).
   size_t lance_async_drop_files = 10000;

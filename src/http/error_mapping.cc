@@ -75,6 +75,12 @@ ErrorMapping MapError(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::kBadRequest:
       return {400, "BadRequestException", kLanceInvalidInput, 400};
+    // The Java client rethrows a 400 as IllegalArgumentException only when `type` says
+    // so (any other 400 becomes BadRequestException); Lance clients see invalid input.
+    case ErrorKind::kInvalidArgument:
+      return {400, "IllegalArgumentException", kLanceInvalidInput, 400};
+    case ErrorKind::kValidationFailed:
+      return {400, "ValidationException", kLanceInvalidInput, 400};
     case ErrorKind::kNotFound:
       // No such route: for a Lance client, an operation this server does not offer.
       return {404, "NotFoundException", kLanceUnsupported, 404};

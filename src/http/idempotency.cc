@@ -3,24 +3,22 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
-#include <thread>
 
 #include "common/macros.h"
 #include "common/url_codec.h"
 #include "common/uuid.h"
 #include "http/error_mapping.h"
 #include "store/idempotency_scope.h"
+#include "store/instance_heartbeat.h"
 
 namespace cairn {
 namespace {
 
 constexpr size_t kMaxKeyLength = 128;
-/// How long a duplicate waits for the first request's answer before giving up.
-constexpr auto kAwaitLimit = std::chrono::seconds(10);
-/// How long a claim protects a running request; after that an abandoned claim (its
-/// server died before applying anything) may be taken over.
+/// How long a claim protects a running request even when its server's heartbeat stopped
+/// being seen; after that a claim whose effect was not applied may be taken over. A
+/// claim of a server that died is taken over sooner, once its heartbeat is stale.
 constexpr auto kLease = std::chrono::seconds(60);
-constexpr auto kAwaitStep = std::chrono::milliseconds(20);
 
 Status ValidateKey(std::string_view key) {
   const bool printable = std::all_of(key.begin(), key.end(), [](char c) {
@@ -64,8 +62,11 @@ std::string HeaderValue(const Response& response, std::string_view name) {
 }  // namespace
 
 IdempotentHandlers::IdempotentHandlers(MetaStore& store, std::chrono::seconds lifetime,
-                                       std::function<int64_t()> clock)
-    : store_(store), lifetime_(lifetime), clock_(std::move(clock)) {}
+                                       std::function<int64_t()> clock, std::string instance)
+    : store_(store),
+      lifetime_(lifetime),
+      clock_(std::move(clock)),
+      instance_(std::move(instance)) {}
 
 Handler IdempotentHandlers::Wrap(std::string operation, Protocol protocol,
                                  Handler handler) const {
@@ -84,26 +85,32 @@ std::string IdempotentHandlers::LifetimeIso8601() const {
   return out;
 }
 
-Result<std::optional<Response>> IdempotentHandlers::Claim(IdempotencyScope& scope) const {
-  const auto deadline = std::chrono::steady_clock::now() + kAwaitLimit;
-  for (;;) {
-    scope.created_ms = clock_();
-    scope.expires_ms = scope.created_ms + std::chrono::milliseconds(lifetime_).count();
-    const int64_t lease_until = scope.created_ms + std::chrono::milliseconds(kLease).count();
-    CAIRN_ASSIGN_OR_RAISE(auto existing, store_.ClaimIdempotencyKey(scope, lease_until));
-    if (!existing) return std::optional<Response>{};  // ours: execute
-    if (existing->fingerprint != scope.fingerprint) {
-      return UnprocessableEntity(
-          "Idempotency-Key {} was already used for a different request", scope.key);
-    }
-    if (existing->status) return std::optional<Response>(Replay(*existing));
-    // Another request with this key is still running: wait for its answer.
-    if (std::chrono::steady_clock::now() >= deadline) {
-      return ServiceUnavailable(
-          "A request with Idempotency-Key {} is still in progress; retry later", scope.key);
-    }
-    std::this_thread::sleep_for(kAwaitStep);
+Result<std::optional<Response>> IdempotentHandlers::Claim(
+    Protocol protocol, IdempotencyScope& scope) const {
+  scope.created_ms = clock_();
+  scope.expires_ms = scope.created_ms + std::chrono::milliseconds(lifetime_).count();
+  scope.instance = instance_;
+  scope.stale_before_ms =
+      scope.created_ms - std::chrono::milliseconds(kInstanceStaleAfter).count();
+  const int64_t lease_until = scope.created_ms + std::chrono::milliseconds(kLease).count();
+  CAIRN_ASSIGN_OR_RAISE(auto existing, store_.ClaimIdempotencyKey(scope, lease_until));
+  if (!existing) return std::optional<Response>{};  // ours: execute
+  if (existing->fingerprint != scope.fingerprint) {
+    return UnprocessableEntity(
+        "Idempotency-Key {} was already used for a different request", scope.key);
   }
+  if (existing->status) return std::optional<Response>(Replay(*existing));
+  // Another request with this key is still running. Waiting here would hold a worker
+  // (and a flood of duplicates would hold them all): answer "pending", and the server
+  // runs this request again later, until that one's answer is stored.
+  Response busy = ErrorResponse(
+      protocol,
+      Error{ErrorKind::kServiceUnavailable,
+            fmt::format("A request with Idempotency-Key {} is still in progress; retry later",
+                        scope.key)});
+  busy.headers.emplace_back("Retry-After", "1");
+  busy.pending = true;
+  return std::optional<Response>(std::move(busy));
 }
 
 Result<Response> IdempotentHandlers::Handle(const std::string& operation, Protocol protocol,
@@ -116,7 +123,7 @@ Result<Response> IdempotentHandlers::Handle(const std::string& operation, Protoc
   CAIRN_RETURN_IF_ERROR(ValidateKey(scope.key));
   scope.fingerprint = Fingerprint(operation, request);
   scope.owner = RandomUuid();
-  CAIRN_ASSIGN_OR_RAISE(auto answered, Claim(scope));
+  CAIRN_ASSIGN_OR_RAISE(auto answered, Claim(protocol, scope));
   if (answered) return std::move(*answered);
 
   Result<Response> result;

@@ -6,6 +6,9 @@
 /// store transaction; a repeat with the same key gets that answer without re-executing —
 /// after a restart and on another replica too. A key reused for a different request ⇒ 422.
 /// A 5xx without an effect is not stored: the key is released and a retry executes.
+/// A duplicate that arrives while the first request runs is answered at once with a
+/// `pending` 503 (`Response::pending`): the server waits for the first one's answer
+/// without holding a worker, by running the duplicate again.
 
 #include <chrono>
 #include <cstdint>
@@ -23,8 +26,11 @@ class IdempotentHandlers {
  public:
   /// \brief `lifetime`: how long a key is remembered (advertised in `/v1/config`).
   /// `clock` returns milliseconds since the epoch. `store` must outlive this object.
+  /// `instance`: this server process as it beats in the store (`InstanceHeartbeat`), so
+  /// that its claims are taken over soon after it died; empty: claims are protected by
+  /// their lease alone.
   IdempotentHandlers(MetaStore& store, std::chrono::seconds lifetime,
-                     std::function<int64_t()> clock);
+                     std::function<int64_t()> clock, std::string instance = {});
 
   /// \brief Wraps the handler of a mutating route. `operation` names the route (e.g.
   /// "POST /v1/{prefix}/namespaces") and is part of the request's fingerprint.
@@ -37,12 +43,14 @@ class IdempotentHandlers {
   Result<Response> Handle(const std::string& operation, Protocol protocol,
                           const Handler& handler, const Request& request) const;
   /// Claims the key for this request (nullopt), or returns the stored answer of the
-  /// request that holds it, waiting (bounded) while that one still runs.
-  Result<std::optional<Response>> Claim(IdempotencyScope& scope) const;
+  /// request that holds it — or, while that one still runs, a `pending` 503. Never
+  /// waits.
+  Result<std::optional<Response>> Claim(Protocol protocol, IdempotencyScope& scope) const;
 
   MetaStore& store_;
   std::chrono::seconds lifetime_;
   std::function<int64_t()> clock_;
+  std::string instance_;
 };
 
 /// \brief Parses an ISO-8601 duration of the form `PT#H#M#S` (any subset, at least one;

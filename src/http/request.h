@@ -60,6 +60,12 @@ struct Response {
   std::string body;
   std::string content_type = "application/json";
   std::vector<std::pair<std::string, std::string>> headers;
+  /// Set by a handler that cannot answer yet because another request it depends on is
+  /// still running (a duplicate of an idempotent request): the response is then what to
+  /// send when the server stops waiting (a 503 with `Retry-After`). The server runs the
+  /// request again after a pause, holding no worker meanwhile, for a bounded time
+  /// (`HttpOptions::pending_wait`); a caller without such a loop sends it as it is.
+  bool pending = false;
 
   /// \brief 200 with a JSON body.
   static Response Json(std::string body) { return Response{200, std::move(body), "application/json", {}}; }

@@ -118,8 +118,9 @@ class HttpServer::Impl {
   }
 
  private:
-  /// A blocking handler invocation handed to the worker pool; shared so that it outlives
-  /// the session coroutine if the server stops mid-request.
+  /// A blocking handler invocation handed to the worker pool (again, while its answer is
+  /// pending); shared so that it outlives the session coroutine if the server stops
+  /// mid-request.
   struct BlockingCall {
     const Route* route;
     Request request;
@@ -287,7 +288,12 @@ class HttpServer::Impl {
             response = std::move(*fast);
           } else if (route.blocking) {
             auto executor = co_await net::this_coro::executor;
-            response = co_await RunBlocking(route, std::move(request), executor);
+            auto call = std::make_shared<const BlockingCall>(
+                BlockingCall{&route, std::move(request)});
+            response = co_await RunBlocking(call, executor);
+            if (response.pending) {
+              response = co_await AwaitPending(call, std::move(response), executor);
+            }
           } else {
             response = Invoke(route, request);
           }
@@ -371,9 +377,8 @@ class HttpServer::Impl {
   /// answers 503 with Retry-After at once when the pool's queue is full. Deliberately not
   /// a coroutine itself (GCC 12 mis-orders destruction of locals around co_await of an
   /// initiation lambda); it returns the awaitable of the initiation.
-  awaitable<Response> RunBlocking(const Route& route, Request request,
+  awaitable<Response> RunBlocking(std::shared_ptr<const BlockingCall> call,
                                   const net::any_io_executor& executor) {
-    auto call = std::make_shared<BlockingCall>(BlockingCall{&route, std::move(request)});
     return net::async_initiate<decltype(net::use_awaitable), void(Response)>(
         [this, call, executor](auto handler) {
           auto shared = std::make_shared<decltype(handler)>(std::move(handler));
@@ -396,6 +401,38 @@ class HttpServer::Impl {
         net::use_awaitable);
   }
 
+  /// A request answered `pending` (a duplicate of an idempotent request still running)
+  /// waits here on a timer — holding no worker — and runs again on the worker pool after
+  /// growing pauses, until it gets a final answer, `pending_wait` is over or the server
+  /// stops; then its last answer is sent (while still pending, a 503 with Retry-After).
+  /// At most `max_pending` requests wait at once, so that a flood of duplicates cannot
+  /// pile up without bound: the others get their 503 at once.
+  awaitable<Response> AwaitPending(std::shared_ptr<const BlockingCall> call,
+                                   Response response, net::any_io_executor executor) {
+    if (pending_.fetch_add(1) >= options_.max_pending) {
+      pending_.fetch_sub(1);
+      response.pending = false;
+      co_return response;
+    }
+    constexpr auto kFirstPause = std::chrono::milliseconds(10);
+    constexpr auto kLongestPause = std::chrono::milliseconds(250);
+    const auto deadline = std::chrono::steady_clock::now() + options_.pending_wait;
+    auto pause = std::chrono::milliseconds(kFirstPause);
+    net::steady_timer timer(executor);
+    while (response.pending && !stopping_) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) break;
+      timer.expires_after(std::min(pause, left));
+      co_await timer.async_wait(kAsTuple);
+      response = co_await RunBlocking(call, executor);
+      pause = std::min(pause * 2, std::chrono::milliseconds(kLongestPause));
+    }
+    pending_.fetch_sub(1);
+    response.pending = false;
+    co_return response;
+  }
+
   HttpOptions options_;
   const Router& router_;
   HttpMetrics& metrics_;
@@ -404,6 +441,7 @@ class HttpServer::Impl {
   WorkerPool pool_;
   std::atomic<bool> stopping_{false};
   std::atomic<int> in_flight_{0};
+  std::atomic<size_t> pending_{0};  ///< requests in AwaitPending
 };
 
 HttpServer::HttpServer(HttpOptions options, const Router& router, HttpMetrics& metrics)

@@ -30,6 +30,11 @@ struct HttpOptions {
   size_t io_threads = 1;
   size_t worker_threads = 4;
   size_t worker_queue = 1024;                   ///< queued blocking requests before 503
+  /// How long a request answered `Response::pending` is run again (after growing pauses,
+  /// holding no worker meanwhile) before its 503 is sent.
+  std::chrono::milliseconds pending_wait{10'000};
+  /// At most this many pending requests wait at once; more get their 503 at once.
+  size_t max_pending = 256;
   std::chrono::milliseconds shutdown_grace{10'000};  ///< wait for in-flight requests
   /// Try routes' `fast` handlers on the I/O thread before handing a request to the worker
   /// pool. Only safe when they cannot wait long (an embedded store; see server_config).

@@ -442,6 +442,7 @@ Result<SortOrder> SortOrderFromJson(const boost::json::value& json,
   CAIRN_ASSIGN_OR_RAISE(order.order_id, ReadInt32(*obj, kOrderId, path));
   CAIRN_ASSIGN_OR_RAISE(order.fields,
                         ReadList<SortField>(*obj, kFields, path, SortFieldFromJson));
+  CAIRN_RETURN_IF_ERROR(AtPath(order.Validate(), path));
   return order;
 }
 

@@ -9,10 +9,14 @@
 /// only `schema` / `partition-spec` get `schemas` / `partition-specs` synthesized,
 /// missing `refs` with a current snapshot get a `main` branch, and so on.
 ///
-/// Every `XFromJson(json, path)` names the offending field in its `kBadRequest` error as
+/// Every `XFromJson(json, path)` names the offending field in its error as
 /// `<path>.<key>[<index>]...`; `path` is the location of `json` in the enclosing document
 /// (empty for the root), e.g. `Invalid field 'schemas[0].fields[2].type': unknown type
-/// 'foo'`. Integers are read without going through double, so 64-bit ids are exact.
+/// 'foo'`. JSON that is malformed, of the wrong type or missing a field is `kBadRequest`;
+/// a value the model's `Validate()` (or a transform or type string) rejects keeps that
+/// check's kind (`kInvalidArgument`, `kValidationFailed`), as the reference's parsers
+/// throw its builders' exceptions. Integers are read without going through double, so
+/// 64-bit ids are exact.
 
 #include <string>
 #include <string_view>
@@ -60,7 +64,8 @@ boost::json::value PartitionFieldsToJson(const PartitionSpec& spec);
 Result<PartitionField> PartitionFieldFromJson(const boost::json::value& json,
                                               std::string_view path = {});
 /// \brief Reads `{spec-id, fields}`. Fields without `field-id` get 1000, 1001, ... (v1);
-/// mixing fields with and without ids is an error.
+/// mixing fields with and without ids is an error. Errors: also `kInvalidArgument` for
+/// `bucket[N]`/`truncate[W]` with N or W below 1, and for empty or repeated names.
 Result<PartitionSpec> PartitionSpecFromJson(const boost::json::value& json,
                                             std::string_view path = {});
 /// \brief Reads the v1 fields-array form into a spec with id `spec_id`.
@@ -76,6 +81,8 @@ boost::json::value ToJson(const SortOrder& order);
 
 Result<SortField> SortFieldFromJson(const boost::json::value& json,
                                     std::string_view path = {});
+/// \brief Reads `{order-id, fields}` (`order-id` required). Errors: also
+/// `kInvalidArgument` when the id does not match the fields (`SortOrder::Validate`).
 Result<SortOrder> SortOrderFromJson(const boost::json::value& json,
                                     std::string_view path = {});
 
@@ -124,7 +131,7 @@ boost::json::value ToJson(const TableMetadata& metadata);
 
 /// \brief Reads table metadata like Java `TableMetadataParser.fromJson` and checks it
 /// with `TableMetadata::Validate`. Errors: `kBadRequest` (unsupported version, missing or
-/// invalid fields, broken invariants).
+/// invalid fields), or the kind of the broken invariant (`TableMetadata::Validate`).
 Result<TableMetadata> TableMetadataFromJson(const boost::json::value& json,
                                             std::string_view path = {});
 

@@ -42,18 +42,21 @@ tl::unexpected<Error> InvalidField(std::string_view path, fmt::format_string<Arg
   return BadRequest("Invalid field '{}': {}", path, message);
 }
 
-/// \brief An error found by a `Validate()` after parsing, located at `path` when there is
-/// one.
-inline Status AtPath(Status status, std::string_view path) {
-  if (status || path.empty()) return status;
-  return InvalidField(path, "{}", status.error().message);
-}
-
 /// \brief A nested parse error from a helper that does not know the path (e.g. type
-/// strings).
+/// strings), located at `path` as `Invalid field '<path>': <message>`. The kind is kept:
+/// a rule the reference enforces with `IllegalArgumentException` or
+/// `ValidationException` stays `kInvalidArgument` / `kValidationFailed`.
 inline tl::unexpected<Error> AtPath(const Error& error, std::string_view path) {
   if (path.empty()) return tl::unexpected(error);
-  return InvalidField(path, "{}", error.message);
+  return tl::unexpected(
+      Error{error.kind, fmt::format("Invalid field '{}': {}", path, error.message)});
+}
+
+/// \brief An error found by a `Validate()` after parsing, located at `path` when there is
+/// one (kind kept, as above).
+inline Status AtPath(Status status, std::string_view path) {
+  if (status || path.empty()) return status;
+  return AtPath(status.error(), path);
 }
 
 /// \brief Parses every element of `array` with `parse(value, element path)`.

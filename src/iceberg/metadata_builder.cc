@@ -66,13 +66,13 @@ Status MetadataBuilder::ApplyOne(const AssignUuid& u) {
 }
 
 Status MetadataBuilder::ApplyOne(const UpgradeFormatVersion& u) {
-  CAIRN_PRECHECK(
+  CAIRN_CHECK_ARGUMENT(
       u.format_version <= TableMetadata::kSupportedFormatVersion,
       "Cannot upgrade table to unsupported format version: v{} (supported: v{})",
       u.format_version, TableMetadata::kSupportedFormatVersion);
-  CAIRN_PRECHECK(u.format_version >= metadata_.format_version,
-                 "Cannot downgrade v{} table to v{}", metadata_.format_version,
-                 u.format_version);
+  CAIRN_CHECK_ARGUMENT(u.format_version >= metadata_.format_version,
+                       "Cannot downgrade v{} table to v{}", metadata_.format_version,
+                       u.format_version);
   if (u.format_version == metadata_.format_version) return Ok();
   // next-row-id stays as it is (0 for a table that was never v3); old snapshots keep
   // their null first-row-id.
@@ -122,13 +122,13 @@ Status MetadataBuilder::ApplyOne(const AddSchema& u) {
 Status MetadataBuilder::ApplyOne(const SetCurrentSchema& u) {
   int32_t schema_id = u.schema_id;
   if (schema_id == kLastAdded) {
-    CAIRN_PRECHECK(last_added_schema_id_.has_value(),
-                   "Cannot set last added schema: no schema has been added");
+    CAIRN_CHECK_VALID(last_added_schema_id_.has_value(),
+                      "Cannot set last added schema: no schema has been added");
     schema_id = *last_added_schema_id_;
   }
   if (schema_id == metadata_.current_schema_id) return Ok();
-  CAIRN_PRECHECK(metadata_.SchemaById(schema_id) != nullptr,
-                 "Cannot set current schema to unknown schema: {}", schema_id);
+  CAIRN_CHECK_ARGUMENT(metadata_.SchemaById(schema_id) != nullptr,
+                       "Cannot set current schema to unknown schema: {}", schema_id);
   // Specs and sort orders refer to columns by id; their compatibility with the new
   // current schema is checked when the metadata is built.
   metadata_.current_schema_id = schema_id;
@@ -138,8 +138,8 @@ Status MetadataBuilder::ApplyOne(const SetCurrentSchema& u) {
 
 Status MetadataBuilder::ApplyOne(const AddPartitionSpec& u) {
   const Schema* schema = metadata_.CurrentSchema();
-  CAIRN_PRECHECK(schema != nullptr,
-                 "Cannot add a partition spec before a current schema is set");
+  CAIRN_CHECK_ARGUMENT(schema != nullptr,
+                       "Cannot add a partition spec before a current schema is set");
   PartitionSpec spec = u.spec;
   // As the reference does, a spec compatible with an existing one is reused before the
   // new-spec checks run.
@@ -165,12 +165,13 @@ Status MetadataBuilder::ApplyOne(const AddPartitionSpec& u) {
     }
     return Ok();
   }
-  CAIRN_RETURN_IF_ERROR(spec.Validate());
-  CAIRN_RETURN_IF_ERROR(CheckCompatibility(spec, *schema));
+  // As the reference binds the spec: the names (IllegalArgumentException) first, then the
+  // sources and transforms (ValidationException).
   CAIRN_RETURN_IF_ERROR(CheckPartitionNames(spec, *schema));
+  CAIRN_RETURN_IF_ERROR(CheckCompatibility(spec, *schema));
   if (metadata_.format_version == 1) {
     for (size_t i = 0; i < spec.fields.size(); ++i) {
-      CAIRN_PRECHECK(
+      CAIRN_CHECK_VALID(
           spec.fields[i].field_id == kPartitionDataIdStart + static_cast<int32_t>(i),
           "Spec does not use sequential IDs that are required in v1");
     }
@@ -188,19 +189,22 @@ Status MetadataBuilder::ApplyOne(const AddPartitionSpec& u) {
 Status MetadataBuilder::ApplyOne(const SetDefaultSpec& u) {
   int32_t spec_id = u.spec_id;
   if (spec_id == kLastAdded) {
-    CAIRN_PRECHECK(last_added_spec_id_.has_value(),
-                   "Cannot set last added spec: no spec has been added");
+    CAIRN_CHECK_VALID(last_added_spec_id_.has_value(),
+                      "Cannot set last added spec: no spec has been added");
     spec_id = *last_added_spec_id_;
   }
   if (spec_id == metadata_.default_spec_id) return Ok();
-  CAIRN_PRECHECK(metadata_.SpecById(spec_id) != nullptr,
-                 "Cannot set default partition spec to unknown spec: {}", spec_id);
+  // The reference does not check (the build fails later with a NullPointerException).
+  CAIRN_CHECK_ARGUMENT(metadata_.SpecById(spec_id) != nullptr,
+                       "Cannot set default partition spec to unknown spec: {}", spec_id);
   metadata_.default_spec_id = spec_id;
   ++changes_;
   return Ok();
 }
 
 Status MetadataBuilder::ApplyOne(const AddSortOrder& u) {
+  // The order id is advisory and reassigned here; `SortOrderFromJson` already held it to
+  // the reference's rules (`SortOrder::Validate`).
   SortOrder order = u.sort_order;
   int32_t order_id = SortOrder::kUnsortedOrderId;
   bool found = false;
@@ -229,8 +233,8 @@ Status MetadataBuilder::ApplyOne(const AddSortOrder& u) {
     return Ok();
   }
   const Schema* schema = metadata_.CurrentSchema();
-  CAIRN_PRECHECK(schema != nullptr,
-                 "Cannot add a sort order before a current schema is set");
+  CAIRN_CHECK_ARGUMENT(schema != nullptr,
+                       "Cannot add a sort order before a current schema is set");
   CAIRN_RETURN_IF_ERROR(CheckCompatibility(order, *schema));
   order.order_id = order_id;
   metadata_.sort_orders.push_back(std::move(order));
@@ -243,13 +247,14 @@ Status MetadataBuilder::ApplyOne(const AddSortOrder& u) {
 Status MetadataBuilder::ApplyOne(const SetDefaultSortOrder& u) {
   int32_t order_id = u.sort_order_id;
   if (order_id == kLastAdded) {
-    CAIRN_PRECHECK(last_added_order_id_.has_value(),
-                   "Cannot set last added sort order: no sort order has been added");
+    CAIRN_CHECK_VALID(last_added_order_id_.has_value(),
+                      "Cannot set last added sort order: no sort order has been added");
     order_id = *last_added_order_id_;
   }
   if (order_id == metadata_.default_sort_order_id) return Ok();
-  CAIRN_PRECHECK(metadata_.SortOrderById(order_id) != nullptr,
-                 "Cannot set default sort order to unknown order: {}", order_id);
+  // As for set-default-spec, the reference does not check.
+  CAIRN_CHECK_ARGUMENT(metadata_.SortOrderById(order_id) != nullptr,
+                       "Cannot set default sort order to unknown order: {}", order_id);
   metadata_.default_sort_order_id = order_id;
   ++changes_;
   return Ok();
@@ -258,33 +263,33 @@ Status MetadataBuilder::ApplyOne(const SetDefaultSortOrder& u) {
 Status MetadataBuilder::ApplyOne(const AddSnapshot& u) {
   const Snapshot& snapshot = u.snapshot;
   CAIRN_RETURN_IF_ERROR(snapshot.Validate());
-  CAIRN_PRECHECK(!metadata_.schemas.empty(),
-                 "Attempting to add a snapshot before a schema is added");
-  CAIRN_PRECHECK(!metadata_.partition_specs.empty(),
-                 "Attempting to add a snapshot before a partition spec is added");
-  CAIRN_PRECHECK(!metadata_.sort_orders.empty(),
-                 "Attempting to add a snapshot before a sort order is added");
-  CAIRN_PRECHECK(metadata_.SnapshotById(snapshot.snapshot_id) == nullptr,
-                 "Snapshot already exists for id: {}", snapshot.snapshot_id);
+  CAIRN_CHECK_VALID(!metadata_.schemas.empty(),
+                    "Attempting to add a snapshot before a schema is added");
+  CAIRN_CHECK_VALID(!metadata_.partition_specs.empty(),
+                    "Attempting to add a snapshot before a partition spec is added");
+  CAIRN_CHECK_VALID(!metadata_.sort_orders.empty(),
+                    "Attempting to add a snapshot before a sort order is added");
+  CAIRN_CHECK_VALID(metadata_.SnapshotById(snapshot.snapshot_id) == nullptr,
+                    "Snapshot already exists for id: {}", snapshot.snapshot_id);
   // A stale sequence number means another writer committed first: the client must
-  // re-base, so this is a conflict (409), not a bad request.
+  // re-base, so this is a conflict (409), not a bad request. The text is the reference's
+  // (RetryableValidationException), naming the snapshot being added after it.
   if (metadata_.format_version > 1 && snapshot.parent_snapshot_id &&
       snapshot.sequence_number <= metadata_.last_sequence_number) {
     return CommitFailed(
         "Validation failed, please retry: Cannot add snapshot with sequence number {} "
-        "older "
-        "than last sequence number {}",
-        snapshot.sequence_number, metadata_.last_sequence_number);
+        "older than last sequence number {} (snapshot {}, parent {})",
+        snapshot.sequence_number, metadata_.last_sequence_number, snapshot.snapshot_id,
+        *snapshot.parent_snapshot_id);
   }
   if (metadata_.format_version >= TableMetadata::kMinRowLineageVersion) {
-    CAIRN_PRECHECK(snapshot.first_row_id.has_value(),
-                   "Cannot add a snapshot: first-row-id is null");
+    CAIRN_CHECK_VALID(snapshot.first_row_id.has_value(),
+                      "Cannot add a snapshot: first-row-id is null");
     if (*snapshot.first_row_id < metadata_.next_row_id) {
       return CommitFailed(
           "Validation failed, please retry: Cannot add a snapshot, first-row-id is "
-          "behind "
-          "table next-row-id: {} < {}",
-          *snapshot.first_row_id, metadata_.next_row_id);
+          "behind table next-row-id: {} < {} (snapshot {})",
+          *snapshot.first_row_id, metadata_.next_row_id, snapshot.snapshot_id);
     }
     metadata_.next_row_id += snapshot.added_rows.value_or(0);
   }
@@ -301,13 +306,13 @@ Status MetadataBuilder::ApplyOne(const SetSnapshotRef& u) {
                  "Invalid set-snapshot-ref: ref-name must not be empty");
   CAIRN_RETURN_IF_ERROR(u.ref.Validate());
   const bool is_main = u.ref_name == SnapshotRef::kMainBranch;
-  CAIRN_PRECHECK(!is_main || u.ref.IsBranch(),
-                 "Invalid ref main: must be a branch, not a tag");
+  CAIRN_CHECK_VALID(!is_main || u.ref.IsBranch(),
+                    "Invalid ref main: must be a branch, not a tag");
   const SnapshotRef* existing = metadata_.RefByName(u.ref_name);
   if (existing != nullptr && *existing == u.ref) return Ok();
   const Snapshot* snapshot = metadata_.SnapshotById(u.ref.snapshot_id);
-  CAIRN_PRECHECK(snapshot != nullptr, "Cannot set {} to unknown snapshot: {}", u.ref_name,
-                 u.ref.snapshot_id);
+  CAIRN_CHECK_VALID(snapshot != nullptr, "Cannot set {} to unknown snapshot: {}",
+                    u.ref_name, u.ref.snapshot_id);
   const bool added_here = added_snapshot_ids_.count(u.ref.snapshot_id) > 0;
   if (added_here) last_updated_ms_ = snapshot->timestamp_ms;
   if (is_main) {
@@ -429,8 +434,8 @@ Status MetadataBuilder::ApplyOne(const RemovePartitionStatistics& u) {
 
 Status MetadataBuilder::ApplyOne(const RemovePartitionSpecs& u) {
   const std::set<int32_t> ids(u.spec_ids.begin(), u.spec_ids.end());
-  CAIRN_PRECHECK(ids.count(metadata_.default_spec_id) == 0,
-                 "Cannot remove the default partition spec");
+  CAIRN_CHECK_ARGUMENT(ids.count(metadata_.default_spec_id) == 0,
+                       "Cannot remove the default partition spec");
   if (ids.empty()) return Ok();
   std::erase_if(metadata_.partition_specs,
                 [&](const PartitionSpec& s) { return ids.count(s.spec_id) > 0; });
@@ -440,8 +445,8 @@ Status MetadataBuilder::ApplyOne(const RemovePartitionSpecs& u) {
 
 Status MetadataBuilder::ApplyOne(const RemoveSchemas& u) {
   const std::set<int32_t> ids(u.schema_ids.begin(), u.schema_ids.end());
-  CAIRN_PRECHECK(ids.count(metadata_.current_schema_id) == 0,
-                 "Cannot remove the current schema");
+  CAIRN_CHECK_ARGUMENT(ids.count(metadata_.current_schema_id) == 0,
+                       "Cannot remove the current schema");
   if (ids.empty()) return Ok();
   std::erase_if(metadata_.schemas,
                 [&](const Schema& s) { return ids.count(s.schema_id) > 0; });
@@ -511,7 +516,7 @@ Result<TableMetadata> MetadataBuilder::Finalize(TableMetadata out,
   // have a log that does not end at the current snapshot, and stay committable.
   if (log_rewritten && out.current_snapshot_id &&
       out.SnapshotById(*out.current_snapshot_id) != nullptr) {
-    CAIRN_PRECHECK(
+    CAIRN_CHECK_VALID(
         !out.snapshot_log.empty() &&
             out.snapshot_log.back().snapshot_id == *out.current_snapshot_id,
         "Cannot set invalid snapshot log: latest entry is not the current snapshot");

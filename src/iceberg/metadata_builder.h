@@ -36,7 +36,13 @@ class MetadataBuilder {
   /// \brief Starts from nothing, as the create path of a commit (`assert-create`) does.
   static MetadataBuilder FromEmpty(int format_version, int64_t now_ms);
 
-  /// \brief Applies one update. Errors: `kBadRequest` for an invalid change (naming it);
+  /// \brief Applies one update. Errors, for an invalid change (naming it), the kind of
+  /// the reference's exception: `kInvalidArgument` where `TableMetadata.Builder` checks a
+  /// precondition (unknown schema id, downgrade, removing the current schema, ...),
+  /// `kValidationFailed` where it throws `ValidationException` (no last-added id, spec or
+  /// sort order not applicable to the schema, duplicate or unknown snapshot, main as a
+  /// tag, ...), `kBadRequest` for an empty required field and for a schema type the
+  /// format version does not support (the reference's IllegalStateException);
   /// `kCommitFailed` for a stale sequence number or first-row-id (the client must
   /// re-base).
   Status Apply(const TableUpdate& update);
@@ -45,7 +51,8 @@ class MetadataBuilder {
   bool HasChanges() const { return changes_ > 0; }
 
   /// \brief Finishes the metadata: `last-updated-ms`, snapshot-log and metadata-log, and
-  /// the invariants of `TableMetadata::Validate`. Errors: `kBadRequest`.
+  /// the invariants of `TableMetadata::Validate`. Errors: `kValidationFailed` (snapshot
+  /// log not ending at the current snapshot), else those of `TableMetadata::Validate`.
   Result<TableMetadata> Build();
 
   /// \brief As `Build`, but moves the metadata out instead of copying it (a table's

@@ -28,8 +28,8 @@ Result<int> FormatVersionOf(const std::map<std::string, std::string>& properties
   const auto [ptr, ec] = std::from_chars(it->second.data(), end, version);
   if (ec != std::errc() || ptr != end || version < 1 ||
       version > TableMetadata::kSupportedFormatVersion) {
-    return BadRequest("Invalid property 'format-version': '{}' (supported: 1 to {})", it->second,
-                      TableMetadata::kSupportedFormatVersion);
+    return InvalidArgument("Invalid property 'format-version': '{}' (supported: 1 to {})",
+                           it->second, TableMetadata::kSupportedFormatVersion);
   }
   return version;
 }
@@ -38,7 +38,11 @@ Result<int> FormatVersionOf(const std::map<std::string, std::string>& properties
 Result<int32_t> FreshSourceId(const Schema& original, const Schema& fresh, int32_t source_id,
                               std::string_view what) {
   auto name = original.FindColumnName(source_id);
-  if (!name) return BadRequest("Invalid {}: unknown source column id {}", what, source_id);
+  // The reference binds the request's spec and order to its schema, where an unknown
+  // source fails `checkCompatibility` (ValidationException).
+  if (!name) {
+    return ValidationFailed("Invalid {}: unknown source column id {}", what, source_id);
+  }
   const NestedField* field = fresh.FindFieldByName(*name);
   if (field == nullptr) return Internal("Column {} lost while assigning fresh ids", *name);
   return field->id;
@@ -69,13 +73,17 @@ Result<PartitionSpec> FreshSpec(const PartitionSpec& spec, const Schema& origina
     copy.field_id = next_field_id++;
     out.fields.push_back(std::move(copy));
   }
-  CAIRN_RETURN_IF_ERROR(out.Validate());
+  // As the reference's `PartitionSpec.Builder`: names first (IllegalArgumentException),
+  // then sources and transforms (ValidationException).
+  CAIRN_RETURN_IF_ERROR(CheckPartitionNames(out, fresh));
   CAIRN_RETURN_IF_ERROR(CheckCompatibility(out, fresh));
   return out;
 }
 
 Result<SortOrder> FreshSortOrder(const SortOrder& order, const Schema& original,
                                  const Schema& fresh) {
+  // The request's order id is advisory (`SortOrderFromJson` held it to the reference's
+  // rules): a sorted order becomes 1, the unsorted one 0.
   SortOrder out;
   out.order_id = order.IsUnsorted() ? SortOrder::kUnsortedOrderId : SortOrder::kInitialSortOrderId;
   for (const auto& field : order.fields) {

@@ -31,9 +31,12 @@ struct NewTableRequest {
   int64_t now_ms = 0;
 };
 
-/// \brief Builds the metadata of a new table. Errors: `kBadRequest` when the
-/// `format-version` property is invalid, a type needs a newer format, or the spec or sort
-/// order refer to columns that do not exist or do not suit their transforms.
+/// \brief Builds the metadata of a new table. Errors, as the reference:
+/// `kInvalidArgument` when the `format-version` property is invalid, the schema is
+/// invalid, or a partition name is empty, repeated or names another column;
+/// `kValidationFailed` when the spec or sort order refer to columns that do not exist or
+/// do not suit their transforms; `kBadRequest` when a type needs a newer format (the
+/// reference's IllegalStateException).
 Result<TableMetadata> NewTableMetadata(const NewTableRequest& request);
 
 }  // namespace cairn::iceberg

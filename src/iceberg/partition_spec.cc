@@ -29,14 +29,14 @@ Status PartitionSpec::Validate() const {
   std::set<int32_t> ids;
   for (const PartitionField& field : fields) {
     if (field.name.empty()) {
-      return BadRequest("Cannot use empty partition name: {}", Describe(field));
+      return InvalidArgument("Cannot use empty partition name: {}", Describe(field));
     }
     if (!names.insert(field.name).second) {
-      return BadRequest("Cannot use partition name more than once: {}", field.name);
+      return InvalidArgument("Cannot use partition name more than once: {}", field.name);
     }
     if (!ids.insert(field.field_id).second) {
-      return BadRequest("Cannot use partition field id more than once: {}",
-                        field.field_id);
+      return InvalidArgument("Cannot use partition field id more than once: {}",
+                             field.field_id);
     }
   }
   return Ok();
@@ -62,21 +62,22 @@ Status CheckCompatibility(const PartitionSpec& spec, const Schema& schema) {
     for (int32_t source_id : field.SourceIds()) {
       const NestedField* source = schema.FindFieldById(source_id);
       if (source == nullptr) {
-        return BadRequest("Cannot find source column for partition field: {}",
-                          Describe(field));
+        return ValidationFailed("Cannot find source column for partition field: {}",
+                                Describe(field));
       }
       if (!source->type.IsPrimitive()) {
-        return BadRequest("Cannot partition by non-primitive source field: {}",
-                          ToString(source->type));
+        return ValidationFailed("Cannot partition by non-primitive source field: {}",
+                                ToString(source->type));
       }
       if (!CanTransform(field.transform, source->type)) {
-        return BadRequest("Invalid source type {} for transform: {}",
-                          ToString(source->type), ToString(field.transform));
+        return ValidationFailed("Invalid source type {} for transform: {}",
+                                ToString(source->type), ToString(field.transform));
       }
       for (const NestedField* parent = schema.FindParentById(source_id);
            parent != nullptr; parent = schema.FindParentById(parent->id)) {
         if (parent->type.id != TypeId::kStruct) {
-          return BadRequest("Invalid partition field parent: {}", ToString(parent->type));
+          return ValidationFailed("Invalid partition field parent: {}",
+                                  ToString(parent->type));
         }
       }
     }
@@ -87,9 +88,13 @@ Status CheckCompatibility(const PartitionSpec& spec, const Schema& schema) {
 Status CheckPartitionNames(const PartitionSpec& spec, const Schema& schema) {
   CAIRN_RETURN_IF_ERROR(spec.Validate());
   for (const PartitionField& field : spec.fields) {
+    // As the reference: a spec whose source column was dropped may be historical, so
+    // its names are not held against the schema (a missing source fails
+    // `CheckCompatibility` instead).
+    if (schema.FindFieldById(field.source_id) == nullptr) continue;
     const NestedField* column = schema.FindFieldByName(field.name);
     if (column != nullptr && column->id != field.source_id) {
-      return BadRequest(
+      return InvalidArgument(
           "Cannot create identity partition sourced from different field in schema: {}",
           field.name);
     }

@@ -62,7 +62,7 @@ struct PartitionSpec {
   int32_t LastAssignedFieldId() const;
 
   /// \brief Checks partition field names are non-empty and unique and field ids unique.
-  /// Errors: `kBadRequest`.
+  /// Errors: `kInvalidArgument` (the reference's `PartitionSpec.Builder` preconditions).
   Status Validate() const;
 
   bool operator==(const PartitionSpec&) const = default;
@@ -74,14 +74,15 @@ bool CompatibleWith(const PartitionSpec& a, const PartitionSpec& b);
 
 /// \brief Checks `spec` can be bound to `schema`: each non-void field's source columns
 /// exist, are primitive, are nested only in structs, and suit the transform.
-/// Errors: `kBadRequest` like `Invalid source type string for transform: year`.
+/// Errors: `kValidationFailed` (as the reference's `PartitionSpec.checkCompatibility`)
+/// like `Invalid source type string for transform: year`.
 Status CheckCompatibility(const PartitionSpec& spec, const Schema& schema);
 
 /// \brief The partition-name rules of Java's `PartitionSpec.Builder` when a spec is added
 /// against `schema`: names are non-empty and unique, and a name that is also a schema
 /// column name (full dotted name) must be sourced from that same column.
-/// Errors: `kBadRequest` like `Cannot create identity partition sourced from different
-/// field in schema: x`.
+/// Errors: `kInvalidArgument` like `Cannot create identity partition sourced from
+/// different field in schema: x`.
 Status CheckPartitionNames(const PartitionSpec& spec, const Schema& schema);
 
 }  // namespace cairn::iceberg

@@ -128,22 +128,25 @@ Status Schema::Validate() const {
   std::set<std::string_view> names;
   for (const IndexedField& entry : index) {
     if (!by_id.emplace(entry.field->id, &entry).second) {
-      return BadRequest("Invalid schema: multiple fields for id {}", entry.field->id);
+      return InvalidArgument("Invalid schema: multiple fields for id {}",
+                             entry.field->id);
     }
     if (!names.insert(entry.name).second) {
-      return BadRequest("Invalid schema: multiple fields for name {}", entry.name);
+      return ValidationFailed("Invalid schema: multiple fields for name {}", entry.name);
     }
   }
   for (const IndexedField& entry : index) {
     const NestedField& field = *entry.field;
     if (field.type.id == TypeId::kUnknown && field.required) {
-      return BadRequest("Cannot create required field with unknown type: {}", entry.name);
+      return InvalidArgument("Cannot create required field with unknown type: {}",
+                             entry.name);
     }
     if (MustDefaultToNull(field.type.id)) {
       for (const auto& value : {field.initial_default, field.write_default}) {
         if (value && *value != "null") {
-          return BadRequest("Invalid default for {}: {} columns must default to null: {}",
-                            entry.name, TypeIdName(field.type.id), *value);
+          return InvalidArgument(
+              "Invalid default for {}: {} columns must default to null: {}", entry.name,
+              TypeIdName(field.type.id), *value);
         }
       }
     }
@@ -151,33 +154,33 @@ Status Schema::Validate() const {
   for (int32_t id : identifier_field_ids) {
     auto it = by_id.find(id);
     if (it == by_id.end()) {
-      return BadRequest(
+      return InvalidArgument(
           "Cannot add fieldId {} as an identifier field: field does not exist", id);
     }
     const NestedField& field = *it->second->field;
     if (!field.type.IsPrimitive()) {
-      return BadRequest(
+      return InvalidArgument(
           "Cannot add field {} as an identifier field: not a primitive type field",
           field.name);
     }
     if (!field.required) {
-      return BadRequest(
+      return InvalidArgument(
           "Cannot add field {} as an identifier field: not a required field", field.name);
     }
     if (IsFloatingPoint(field.type.id)) {
-      return BadRequest(
+      return InvalidArgument(
           "Cannot add field {} as an identifier field: must not be float or double field",
           field.name);
     }
     for (const NestedField* parent = it->second->parent; parent != nullptr;
          parent = by_id.at(parent->id)->parent) {
       if (parent->type.id != TypeId::kStruct) {
-        return BadRequest(
+        return InvalidArgument(
             "Cannot add field {} as an identifier field: must not be nested in {}",
             field.name, ToString(parent->type));
       }
       if (!parent->required) {
-        return BadRequest(
+        return InvalidArgument(
             "Cannot add field {} as an identifier field: must not be nested in an "
             "optional "
             "field {}",
@@ -203,7 +206,7 @@ Result<FreshSchema> AssignFreshIds(const Schema& schema) {
   for (int32_t old_id : schema.identifier_field_ids) {
     auto it = assigner.old_to_new().find(old_id);
     if (it == assigner.old_to_new().end()) {
-      return BadRequest("Cannot find identifier field id {} in schema", old_id);
+      return InvalidArgument("Cannot find identifier field id {} in schema", old_id);
     }
     out.schema.identifier_field_ids.push_back(it->second);
   }
@@ -232,6 +235,8 @@ Status ValidateForFormatVersion(const Schema& schema, int format_version) {
   for (const std::string& problem : problems) {
     message += "\n- " + problem;
   }
+  // The reference throws IllegalStateException (a 500 there): a 400, but not one of the
+  // reference's 400 types.
   return tl::unexpected(Error{ErrorKind::kBadRequest, std::move(message)});
 }
 

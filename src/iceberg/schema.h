@@ -55,7 +55,8 @@ struct Schema {
   /// `unknown`/`variant`/`geometry`/`geography` columns have only null defaults, and
   /// identifier fields are valid (exist, primitive, required, not float/double, only
   /// nested in required structs).
-  /// Errors: `kBadRequest` naming the offending field.
+  /// Errors: `kInvalidArgument` naming the offending field, or `kValidationFailed` for a
+  /// duplicate full name (the reference's `IndexByName` throws ValidationException).
   Status Validate() const;
 
   bool operator==(const Schema&) const = default;
@@ -77,11 +78,11 @@ struct FreshSchema {
 /// table: each struct first numbers its direct fields in order, then descends into them
 /// in order; a list numbers its element and a map its key then value when entered.
 /// identifier-field-ids are remapped to the new ids.
-/// Errors: `kBadRequest` if an identifier field id is not in the schema.
+/// Errors: `kInvalidArgument` if an identifier field id is not in the schema.
 Result<FreshSchema> AssignFreshIds(const Schema& schema);
 
 /// \brief Checks that every type and default in `schema` is allowed in
-/// `format_version`. Errors: `kBadRequest` like
+/// `format_version`. Errors: `kBadRequest` (the reference's IllegalStateException) like
 /// `Invalid schema for v2:\n- Invalid type for col: variant is not supported until v3`.
 Status ValidateForFormatVersion(const Schema& schema, int format_version);
 

@@ -14,13 +14,15 @@ std::optional<std::string> Snapshot::Operation() const {
 
 Status Snapshot::Validate() const {
   if (first_row_id && *first_row_id < 0) {
-    return BadRequest("Invalid first-row-id (cannot be negative): {}", *first_row_id);
+    return InvalidArgument("Invalid first-row-id (cannot be negative): {}",
+                           *first_row_id);
   }
   if (added_rows && *added_rows < 0) {
-    return BadRequest("Invalid added-rows (cannot be negative): {}", *added_rows);
+    return InvalidArgument("Invalid added-rows (cannot be negative): {}", *added_rows);
   }
   if (first_row_id && !added_rows) {
-    return BadRequest("Invalid added-rows (required when first-row-id is set): null");
+    return InvalidArgument(
+        "Invalid added-rows (required when first-row-id is set): null");
   }
   return Ok();
 }
@@ -38,19 +40,19 @@ Result<SnapshotRefType> ParseSnapshotRefType(std::string_view text) {
 
 Status SnapshotRef::Validate() const {
   if (type == SnapshotRefType::kTag && min_snapshots_to_keep) {
-    return BadRequest("Tags do not support setting minSnapshotsToKeep");
+    return InvalidArgument("Tags do not support setting minSnapshotsToKeep");
   }
   if (type == SnapshotRefType::kTag && max_snapshot_age_ms) {
-    return BadRequest("Tags do not support setting maxSnapshotAgeMs");
+    return InvalidArgument("Tags do not support setting maxSnapshotAgeMs");
   }
   if (min_snapshots_to_keep && *min_snapshots_to_keep <= 0) {
-    return BadRequest("Min snapshots to keep must be greater than 0");
+    return InvalidArgument("Min snapshots to keep must be greater than 0");
   }
   if (max_snapshot_age_ms && *max_snapshot_age_ms <= 0) {
-    return BadRequest("Max snapshot age must be greater than 0 ms");
+    return InvalidArgument("Max snapshot age must be greater than 0 ms");
   }
   if (max_ref_age_ms && *max_ref_age_ms <= 0) {
-    return BadRequest("Max reference age must be greater than 0");
+    return InvalidArgument("Max reference age must be greater than 0");
   }
   return Ok();
 }

@@ -48,7 +48,7 @@ struct Snapshot {
   std::optional<std::string> Operation() const;
 
   /// \brief Java `BaseSnapshot` checks: `first-row-id` and `added-rows` not negative,
-  /// `added-rows` present when `first-row-id` is. Errors: `kBadRequest`.
+  /// `added-rows` present when `first-row-id` is. Errors: `kInvalidArgument`.
   Status Validate() const;
 
   bool operator==(const Snapshot&) const = default;
@@ -88,7 +88,7 @@ struct SnapshotRef {
   bool IsBranch() const { return type == SnapshotRefType::kBranch; }
 
   /// \brief Java `SnapshotRef.Builder` checks: tags have no snapshot retention settings;
-  /// set values are positive. Errors: `kBadRequest`.
+  /// set values are positive. Errors: `kInvalidArgument`.
   Status Validate() const;
 
   bool operator==(const SnapshotRef&) const = default;

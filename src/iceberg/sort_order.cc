@@ -1,5 +1,4 @@
 #include "iceberg/sort_order.h"
-#include "common/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,6 +6,9 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "common/macros.h"
+#include "common/strings.h"
 
 namespace cairn::iceberg {
 namespace {
@@ -43,21 +45,32 @@ Result<NullOrder> ParseNullOrder(std::string_view text) {
 
 bool SameOrder(const SortOrder& a, const SortOrder& b) { return a.fields == b.fields; }
 
+Status SortOrder::Validate() const {
+  // The reference's `SortOrder.Builder` / `UnboundSortOrder.Builder` preconditions.
+  if (IsUnsorted()) {
+    CAIRN_CHECK_ARGUMENT(order_id == kUnsortedOrderId, "Unsorted order ID must be 0");
+  } else {
+    CAIRN_CHECK_ARGUMENT(order_id != kUnsortedOrderId,
+                         "Sort order ID 0 is reserved for unsorted order");
+  }
+  return Ok();
+}
+
 Status CheckCompatibility(const SortOrder& order, const Schema& schema) {
   for (const SortField& field : order.fields) {
     for (int32_t source_id : field.SourceIds()) {
       const NestedField* source = schema.FindFieldById(source_id);
       if (source == nullptr) {
-        return BadRequest("Cannot find source column for sort field: {}",
-                          Describe(field));
+        return ValidationFailed("Cannot find source column for sort field: {}",
+                                Describe(field));
       }
       if (!source->type.IsPrimitive()) {
-        return BadRequest("Cannot sort by non-primitive source field: {}",
-                          ToString(source->type));
+        return ValidationFailed("Cannot sort by non-primitive source field: {}",
+                                ToString(source->type));
       }
       if (!CanTransform(field.transform, source->type)) {
-        return BadRequest("Invalid source type {} for transform: {}",
-                          ToString(source->type), ToString(field.transform));
+        return ValidationFailed("Invalid source type {} for transform: {}",
+                                ToString(source->type), ToString(field.transform));
       }
     }
   }

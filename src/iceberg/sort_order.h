@@ -67,6 +67,12 @@ struct SortOrder {
   /// \brief True if the order has no fields.
   bool IsUnsorted() const { return fields.empty(); }
 
+  /// \brief Checks the order id against the fields: the unsorted order (no fields) has
+  /// id 0, and id 0 is for it alone. Errors: `kInvalidArgument` with the reference's
+  /// messages (`Unsorted order ID must be 0`, `Sort order ID 0 is reserved for unsorted
+  /// order`).
+  Status Validate() const;
+
   bool operator==(const SortOrder&) const = default;
 };
 
@@ -74,7 +80,8 @@ struct SortOrder {
 bool SameOrder(const SortOrder& a, const SortOrder& b);
 
 /// \brief Checks `order` can be bound to `schema`: every source column exists, is
-/// primitive and suits the transform. Errors: `kBadRequest`.
+/// primitive and suits the transform. Errors: `kValidationFailed` (as the reference's
+/// `SortOrder.checkCompatibility`).
 Status CheckCompatibility(const SortOrder& order, const Schema& schema);
 
 }  // namespace cairn::iceberg

@@ -57,48 +57,49 @@ const SnapshotRef* TableMetadata::RefByName(std::string_view name) const {
 
 Status TableMetadata::Validate() const {
   if (format_version < 1 || format_version > kSupportedFormatVersion) {
-    return BadRequest("Unsupported format version: v{} (supported: v1 to v{})",
-                      format_version, kSupportedFormatVersion);
+    return InvalidArgument("Unsupported format version: v{} (supported: v1 to v{})",
+                           format_version, kSupportedFormatVersion);
   }
   if (format_version > 1 && table_uuid.empty()) {
-    return BadRequest("UUID is required in format v{}", format_version);
+    return InvalidArgument("UUID is required in format v{}", format_version);
   }
   if (format_version == 1 && last_sequence_number != kInitialSequenceNumber) {
-    return BadRequest("Sequence number must be 0 in v1: {}", last_sequence_number);
+    return InvalidArgument("Sequence number must be 0 in v1: {}", last_sequence_number);
   }
 
   std::set<int64_t> ids;
   for (const Schema& schema : schemas) {
     if (!ids.insert(schema.schema_id).second) {
-      return BadRequest("Invalid table metadata: duplicate schema id {}",
-                        schema.schema_id);
+      return InvalidArgument("Invalid table metadata: duplicate schema id {}",
+                             schema.schema_id);
     }
     CAIRN_RETURN_IF_ERROR(schema.Validate());
   }
   ids.clear();
   for (const PartitionSpec& spec : partition_specs) {
     if (!ids.insert(spec.spec_id).second) {
-      return BadRequest("Invalid table metadata: duplicate partition spec id {}",
-                        spec.spec_id);
+      return InvalidArgument("Invalid table metadata: duplicate partition spec id {}",
+                             spec.spec_id);
     }
     CAIRN_RETURN_IF_ERROR(spec.Validate());
   }
   ids.clear();
   for (const SortOrder& order : sort_orders) {
     if (!ids.insert(order.order_id).second) {
-      return BadRequest("Invalid table metadata: duplicate sort order id {}",
-                        order.order_id);
+      return InvalidArgument("Invalid table metadata: duplicate sort order id {}",
+                             order.order_id);
     }
+    CAIRN_RETURN_IF_ERROR(order.Validate());
   }
   ids.clear();
   for (const Snapshot& snapshot : snapshots) {
     if (!ids.insert(snapshot.snapshot_id).second) {
-      return BadRequest("Invalid table metadata: duplicate snapshot id {}",
-                        snapshot.snapshot_id);
+      return InvalidArgument("Invalid table metadata: duplicate snapshot id {}",
+                             snapshot.snapshot_id);
     }
     CAIRN_RETURN_IF_ERROR(snapshot.Validate());
     if (format_version > 1 && snapshot.sequence_number > last_sequence_number) {
-      return BadRequest(
+      return ValidationFailed(
           "Invalid snapshot {}: sequence number {} is greater than last sequence number "
           "{}",
           snapshot.snapshot_id, snapshot.sequence_number, last_sequence_number);
@@ -107,70 +108,74 @@ Status TableMetadata::Validate() const {
 
   const Schema* schema = CurrentSchema();
   if (schema == nullptr) {
-    return BadRequest("Cannot find current schema with id {}", current_schema_id);
+    return InvalidArgument("Cannot find current schema with id {}", current_schema_id);
   }
   const PartitionSpec* spec = DefaultSpec();
   if (spec == nullptr) {
-    return BadRequest("Cannot find default partition spec with id {}", default_spec_id);
+    return InvalidArgument("Cannot find default partition spec with id {}",
+                           default_spec_id);
   }
   CAIRN_RETURN_IF_ERROR(CheckCompatibility(*spec, *schema));
   const SortOrder* order = DefaultSortOrder();
   if (order == nullptr) {
-    return BadRequest("Cannot find default sort order with id {}", default_sort_order_id);
+    return InvalidArgument("Cannot find default sort order with id {}",
+                           default_sort_order_id);
   }
   CAIRN_RETURN_IF_ERROR(CheckCompatibility(*order, *schema));
 
   if (current_snapshot_id && SnapshotById(*current_snapshot_id) == nullptr) {
-    return BadRequest("Invalid table metadata: Cannot find current snapshot {}",
-                      *current_snapshot_id);
+    return InvalidArgument("Invalid table metadata: Cannot find current snapshot {}",
+                           *current_snapshot_id);
   }
   for (const auto& [name, ref] : refs) {
     CAIRN_RETURN_IF_ERROR(ref.Validate());
     if (SnapshotById(ref.snapshot_id) == nullptr) {
-      return BadRequest("Invalid table metadata: ref {} points to missing snapshot {}",
-                        name, ref.snapshot_id);
+      return InvalidArgument(
+          "Invalid table metadata: ref {} points to missing snapshot {}", name,
+          ref.snapshot_id);
     }
   }
   const SnapshotRef* main = RefByName(SnapshotRef::kMainBranch);
   if (main != nullptr && !main->IsBranch()) {
-    return BadRequest("Invalid table metadata: ref main must be a branch");
+    return InvalidArgument("Invalid table metadata: ref main must be a branch");
   }
   if (current_snapshot_id) {
     if (main != nullptr && main->snapshot_id != *current_snapshot_id) {
-      return BadRequest("Current snapshot ID does not match main branch ({} != {})",
-                        *current_snapshot_id, main->snapshot_id);
+      return InvalidArgument("Current snapshot ID does not match main branch ({} != {})",
+                             *current_snapshot_id, main->snapshot_id);
     }
   } else if (main != nullptr) {
-    return BadRequest("Current snapshot is not set, but main branch exists: {}",
-                      main->snapshot_id);
+    return InvalidArgument("Current snapshot is not set, but main branch exists: {}",
+                           main->snapshot_id);
   }
 
   const SnapshotLogEntry* last_snapshot_entry = nullptr;
   for (const SnapshotLogEntry& entry : snapshot_log) {
     if (last_snapshot_entry != nullptr &&
         entry.timestamp_ms - last_snapshot_entry->timestamp_ms < -kOneMinuteMs) {
-      return BadRequest(
+      return InvalidArgument(
           "Invalid table metadata: snapshot log entries are not sorted by time");
     }
     last_snapshot_entry = &entry;
   }
   if (last_snapshot_entry != nullptr &&
       last_updated_ms - last_snapshot_entry->timestamp_ms < -kOneMinuteMs) {
-    return BadRequest("Invalid update timestamp {}: before last snapshot log entry at {}",
-                      last_updated_ms, last_snapshot_entry->timestamp_ms);
+    return InvalidArgument(
+        "Invalid update timestamp {}: before last snapshot log entry at {}",
+        last_updated_ms, last_snapshot_entry->timestamp_ms);
   }
   const MetadataLogEntry* last_metadata_entry = nullptr;
   for (const MetadataLogEntry& entry : metadata_log) {
     if (last_metadata_entry != nullptr &&
         entry.timestamp_ms - last_metadata_entry->timestamp_ms < -kOneMinuteMs) {
-      return BadRequest(
+      return InvalidArgument(
           "Invalid table metadata: metadata log entries are not sorted by time");
     }
     last_metadata_entry = &entry;
   }
   if (last_metadata_entry != nullptr &&
       last_updated_ms - last_metadata_entry->timestamp_ms < -kOneMinuteMs) {
-    return BadRequest(
+    return InvalidArgument(
         "Invalid update timestamp {}: before the latest metadata log entry timestamp {}",
         last_updated_ms, last_metadata_entry->timestamp_ms);
   }

@@ -115,8 +115,10 @@ struct TableMetadata {
   /// exist and the latter two bind to the current schema, current snapshot and every ref
   /// point at existing snapshots, `main` agrees with `current-snapshot-id`, v2+ snapshot
   /// sequence numbers do not exceed last-sequence-number, snapshot and metadata logs
-  /// ordered (1 minute tolerance) and not after `last-updated-ms`. Errors: `kBadRequest`
-  /// naming the problem.
+  /// ordered (1 minute tolerance) and not after `last-updated-ms`. Errors, as the
+  /// reference: `kInvalidArgument` naming the problem; `kValidationFailed` when a spec or
+  /// sort order does not bind to the current schema or a snapshot's sequence number is
+  /// too high (and the kinds of `Schema::Validate`).
   Status Validate() const;
 
   bool operator==(const TableMetadata&) const = default;

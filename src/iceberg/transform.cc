@@ -48,24 +48,32 @@ std::string ToString(const Transform& transform) {
 }
 
 Result<Transform> ParseTransform(std::string_view text) {
-  // `<word>[<digits>]`, as Java's `(\w+)\[(\d+)\]`.
+  // `<word>[<integer>]`. Java's pattern is `(\w+)\[(\d+)\]`, so there `truncate[-3]`
+  // falls through to an unknown transform that no engine can apply; a sign is accepted
+  // here so that a width or count below 1 is rejected as `truncate[0]` is.
   if (auto open = text.find('['); open != std::string_view::npos && open > 0 &&
                                   text.size() > open + 2 && text.back() == ']') {
     std::string_view name = text.substr(0, open);
-    std::string_view digits = text.substr(open + 1, text.size() - open - 2);
+    std::string_view number = text.substr(open + 1, text.size() - open - 2);
+    const bool negative = number.front() == '-';
+    std::string_view digits = negative ? number.substr(1) : number;
     bool name_ok = std::all_of(name.begin(), name.end(), IsWordChar);
-    bool digits_ok = std::all_of(digits.begin(), digits.end(),
-                                 [](char c) { return c >= '0' && c <= '9'; });
+    bool digits_ok =
+        !digits.empty() && std::all_of(digits.begin(), digits.end(),
+                                       [](char c) { return c >= '0' && c <= '9'; });
     bool is_bucket = EqualsIgnoreCase(name, "bucket");
     bool is_truncate = EqualsIgnoreCase(name, "truncate");
     if (name_ok && digits_ok && (is_bucket || is_truncate)) {
+      // The reference's messages (`Bucket.get`, `Truncate.get`).
+      const std::string_view what =
+          is_bucket ? "Invalid number of buckets" : "Invalid truncate width";
       int32_t value = 0;
       auto [ptr, ec] =
           std::from_chars(digits.data(), digits.data() + digits.size(), value);
-      if (ec != std::errc() || ptr != digits.data() + digits.size() || value <= 0) {
-        return BadRequest(
-            "Invalid {} parameter in transform '{}': must be in 1..2147483647",
-            is_bucket ? "bucket count" : "truncate width", text);
+      const bool zero = ec == std::errc() && value == 0;
+      if (negative || zero) return InvalidArgument("{}: {} (must be > 0)", what, number);
+      if (ec != std::errc() || ptr != digits.data() + digits.size()) {
+        return InvalidArgument("{}: {} (must be at most 2147483647)", what, number);
       }
       return is_bucket ? Transform::Bucket(value) : Transform::Truncate(value);
     }

@@ -62,8 +62,9 @@ std::string ToString(const Transform& transform);
 
 /// \brief Parses a transform string like Java `Transforms.fromString`: names are
 /// case-insensitive; anything unrecognised becomes a `kUnknown` transform keeping the
-/// text. Errors: `kBadRequest` for `bucket[N]`/`truncate[W]` with N or W not
-/// in 1..2^31-1.
+/// text. Errors: `kInvalidArgument` for `bucket[N]`/`truncate[W]` with N or W not in
+/// 1..2^31-1 (`Invalid truncate width: -3 (must be > 0)`, `Invalid number of buckets: 0
+/// (must be > 0)`), negative values included.
 Result<Transform> ParseTransform(std::string_view text);
 
 /// \brief Whether `transform` can be applied to a source column of `source_type`

@@ -317,8 +317,10 @@ Result<Type> ParsePrimitiveType(std::string_view text) {
     auto scale = ParseNonNegativeInt(args->substr(comma + 1));
     if (!precision || !scale) return UnknownType(text);
     if (*precision > Type::kMaxDecimalPrecision) {
-      return BadRequest("decimals with precision larger than {} are not supported: {}",
-                        Type::kMaxDecimalPrecision, *precision);
+      // A precondition of the reference's `DecimalType.of`.
+      return InvalidArgument(
+          "decimals with precision larger than {} are not supported: {}",
+          Type::kMaxDecimalPrecision, *precision);
     }
     return Type::Decimal(*precision, *scale);
   }

@@ -101,38 +101,25 @@ struct Type {
   const NestedField& value() const;
 
   /// \brief A type of kind `id` with default parameters and no fields.
-  static Type Of(TypeId id) {
-    Type type;
-    type.id = id;
-    return type;
-  }
-  static Type Boolean() { return Of(TypeId::kBoolean); }
-  static Type Int() { return Of(TypeId::kInt); }
-  static Type Long() { return Of(TypeId::kLong); }
-  static Type Float() { return Of(TypeId::kFloat); }
-  static Type Double() { return Of(TypeId::kDouble); }
-  static Type Decimal(int32_t precision, int32_t scale) {
-    Type type = Of(TypeId::kDecimal);
-    type.precision = precision;
-    type.scale = scale;
-    return type;
-  }
-  static Type Date() { return Of(TypeId::kDate); }
-  static Type Time() { return Of(TypeId::kTime); }
-  static Type Timestamp() { return Of(TypeId::kTimestamp); }
-  static Type TimestampTz() { return Of(TypeId::kTimestampTz); }
-  static Type TimestampNs() { return Of(TypeId::kTimestampNs); }
-  static Type TimestampTzNs() { return Of(TypeId::kTimestampTzNs); }
-  static Type String() { return Of(TypeId::kString); }
-  static Type Uuid() { return Of(TypeId::kUuid); }
-  static Type Fixed(int32_t length) {
-    Type type = Of(TypeId::kFixed);
-    type.length = length;
-    return type;
-  }
-  static Type Binary() { return Of(TypeId::kBinary); }
-  static Type Unknown() { return Of(TypeId::kUnknown); }
-  static Type Variant() { return Of(TypeId::kVariant); }
+  static Type Of(TypeId id);
+  static Type Boolean();
+  static Type Int();
+  static Type Long();
+  static Type Float();
+  static Type Double();
+  static Type Decimal(int32_t precision, int32_t scale);
+  static Type Date();
+  static Type Time();
+  static Type Timestamp();
+  static Type TimestampTz();
+  static Type TimestampNs();
+  static Type TimestampTzNs();
+  static Type String();
+  static Type Uuid();
+  static Type Fixed(int32_t length);
+  static Type Binary();
+  static Type Unknown();
+  static Type Variant();
   static Type Geometry(std::optional<std::string> crs = std::nullopt);
   static Type Geography(std::optional<std::string> crs = std::nullopt,
                         std::optional<EdgeAlgorithm> algorithm = std::nullopt);
@@ -170,6 +157,41 @@ struct NestedField {
   bool operator==(const NestedField&) const = default;
 };
 
+// Defined here, where NestedField is complete: clang instantiates the constexpr members
+// of std::vector<NestedField> wherever a Type is made, even inside Type itself.
+inline Type Type::Of(TypeId id) {
+  Type type;
+  type.id = id;
+  return type;
+}
+inline Type Type::Boolean() { return Of(TypeId::kBoolean); }
+inline Type Type::Int() { return Of(TypeId::kInt); }
+inline Type Type::Long() { return Of(TypeId::kLong); }
+inline Type Type::Float() { return Of(TypeId::kFloat); }
+inline Type Type::Double() { return Of(TypeId::kDouble); }
+inline Type Type::Decimal(int32_t precision, int32_t scale) {
+  Type type = Of(TypeId::kDecimal);
+  type.precision = precision;
+  type.scale = scale;
+  return type;
+}
+inline Type Type::Date() { return Of(TypeId::kDate); }
+inline Type Type::Time() { return Of(TypeId::kTime); }
+inline Type Type::Timestamp() { return Of(TypeId::kTimestamp); }
+inline Type Type::TimestampTz() { return Of(TypeId::kTimestampTz); }
+inline Type Type::TimestampNs() { return Of(TypeId::kTimestampNs); }
+inline Type Type::TimestampTzNs() { return Of(TypeId::kTimestampTzNs); }
+inline Type Type::String() { return Of(TypeId::kString); }
+inline Type Type::Uuid() { return Of(TypeId::kUuid); }
+inline Type Type::Fixed(int32_t length) {
+  Type type = Of(TypeId::kFixed);
+  type.length = length;
+  return type;
+}
+inline Type Type::Binary() { return Of(TypeId::kBinary); }
+inline Type Type::Unknown() { return Of(TypeId::kUnknown); }
+inline Type Type::Variant() { return Of(TypeId::kVariant); }
+
 /// \brief Spec name of a type kind without parameters (`"decimal"`, `"struct"`, ...).
 std::string_view TypeIdName(TypeId id);
 
@@ -181,7 +203,8 @@ std::string ToString(const Type& type);
 /// \brief Parses a primitive (or `variant`) type string as written in schema JSON.
 /// Matching is case-insensitive and tolerates spaces inside brackets
 /// (`"decimal(9,2)"` == `"decimal(9, 2)"`); a CRS keeps its original spelling.
-/// Errors: `kBadRequest` with a message like `unknown type 'foo'`.
+/// Errors: `kBadRequest` with a message like `unknown type 'foo'`; `kInvalidArgument` for
+/// a decimal precision above 38 (the reference's `DecimalType.of` precondition).
 Result<Type> ParsePrimitiveType(std::string_view text);
 
 /// \brief The lowest table format version that has the type kind `id` (3 for `variant`,

@@ -11,6 +11,15 @@ namespace {
 
 using namespace json_internal;  // NOLINT(google-build-using-namespace): local readers
 
+/// The id a model object gets when the client leaves it out: 0, except that a sort order
+/// with fields gets 1 (as the reference's `SortOrder.Builder` does without an id), since
+/// 0 is the unsorted order's.
+int32_t DefaultIdOf(std::string_view id_key, const boost::json::object& obj) {
+  if (id_key != "order-id") return 0;
+  const auto* fields = obj.if_contains("fields");
+  return fields != nullptr && fields->is_array() && !fields->as_array().empty() ? 1 : 0;
+}
+
 /// Parses a member that holds a model object, defaulting the read-only id the client may
 /// leave out (`spec-id`, `order-id`) before handing it to the model parser.
 template <typename Parse>
@@ -24,7 +33,7 @@ auto ReadModel(const boost::json::object& obj, std::string_view key, std::string
     return parse(*value, FieldPath(path, key));
   }
   boost::json::object copy = value->as_object();
-  copy[defaulted_id] = 0;
+  copy[defaulted_id] = DefaultIdOf(defaulted_id, copy);
   return parse(copy, FieldPath(path, key));
 }
 
@@ -198,6 +207,12 @@ Result<TableRequirement> ParseRequirement(const boost::json::object& o, std::str
   if (type == "assert-default-sort-order-id") {
     CAIRN_ASSIGN_OR_RAISE(int32_t id, ReadInt32(o, "default-sort-order-id", p));
     return AssertDefaultSortOrderId{id};
+  }
+  if (type == "assert-view-uuid") {
+    // Well-formed, but the reference cannot check a view requirement against a table
+    // (ValidationException).
+    return ValidationFailed("Invalid field '{}': '{}' is not a table requirement type",
+                            FieldPath(p, "type"), type);
   }
   return InvalidField(FieldPath(p, "type"), "unknown table requirement type '{}'", type);
 }

@@ -40,7 +40,8 @@ Result<ViewVersion> ViewVersionFromJson(const boost::json::value& json,
 Result<ViewHistoryEntry> ViewHistoryEntryFromJson(const boost::json::value& json,
                                                   std::string_view path = {});
 /// \brief Reads view metadata and checks it with `ViewMetadata::Validate`. Errors:
-/// `kBadRequest` (missing or invalid fields, unsupported version, broken invariants).
+/// `kBadRequest` (missing or invalid fields, unsupported version), or the kind of the
+/// broken invariant (`ViewMetadata::Validate`, `Schema::Validate`).
 Result<ViewMetadata> ViewMetadataFromJson(const boost::json::value& json,
                                           std::string_view path = {});
 

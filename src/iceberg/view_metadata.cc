@@ -64,25 +64,25 @@ const Schema* ViewMetadata::CurrentSchema() const {
 }
 
 Status ViewMetadata::Validate() const {
-  CAIRN_PRECHECK(format_version > 0 && format_version <= kSupportedFormatVersion,
-                 "Unsupported format version: {}", format_version);
-  CAIRN_PRECHECK(!view_uuid.empty(),
-                 "Invalid view metadata: view-uuid must not be empty");
+  CAIRN_CHECK_ARGUMENT(format_version > 0 && format_version <= kSupportedFormatVersion,
+                       "Unsupported format version: {}", format_version);
+  CAIRN_CHECK_ARGUMENT(!view_uuid.empty(),
+                       "Invalid view metadata: view-uuid must not be empty");
   const auto version_ids = Ids(versions, VersionIdOf);
   const auto schema_ids = Ids(schemas, SchemaIdOf);
   if (auto duplicate = DuplicateId(version_ids)) {
-    return BadRequest("Invalid view metadata: duplicate version id {}", *duplicate);
+    return InvalidArgument("Invalid view metadata: duplicate version id {}", *duplicate);
   }
   if (auto duplicate = DuplicateId(schema_ids)) {
-    return BadRequest("Invalid view metadata: duplicate schema id {}", *duplicate);
+    return InvalidArgument("Invalid view metadata: duplicate schema id {}", *duplicate);
   }
   const ViewVersion* current = CurrentVersion();
-  CAIRN_PRECHECK(current != nullptr,
-                 "Cannot find current version {} in view versions: [{}]",
-                 current_version_id, fmt::join(version_ids, ", "));
-  CAIRN_PRECHECK(SchemaById(current->schema_id) != nullptr,
-                 "Cannot find current schema with id {} in schemas: [{}]",
-                 current->schema_id, fmt::join(schema_ids, ", "));
+  CAIRN_CHECK_ARGUMENT(current != nullptr,
+                       "Cannot find current version {} in view versions: [{}]",
+                       current_version_id, fmt::join(version_ids, ", "));
+  CAIRN_CHECK_ARGUMENT(SchemaById(current->schema_id) != nullptr,
+                       "Cannot find current schema with id {} in schemas: [{}]",
+                       current->schema_id, fmt::join(schema_ids, ", "));
   return Ok();
 }
 

@@ -108,7 +108,7 @@ struct ViewMetadata {
 
   /// \brief What a reader needs to rely on: supported format version, a UUID, unique
   /// version and schema ids, and a current version whose schema exists.
-  /// Errors: `kBadRequest` naming the problem.
+  /// Errors: `kInvalidArgument` naming the problem (the reference's preconditions).
   Status Validate() const;
 
   bool operator==(const ViewMetadata&) const = default;

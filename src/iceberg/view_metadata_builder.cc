@@ -63,10 +63,10 @@ Status ViewMetadataBuilder::Apply(const ViewUpdate& update) {
 }
 
 Status ViewMetadataBuilder::ApplyOne(const AssignUuid& u) {
-  CAIRN_PRECHECK(!u.uuid.empty(), "Cannot set uuid to null");
+  CAIRN_CHECK_ARGUMENT(!u.uuid.empty(), "Cannot set uuid to null");
   // Unlike tables, a view's UUID can never change once set.
-  CAIRN_PRECHECK(metadata_.view_uuid.empty() || metadata_.view_uuid == u.uuid,
-                 "Cannot reassign uuid");
+  CAIRN_CHECK_ARGUMENT(metadata_.view_uuid.empty() || metadata_.view_uuid == u.uuid,
+                       "Cannot reassign uuid");
   if (metadata_.view_uuid == u.uuid) return Ok();
   metadata_.view_uuid = u.uuid;
   ++changes_;
@@ -74,9 +74,9 @@ Status ViewMetadataBuilder::ApplyOne(const AssignUuid& u) {
 }
 
 Status ViewMetadataBuilder::ApplyOne(const UpgradeFormatVersion& u) {
-  CAIRN_PRECHECK(u.format_version >= metadata_.format_version,
-                 "Cannot downgrade v{} view to v{}", metadata_.format_version,
-                 u.format_version);
+  CAIRN_CHECK_ARGUMENT(u.format_version >= metadata_.format_version,
+                       "Cannot downgrade v{} view to v{}", metadata_.format_version,
+                       u.format_version);
   if (u.format_version == metadata_.format_version) return Ok();
   // An unsupported version is rejected when the metadata is built.
   metadata_.format_version = u.format_version;
@@ -103,7 +103,7 @@ Status ViewMetadataBuilder::ApplyOne(const AddSchema& u) {
 }
 
 Status ViewMetadataBuilder::ApplyOne(const SetLocation& u) {
-  CAIRN_PRECHECK(!u.location.empty(), "Invalid location: empty");
+  CAIRN_CHECK_ARGUMENT(!u.location.empty(), "Invalid location: empty");
   if (u.location == metadata_.location) return Ok();
   metadata_.location = u.location;
   ++changes_;
@@ -139,8 +139,8 @@ Status ViewMetadataBuilder::ApplyOne(const AddViewVersion& u) {
   if (version.schema_id == kLastAdded) {
     // Resolved before looking for an identical version, so that re-adding a version
     // through "-1" finds its twin (the reference compares the unresolved -1).
-    CAIRN_PRECHECK(last_added_schema_id_.has_value(),
-                   "Cannot set last added schema: no schema has been added");
+    CAIRN_CHECK_VALID(last_added_schema_id_.has_value(),
+                      "Cannot set last added schema: no schema has been added");
     version.schema_id = *last_added_schema_id_;
   }
   version.version_id = ReuseOrNewVersionId(version);
@@ -154,14 +154,14 @@ Status ViewMetadataBuilder::ApplyOne(const AddViewVersion& u) {
     }
     return Ok();
   }
-  CAIRN_PRECHECK(metadata_.SchemaById(version.schema_id) != nullptr,
-                 "Cannot add version with unknown schema: {}", version.schema_id);
+  CAIRN_CHECK_ARGUMENT(metadata_.SchemaById(version.schema_id) != nullptr,
+                       "Cannot add version with unknown schema: {}", version.schema_id);
   std::set<std::string> dialects;
   for (const auto& representation : version.representations) {
     const std::string dialect = AsciiLower(representation.dialect);
-    CAIRN_PRECHECK(dialects.insert(dialect).second,
-                   "Invalid view version: Cannot add multiple queries for dialect {}",
-                   dialect);
+    CAIRN_CHECK_ARGUMENT(
+        dialects.insert(dialect).second,
+        "Invalid view version: Cannot add multiple queries for dialect {}", dialect);
   }
   last_added_version_id_ = version.version_id;
   added_version_ids_.insert(version.version_id);
@@ -173,14 +173,14 @@ Status ViewMetadataBuilder::ApplyOne(const AddViewVersion& u) {
 Status ViewMetadataBuilder::ApplyOne(const SetCurrentViewVersion& u) {
   int32_t version_id = u.version_id;
   if (version_id == kLastAdded) {
-    CAIRN_PRECHECK(last_added_version_id_.has_value(),
-                   "Cannot set last version id: no current version id has been set");
+    CAIRN_CHECK_VALID(last_added_version_id_.has_value(),
+                      "Cannot set last version id: no current version id has been set");
     version_id = *last_added_version_id_;
   }
   if (version_id == metadata_.current_version_id) return Ok();
   const ViewVersion* version = metadata_.VersionById(version_id);
-  CAIRN_PRECHECK(version != nullptr, "Cannot set current version to unknown version: {}",
-                 version_id);
+  CAIRN_CHECK_ARGUMENT(version != nullptr,
+                       "Cannot set current version to unknown version: {}", version_id);
   metadata_.current_version_id = version_id;
   // A version added by this commit became current when it was created; re-activating an
   // older version happens now.
@@ -203,6 +203,8 @@ Status ViewMetadataBuilder::CheckDialectsKept() const {
   if (std::includes(updated.begin(), updated.end(), previous.begin(), previous.end())) {
     return Ok();
   }
+  // The reference's checkState (IllegalStateException, a 500 there): a 400, but not one
+  // of the reference's 400 types.
   return BadRequest(
       "Cannot replace view due to loss of view dialects ({}=false):\nPrevious dialects: "
       "[{}]\nNew dialects: [{}]",
@@ -217,12 +219,13 @@ Result<int> ViewMetadataBuilder::VersionsToKeep() const {
     const auto& text = it->second;
     const auto [ptr, ec] =
         std::from_chars(text.data(), text.data() + text.size(), history_size);
-    CAIRN_PRECHECK(ec == std::errc() && ptr == text.data() + text.size(),
-                   "Invalid value for {}: '{}' is not an integer",
-                   kVersionHistorySizeProperty, text);
+    // The reference's NumberFormatException is an IllegalArgumentException.
+    CAIRN_CHECK_ARGUMENT(ec == std::errc() && ptr == text.data() + text.size(),
+                         "Invalid value for {}: '{}' is not an integer",
+                         kVersionHistorySizeProperty, text);
   }
-  CAIRN_PRECHECK(history_size > 0, "{} must be positive but was {}",
-                 kVersionHistorySizeProperty, history_size);
+  CAIRN_CHECK_ARGUMENT(history_size > 0, "{} must be positive but was {}",
+                       kVersionHistorySizeProperty, history_size);
   // Never expire what this commit added, nor the current version.
   std::set<int32_t> must_keep = added_version_ids_;
   must_keep.insert(metadata_.current_version_id);
@@ -254,11 +257,12 @@ void ViewMetadataBuilder::ExpireVersions(size_t keep) {
 }
 
 Result<ViewMetadata> ViewMetadataBuilder::Build() {
-  CAIRN_PRECHECK(!metadata_.location.empty(), "Invalid location: null");
-  CAIRN_PRECHECK(!metadata_.versions.empty(), "Invalid view: no versions were added");
+  CAIRN_CHECK_ARGUMENT(!metadata_.location.empty(), "Invalid location: null");
+  CAIRN_CHECK_ARGUMENT(!metadata_.versions.empty(),
+                       "Invalid view: no versions were added");
   if (history_entry_) metadata_.version_log.push_back(*history_entry_);
   history_entry_.reset();
-  CAIRN_PRECHECK(
+  CAIRN_CHECK_ARGUMENT(
       !BoolProperty(metadata_.properties, kReplaceDropDialectAllowedProperty) ||
           !BoolProperty(metadata_.properties, kReplaceAppendDialectAllowedProperty),
       "Cannot set both {} and {} to true", kReplaceDropDialectAllowedProperty,
@@ -274,6 +278,7 @@ Result<ViewMetadata> ViewMetadataBuilder::Build() {
 }
 
 Result<ViewMetadata> NewViewMetadata(const NewViewRequest& request) {
+  // The reference's checkState (IllegalStateException): a 400 BadRequestException here.
   CAIRN_PRECHECK(!request.version.representations.empty(),
                  "Cannot create view without specifying a query");
   ViewVersion version = request.version;

@@ -44,9 +44,11 @@ class ViewMetadataBuilder {
   /// \brief Starts from nothing (creating a view).
   static ViewMetadataBuilder FromEmpty(int64_t now_ms);
 
-  /// \brief Applies one update. Errors: `kBadRequest` for an invalid change, naming it
-  /// (reassigned UUID, downgrade, unknown schema or version, `-1` with nothing added,
-  /// duplicate dialect in a version, empty location).
+  /// \brief Applies one update. Errors, for an invalid change (naming it), the kind of
+  /// the reference's exception: `kInvalidArgument` for its preconditions (reassigned
+  /// UUID, downgrade, unknown schema or version, duplicate dialect in a version, empty
+  /// location), `kValidationFailed` for `-1` with nothing added; the kinds of
+  /// `Schema::Validate` for an invalid schema.
   Status Apply(const ViewUpdate& update);
 
   /// \brief True when an applied update changed something.
@@ -55,9 +57,10 @@ class ViewMetadataBuilder {
   /// \brief Finishes the metadata: appends the version-log entry of this commit, checks
   /// the dialect rule, expires old versions (and the version-log entries before the last
   /// one that names an expired version), then `ViewMetadata::Validate`. A builder without
-  /// a UUID gets a random one. Errors: `kBadRequest` (no location, no version,
-  /// unsupported format version, dropped dialect, invalid `version.history.num-entries`,
-  /// ...).
+  /// a UUID gets a random one. Errors: `kInvalidArgument` (no location, no version,
+  /// unsupported format version, invalid `version.history.num-entries`, both dialect
+  /// properties true, ...); `kBadRequest` for a dropped dialect (the reference's
+  /// IllegalStateException).
   Result<ViewMetadata> Build();
 
  private:
@@ -109,7 +112,8 @@ struct NewViewRequest {
 
 /// \brief The metadata of a new view: one schema (id 0), version 1 current, one
 /// version-log entry. Errors: `kBadRequest` ("Cannot create view without specifying a
-/// query" when there is no representation, and whatever the builder rejects).
+/// query" when there is no representation: the reference's IllegalStateException), and
+/// whatever the builder rejects.
 Result<ViewMetadata> NewViewMetadata(const NewViewRequest& request);
 
 }  // namespace cairn::iceberg

@@ -86,9 +86,14 @@ Result<ViewRequirement> ViewRequirementFromJson(const boost::json::value& json,
   CAIRN_ASSIGN_OR_RAISE(const boost::json::object* obj, AsObject(json, path));
   CAIRN_ASSIGN_OR_RAISE(auto type, ReadString(*obj, "type", path));
   if (type != "assert-view-uuid") {
-    // Table requirements (assert-table-uuid, ...) cannot be checked against a view.
-    return InvalidField(FieldPath(path, "type"), "'{}' is not a view requirement type",
-                        type);
+    auto error = InvalidField(FieldPath(path, "type"),
+                              "'{}' is not a view requirement type", type);
+    // A table requirement (assert-table-uuid, ...) is well-formed but cannot be checked
+    // against a view: the reference's ValidationException. Unknown types stay malformed.
+    if (TableRequirementFromJson(json, path)) {
+      error.value().kind = ErrorKind::kValidationFailed;
+    }
+    return error;
   }
   CAIRN_ASSIGN_OR_RAISE(auto uuid, ReadString(*obj, "uuid", path));
   return AssertViewUuid{std::move(uuid)};

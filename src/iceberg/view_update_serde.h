@@ -3,8 +3,10 @@
 /// \file
 /// \brief JSON parsing of `ViewUpdate` (by `action`) and `ViewRequirement` (by `type`).
 /// Actions and types that are not valid for views (unknown ones and table-only ones
-/// like `add-spec` or `assert-table-uuid`) are `kBadRequest` errors that name them; so is
-/// any missing or mistyped field (by its path, e.g. `updates[1].view-version.schema-id`).
+/// like `add-spec`) are `kBadRequest` errors that name them; so is any missing or
+/// mistyped field (by its path, e.g. `updates[1].view-version.schema-id`). A table
+/// requirement (`assert-table-uuid`, ...) is `kValidationFailed`, as the reference's
+/// "Cannot validate ... against a view".
 
 #include <string_view>
 

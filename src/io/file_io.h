@@ -44,12 +44,19 @@ class FileIO {
   virtual Status WriteFileAtomic(std::string_view location,
                                  std::string_view contents) = 0;
 
-  /// \brief Reads the whole file at `location`.
+  /// \brief Reads the whole file at `location`, at most `MaxReadBytes()` of it. Opening
+  /// never blocks (a FIFO or device is refused, not waited on).
   ///
   /// Errors: `kNotFound` with the message "Failed to open input stream for file:
   /// <location>" (the Java reference's text) when it does not exist; `kBadRequest` when
-  /// `location` is a directory; `kIOError` otherwise.
+  /// `location` is a directory or anything else but a regular file, or is larger than
+  /// `MaxReadBytes()`; `kIOError` otherwise.
   virtual Result<std::string> ReadFile(std::string_view location) = 0;
+
+  /// \brief The largest file `ReadFile` reads (a setting: `max-metadata-file-bytes`).
+  /// Readers that inflate what they read bound the result by it too.
+  virtual size_t MaxReadBytes() const { return kDefaultMaxReadBytes; }
+  static constexpr size_t kDefaultMaxReadBytes = size_t{128} << 20;
 
   /// \brief Whether a file or directory exists at `location`.
   virtual Result<bool> Exists(std::string_view location) = 0;
@@ -73,6 +80,11 @@ class FileIO {
   /// link; `kIOError` when a deletion fails (part of the tree may then be gone already).
   /// Not crash-safe: deletions are not synced, and a crash may leave part of the tree.
   virtual Status DeleteTree(std::string_view location, std::string_view confine_to) = 0;
+
+  /// \brief Removes the directory `location` if it is empty; a missing or non-empty
+  /// directory is left as it is (not an error), so nothing but the directory itself can
+  /// ever go. Errors: `kIOError`.
+  virtual Status DeleteEmptyDirectory(std::string_view location) = 0;
 
   /// \brief Every file below the directory `prefix_dir`, recursively, sorted bytewise.
   ///
@@ -106,9 +118,22 @@ std::string FileUriOf(std::string_view path);
 /// behind; anything that scans directories should skip them.
 bool IsTempFileName(std::string_view location);
 
-/// \brief A `FileIO` for the local file system (POSIX), serving `file:` URIs and plain
-/// absolute paths. Stateless; the caller owns the result.
-std::unique_ptr<FileIO> MakeLocalFileIO();
+/// \brief Settings of the local `FileIO`.
+struct LocalFileIOOptions {
+  /// Absolute local paths that every location must lie at or under (the server's
+  /// allowed locations). A root itself is trusted and may be reached through symbolic
+  /// links; below it, no path is resolved through a symbolic link that leads out of it
+  /// (Linux `openat2` with `RESOLVE_BENEATH`). Empty: only `/`.
+  std::vector<std::string> roots;
+  /// See `FileIO::MaxReadBytes`.
+  size_t max_read_bytes = FileIO::kDefaultMaxReadBytes;
+};
+
+/// \brief A `FileIO` for the local file system (Linux), serving `file:` URIs and plain
+/// absolute paths under `options.roots`; any other location is `kBadRequest`
+/// ("outside the allowed locations"), and so is one that a symbolic link would lead out
+/// of its root. Stateless; the caller owns the result.
+std::unique_ptr<FileIO> MakeLocalFileIO(LocalFileIOOptions options = {});
 
 /// \brief The `FileIO` that serves `location`'s scheme.
 ///

@@ -20,7 +20,9 @@
 #include <utility>
 #include <vector>
 
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "common/macros.h"
 #include "io/file_io.h"
@@ -89,47 +91,6 @@ std::string RandomTag() {
   return buffer;
 }
 
-/// fsync on a directory makes its entries (created, renamed) durable.
-Status SyncDirectory(const fs::path& dir, std::string_view location) {
-  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd.valid()) {
-    return IOError("Failed to sync directory {} for {}: {}", dir.string(), location,
-                   ErrnoText(errno));
-  }
-  // EINVAL: the file system cannot sync directories; there is nothing more we can do.
-  if (::fsync(fd.get()) != 0 && errno != EINVAL) {
-    return IOError("Failed to sync directory {} for {}: {}", dir.string(), location,
-                   ErrnoText(errno));
-  }
-  return Ok();
-}
-
-/// mkdir -p, syncing each parent after creating a child so that the new directories
-/// survive a crash along with the file about to be written into them.
-Status EnsureDirectory(const fs::path& dir, std::string_view location) {
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return Ok();
-    // The location runs through a file: a mistake in the location, not a storage failure.
-    return BadRequest("Cannot write {}: {} is a file, not a directory", location,
-                      dir.string());
-  }
-  if (errno != ENOENT) {
-    return IOError("Failed to create directory {} for {}: {}", dir.string(), location,
-                   ErrnoText(errno));
-  }
-  const fs::path parent = dir.parent_path();
-  if (parent != dir) CAIRN_RETURN_IF_ERROR(EnsureDirectory(parent, location));
-  // EEXIST: a concurrent writer created it first; if it is not a directory, creating the
-  // temporary file below fails with ENOTDIR.
-  if (::mkdir(dir.c_str(), 0755) != 0) {
-    if (errno == EEXIST) return Ok();
-    return IOError("Failed to create directory {} for {}: {}", dir.string(), location,
-                   ErrnoText(errno));
-  }
-  return SyncDirectory(parent, location);
-}
-
 Status WriteAll(int fd, std::string_view contents, std::string_view location) {
   while (!contents.empty()) {
     const ssize_t n = ::write(fd, contents.data(), contents.size());
@@ -142,18 +103,16 @@ Status WriteAll(int fd, std::string_view contents, std::string_view location) {
   return Ok();
 }
 
-/// Moves `from` to `to` unless `to` exists (then fails with EEXIST). Returns 0 or an
-/// errno.
-int RenameNoReplace(const fs::path& from, const fs::path& to) {
-  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) {
-    return 0;
-  }
+/// Moves `from` to `to` inside the open directory `dir` unless `to` exists (then fails
+/// with EEXIST). Returns 0 or an errno.
+int RenameNoReplaceAt(int dir, const std::string& from, const std::string& to) {
+  if (::renameat2(dir, from.c_str(), dir, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
   const int err = errno;
   if (err != EINVAL && err != ENOSYS && err != ENOTSUP && err != EOPNOTSUPP) return err;
   // The file system lacks RENAME_NOREPLACE: link() also refuses to replace, then drop the
   // temporary name. If that unlink fails the target is complete anyway.
-  if (::link(from.c_str(), to.c_str()) != 0) return errno;
-  ::unlink(from.c_str());
+  if (::linkat(dir, from.c_str(), dir, to.c_str(), 0) != 0) return errno;
+  ::unlinkat(dir, from.c_str(), 0);
   return 0;
 }
 
@@ -211,8 +170,40 @@ Status RemoveTreeAt(int parent, const std::string& name, const fs::path& shown) 
   return Ok();
 }
 
+/// openat2(2) with `RESOLVE_BENEATH`: `relative` is resolved below the directory `dir`,
+/// and fails (EXDEV) when `..` or a symbolic link would lead out of it. glibc 2.36 has no
+/// wrapper, hence the raw system call.
+int OpenBeneath(int dir, const std::string& relative, uint64_t flags, uint64_t mode = 0,
+                bool beneath = true) {
+  open_how how{};
+  how.flags = flags | O_CLOEXEC;
+  how.mode = mode;
+  how.resolve = RESOLVE_NO_MAGICLINKS | (beneath ? RESOLVE_BENEATH : 0);
+  for (;;) {
+    const long fd = ::syscall(SYS_openat2, dir, relative.empty() ? "." : relative.c_str(),
+                              &how, sizeof how);
+    if (fd >= 0 || errno != EAGAIN) return static_cast<int>(fd);
+    // EAGAIN: a concurrent rename raced the lookup; the kernel asks for a retry.
+  }
+}
+
+/// Whether `path` is `root` or lies below it (both lexically normal).
+bool IsUnder(const fs::path& path, const fs::path& root) {
+  const std::string& p = path.native();
+  const std::string& r = root.native();
+  if (r == "/") return !p.empty() && p.front() == '/';
+  return p == r || (p.size() > r.size() && p.starts_with(r) && p[r.size()] == '/');
+}
+
 class LocalFileIO final : public FileIO {
  public:
+  explicit LocalFileIO(LocalFileIOOptions options) : max_read_bytes_(options.max_read_bytes) {
+    if (options.roots.empty()) options.roots.emplace_back("/");
+    for (const auto& root : options.roots) roots_.push_back(Normalized(root));
+  }
+
+  size_t MaxReadBytes() const override { return max_read_bytes_; }
+
   Status WriteFileAtomic(std::string_view location, std::string_view contents) override {
     CAIRN_ASSIGN_OR_RAISE(const std::string raw_path, LocalPathOf(location));
     const fs::path path = Normalized(raw_path);
@@ -223,16 +214,17 @@ class LocalFileIO final : public FileIO {
         path == path.root_path()) {
       return BadRequest("Cannot write file {}: the location names a directory", location);
     }
-    const fs::path dir = path.parent_path();
-    CAIRN_RETURN_IF_ERROR(EnsureDirectory(dir, location));
+    CAIRN_ASSIGN_OR_RAISE(UniqueFd dir, OpenDirectory(path.parent_path(), location,
+                                                      /*create=*/true));
 
     // Keep the temporary name within NAME_MAX however long the target's name is.
     const std::string stem = name.substr(0, 200);
-    fs::path temp;
+    std::string temp;
     UniqueFd fd;
     for (int attempt = 0; attempt < 8 && !fd.valid(); ++attempt) {
-      temp = dir / ("." + stem + "." + RandomTag() + ".tmp");
-      fd = UniqueFd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+      temp = "." + stem + "." + RandomTag() + ".tmp";
+      fd = UniqueFd(::openat(dir.get(), temp.c_str(),
+                             O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
       if (!fd.valid() && errno != EEXIST) {
         return IOError("Failed to create temporary file for {}: {}", location,
                        ErrnoText(errno));
@@ -243,8 +235,8 @@ class LocalFileIO final : public FileIO {
                      location);
     }
     // From here on, every failure removes the temporary file.
-    auto cleanup = [&temp](Status status) {
-      ::unlink(temp.c_str());
+    auto cleanup = [&dir, &temp](Status status) {
+      ::unlinkat(dir.get(), temp.c_str(), 0);
       return status;
     };
     if (auto status = WriteAll(fd.get(), contents, location); !status) {
@@ -256,25 +248,34 @@ class LocalFileIO final : public FileIO {
     if (fd.Close() != 0) {
       return cleanup(IOError("Failed to close file {}: {}", location, ErrnoText(errno)));
     }
-    if (const int err = RenameNoReplace(temp, path); err != 0) {
-      if (err == EEXIST)
-        return cleanup(AlreadyExists("File already exists: {}", location));
+    if (const int err = RenameNoReplaceAt(dir.get(), temp, name); err != 0) {
+      if (err == EEXIST) return cleanup(AlreadyExists("File already exists: {}", location));
+      if (err == EISDIR || err == ENOTDIR) {
+        return cleanup(
+            BadRequest("Cannot write file {}: the location names a directory", location));
+      }
       return cleanup(
           IOError("Failed to move file into place at {}: {}", location, ErrnoText(err)));
     }
     // The file is in place; a failure here means its durability is unknown.
-    return SyncDirectory(dir, location);
+    if (::fsync(dir.get()) != 0 && errno != EINVAL) {
+      return IOError("Failed to sync the directory of {}: {}", location, ErrnoText(errno));
+    }
+    return Ok();
   }
 
   Result<std::string> ReadFile(std::string_view location) override {
-    CAIRN_ASSIGN_OR_RAISE(const std::string path, LocalPathOf(location));
-    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    CAIRN_ASSIGN_OR_RAISE(const std::string raw_path, LocalPathOf(location));
+    const fs::path path = Normalized(raw_path);
+    CAIRN_ASSIGN_OR_RAISE(const auto resolved, Resolve(path, location));
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOCTTY: a terminal must
+    // not become ours. Neither changes anything for a regular file.
+    UniqueFd fd(resolved.Open(O_RDONLY | O_NONBLOCK | O_NOCTTY));
     if (!fd.valid()) {
       if (errno == ENOENT || errno == ENOTDIR) {
         return NotFound("Failed to open input stream for file: {}", location);
       }
-      return IOError("Failed to open input stream for file: {}: {}", location,
-                     ErrnoText(errno));
+      return tl::unexpected(OpenFailed(errno, location));
     }
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) {
@@ -283,8 +284,14 @@ class LocalFileIO final : public FileIO {
     if (S_ISDIR(st.st_mode)) {
       return BadRequest("Cannot read file {}: it is a directory", location);
     }
+    if (!S_ISREG(st.st_mode)) {
+      return BadRequest("Cannot read file {}: it is not a regular file", location);
+    }
+    if (static_cast<uint64_t>(st.st_size) > max_read_bytes_) {
+      return tl::unexpected(TooLarge(location));
+    }
     std::string contents;
-    if (st.st_size > 0) contents.reserve(static_cast<size_t>(st.st_size));
+    contents.reserve(static_cast<size_t>(st.st_size));
     char buffer[64 * 1024];
     for (;;) {
       const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
@@ -294,21 +301,35 @@ class LocalFileIO final : public FileIO {
       }
       if (n == 0) break;
       contents.append(buffer, static_cast<size_t>(n));
+      // The file may grow while it is read: the bound holds for what is read.
+      if (contents.size() > max_read_bytes_) return tl::unexpected(TooLarge(location));
     }
     return contents;
   }
 
   Result<bool> Exists(std::string_view location) override {
-    CAIRN_ASSIGN_OR_RAISE(const std::string path, LocalPathOf(location));
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0) return true;
+    CAIRN_ASSIGN_OR_RAISE(const std::string raw_path, LocalPathOf(location));
+    const fs::path path = Normalized(raw_path);
+    CAIRN_ASSIGN_OR_RAISE(const auto resolved, Resolve(path, location));
+    UniqueFd fd(resolved.Open(O_PATH));
+    if (fd.valid()) return true;
     if (errno == ENOENT || errno == ENOTDIR) return false;
-    return IOError("Failed to check whether {} exists: {}", location, ErrnoText(errno));
+    return tl::unexpected(OpenFailed(errno, location));
   }
 
   Status DeleteFile(std::string_view location) override {
-    CAIRN_ASSIGN_OR_RAISE(const std::string path, LocalPathOf(location));
-    if (::unlink(path.c_str()) == 0 || errno == ENOENT || errno == ENOTDIR) return Ok();
+    CAIRN_ASSIGN_OR_RAISE(const std::string raw_path, LocalPathOf(location));
+    const fs::path path = Normalized(raw_path);
+    if (!path.has_filename()) {
+      return IOError("Failed to delete file {}: it is a directory", location);
+    }
+    auto dir = OpenDirectory(path.parent_path(), location, /*create=*/false);
+    if (!dir) {
+      return dir.error().kind == ErrorKind::kNotFound ? Ok()
+                                                      : tl::unexpected(dir.error());
+    }
+    const std::string name = path.filename().string();
+    if (::unlinkat(dir->get(), name.c_str(), 0) == 0 || errno == ENOENT) return Ok();
     return IOError("Failed to delete file {}: {}", location, ErrnoText(errno));
   }
 
@@ -325,14 +346,14 @@ class LocalFileIO final : public FileIO {
     }
     const std::vector<std::string> components(path_rest, path.end());
 
-    // The confinement root is trusted and may be reached through symlinks; below it,
-    // every directory is opened with O_NOFOLLOW so the walk cannot leave the tree.
-    UniqueFd dir(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!dir.valid()) {
-      if (errno == ENOENT || errno == ENOTDIR) return Ok();  // nothing below it exists
-      return IOError("Failed to delete {}: cannot open {}: {}", location, root.string(),
-                     ErrnoText(errno));
+    // The confinement root lies beneath an allowed root; below it, every directory is
+    // opened with O_NOFOLLOW so the walk cannot leave the tree.
+    auto opened = OpenDirectory(root, confine_to, /*create=*/false);
+    if (!opened) {
+      if (opened.error().kind == ErrorKind::kNotFound) return Ok();  // nothing below it
+      return tl::unexpected(opened.error());
     }
+    UniqueFd dir = std::move(*opened);
     fs::path shown = root;
     for (size_t i = 0; i + 1 < components.size(); ++i) {
       const std::string& component = components[i];
@@ -359,43 +380,201 @@ class LocalFileIO final : public FileIO {
     return RemoveTreeAt(dir.get(), components.back(), path);
   }
 
+  Status DeleteEmptyDirectory(std::string_view location) override {
+    CAIRN_ASSIGN_OR_RAISE(const std::string raw_path, LocalPathOf(location));
+    const fs::path path = Normalized(raw_path);
+    if (!path.has_filename()) return Ok();  // the root stays
+    auto parent = OpenDirectory(path.parent_path(), location, /*create=*/false);
+    if (!parent) {
+      return parent.error().kind == ErrorKind::kNotFound ? Ok()
+                                                         : tl::unexpected(parent.error());
+    }
+    const std::string name = path.filename().string();
+    if (::unlinkat(parent->get(), name.c_str(), AT_REMOVEDIR) == 0) return Ok();
+    if (errno == ENOENT || errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR) {
+      return Ok();
+    }
+    return IOError("Failed to delete directory {}: {}", location, ErrnoText(errno));
+  }
+
   Result<std::vector<std::string>> List(std::string_view prefix_dir) override {
     CAIRN_ASSIGN_OR_RAISE(const std::string raw_path, LocalPathOf(prefix_dir));
     const fs::path root = Normalized(raw_path);
     const bool as_uri = prefix_dir.front() != '/';
-    const auto fail = [&prefix_dir](const std::error_code& ec) {
-      return IOError("Failed to list {}: {}", prefix_dir, ec.message());
-    };
-    std::error_code ec;
-    const fs::file_status root_status = fs::status(root, ec);
-    if (ec && !fs::exists(root_status)) {
-      if (ec == std::errc::no_such_file_or_directory ||
-          ec == std::errc::not_a_directory) {
-        return std::vector<std::string>();
-      }
-      return fail(ec);
+    CAIRN_ASSIGN_OR_RAISE(const auto resolved, Resolve(root, prefix_dir));
+    UniqueFd dir(resolved.Open(O_RDONLY | O_DIRECTORY));
+    if (!dir.valid()) {
+      if (errno == ENOENT) return std::vector<std::string>();
+      if (errno == ENOTDIR) return IOError("Failed to list {}: not a directory", prefix_dir);
+      return tl::unexpected(OpenFailed(errno, prefix_dir));
     }
-    if (!fs::is_directory(root_status))
-      return fail(std::make_error_code(std::errc::not_a_directory));
-
     std::vector<std::string> out;
-    fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
-    if (ec) return fail(ec);
-    for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (ec) return fail(ec);
-      const fs::file_status status = it->symlink_status(ec);
-      if (ec) return fail(ec);
-      if (fs::is_directory(status)) continue;
-      out.push_back(as_uri ? FileUriOf(it->path().string()) : it->path().string());
-    }
-    if (ec) return fail(ec);
+    CAIRN_RETURN_IF_ERROR(ListAt(dir.get(), root, prefix_dir, as_uri, out));
     std::sort(out.begin(), out.end());
     return out;
   }
+
+ private:
+  /// A location split into an open allowed root and the path below it.
+  struct Resolved {
+    UniqueFd root;
+    std::string relative;
+    /// False for the root `/`: everything is beneath it, and an absolute symbolic link
+    /// (which RESOLVE_BENEATH refuses) cannot lead out of it.
+    bool beneath = true;
+
+    int Open(uint64_t flags) const {
+      return OpenBeneath(root.get(), relative, flags, 0, beneath);
+    }
+  };
+
+  /// The allowed root `path` lies under (the longest), opened, and the rest of `path`.
+  Result<Resolved> Resolve(const fs::path& path, std::string_view location) const {
+    const fs::path* best = nullptr;
+    for (const auto& root : roots_) {
+      if (IsUnder(path, root) &&
+          (best == nullptr || root.native().size() > best->native().size())) {
+        best = &root;
+      }
+    }
+    if (best == nullptr) {
+      return BadRequest("Location {} is outside the server's allowed locations", location);
+    }
+    UniqueFd fd(::open(best->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd.valid()) {
+      return IOError("Cannot open the allowed location of {}: {}", location,
+                     ErrnoText(errno));
+    }
+    return Resolved{std::move(fd), path.lexically_relative(*best).string(),
+                    best->native() != "/"};
+  }
+
+  /// The errors of an open below an allowed root that are not "no such file".
+  static Error OpenFailed(int err, std::string_view location) {
+    if (err == EXDEV || err == ELOOP) {
+      return Error{ErrorKind::kBadRequest,
+                   fmt::format("Location {} leads outside its allowed location through "
+                               "a symbolic link",
+                               location)};
+    }
+    if (err == ENAMETOOLONG) {
+      return Error{ErrorKind::kBadRequest, fmt::format("Location {} is too long", location)};
+    }
+    return Error{ErrorKind::kIOError,
+                 fmt::format("Failed to open {}: {}", location, ErrnoText(err))};
+  }
+
+  Error TooLarge(std::string_view location) const {
+    return Error{ErrorKind::kBadRequest,
+                 fmt::format("Cannot read file {}: it is larger than the limit of {} bytes "
+                             "(max-metadata-file-bytes)",
+                             location, max_read_bytes_)};
+  }
+
+  /// Opens directory `dir` beneath its allowed root; with `create`, makes the missing
+  /// ones first, syncing each parent after creating a child so that the new directories
+  /// survive a crash along with the file about to be written into them.
+  Result<UniqueFd> OpenDirectory(const fs::path& dir, std::string_view location,
+                                 bool create) const {
+    CAIRN_ASSIGN_OR_RAISE(auto resolved, Resolve(dir, location));
+    UniqueFd fd(resolved.Open(O_RDONLY | O_DIRECTORY));
+    if (fd.valid()) return fd;
+    const int err = errno;
+    if (err == ENOTDIR && create) {
+      // The location runs through a file: a mistake in the location, not a failure.
+      return BadRequest("Cannot use {}: a part of its path is a file, not a directory",
+                        location);
+    }
+    // Without `create`, a file in the way means that nothing exists below it.
+    if (err == ENOTDIR || (err == ENOENT && !create)) {
+      return NotFound("No such directory: {}", location);
+    }
+    if (err != ENOENT) return tl::unexpected(OpenFailed(err, location));
+    // Walk down from the root, creating what is missing.
+    const bool beneath = resolved.beneath;
+    UniqueFd current = std::move(resolved.root);
+    std::string walked;
+    for (const auto& part : fs::path(resolved.relative)) {
+      const std::string component = part.string();
+      if (component.empty() || component == ".") continue;
+      walked = walked.empty() ? component : walked + "/" + component;
+      if (::mkdirat(current.get(), component.c_str(), 0755) == 0) {
+        if (::fsync(current.get()) != 0 && errno != EINVAL) {
+          return IOError("Failed to sync a directory for {}: {}", location,
+                         ErrnoText(errno));
+        }
+      } else if (errno != EEXIST) {
+        if (errno == ENOTDIR) {
+          return BadRequest("Cannot use {}: a part of its path is a file, not a directory",
+                            location);
+        }
+        return IOError("Failed to create a directory for {}: {}", location,
+                       ErrnoText(errno));
+      }
+      UniqueFd next(OpenBeneath(current.get(), component, O_RDONLY | O_DIRECTORY, 0, beneath));
+      if (!next.valid()) {
+        const int open_err = errno;
+        if (open_err == ENOTDIR) {
+          return BadRequest("Cannot use {}: a part of its path is a file, not a directory",
+                            location);
+        }
+        return tl::unexpected(OpenFailed(open_err, location));
+      }
+      current = std::move(next);
+    }
+    return current;
+  }
+
+  /// Appends every file below the open directory `dir` (shown as `shown`) to `out`,
+  /// opening subdirectories with O_NOFOLLOW: symbolic links are listed, not followed.
+  static Status ListAt(int dir, const fs::path& shown, std::string_view prefix_dir,
+                       bool as_uri, std::vector<std::string>& out) {
+    const int copy = ::dup(dir);
+    if (copy < 0) return IOError("Failed to list {}: {}", prefix_dir, ErrnoText(errno));
+    UniqueDir stream(::fdopendir(copy));
+    if (stream == nullptr) {
+      const int err = errno;
+      ::close(copy);
+      return IOError("Failed to list {}: {}", prefix_dir, ErrnoText(err));
+    }
+    for (;;) {
+      errno = 0;
+      const dirent* entry = ::readdir(stream.get());
+      if (entry == nullptr) {
+        if (errno != 0) return IOError("Failed to list {}: {}", prefix_dir, ErrnoText(errno));
+        break;
+      }
+      const std::string name = entry->d_name;
+      if (name == "." || name == "..") continue;
+      const fs::path child = shown / name;
+      struct stat st {};
+      if (::fstatat(::dirfd(stream.get()), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT) continue;  // deleted meanwhile
+        return IOError("Failed to list {}: {}", prefix_dir, ErrnoText(errno));
+      }
+      if (!S_ISDIR(st.st_mode)) {
+        out.push_back(as_uri ? FileUriOf(child.string()) : child.string());
+        continue;
+      }
+      UniqueFd sub(::openat(::dirfd(stream.get()), name.c_str(),
+                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!sub.valid()) {
+        if (errno == ENOENT) continue;
+        return IOError("Failed to list {}: {}", prefix_dir, ErrnoText(errno));
+      }
+      CAIRN_RETURN_IF_ERROR(ListAt(sub.get(), child, prefix_dir, as_uri, out));
+    }
+    return Ok();
+  }
+
+  std::vector<fs::path> roots_;
+  size_t max_read_bytes_;
 };
 
 }  // namespace
 
-std::unique_ptr<FileIO> MakeLocalFileIO() { return std::make_unique<LocalFileIO>(); }
+std::unique_ptr<FileIO> MakeLocalFileIO(LocalFileIOOptions options) {
+  return std::make_unique<LocalFileIO>(std::move(options));
+}
 
 }  // namespace cairn

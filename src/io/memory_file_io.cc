@@ -81,7 +81,15 @@ Result<std::string> MemoryFileIO::ReadFile(std::string_view location) {
   CAIRN_ASSIGN_OR_RAISE(const std::string key, KeyOf(location));
   std::lock_guard lock(mu_);
   const auto it = files_.find(key);
-  if (it != files_.end()) return it->second;
+  if (it != files_.end()) {
+    if (it->second.size() > max_read_bytes_) {
+      return BadRequest(
+          "Cannot read file {}: it is larger than the limit of {} bytes "
+          "(max-metadata-file-bytes)",
+          location, max_read_bytes_);
+    }
+    return it->second;
+  }
   if (IsDirectoryLocked(key)) {
     return BadRequest("Cannot read file {}: it is a directory", location);
   }

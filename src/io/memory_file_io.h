@@ -43,15 +43,22 @@ class MemoryFileIO final : public FileIO {
   Result<bool> Exists(std::string_view location) override;
   Status DeleteFile(std::string_view location) override;
   Status DeleteTree(std::string_view location, std::string_view confine_to) override;
+  /// Directories are implicit here: an empty one does not exist.
+  Status DeleteEmptyDirectory(std::string_view) override { return Ok(); }
   Result<std::vector<std::string>> List(std::string_view prefix_dir) override;
 
   /// \brief How many files exist in total.
   size_t file_count() const;
 
+  size_t MaxReadBytes() const override { return max_read_bytes_; }
+  /// \brief Sets the bound `ReadFile` enforces (tests of the size limit).
+  void set_max_read_bytes(size_t bytes) { max_read_bytes_ = bytes; }
+
  private:
   /// True when some file lies strictly below `key`. Caller holds `mu_`.
   bool IsDirectoryLocked(const std::string& key) const;
 
+  size_t max_read_bytes_ = kDefaultMaxReadBytes;
   mutable std::mutex mu_;
   /// Normalised location → contents. Guarded by `mu_`.
   std::map<std::string, std::string> files_;
@@ -96,9 +103,13 @@ class FaultInjectingFileIO final : public FileIO {
 
   Status WriteFileAtomic(std::string_view location, std::string_view contents) override;
   Result<std::string> ReadFile(std::string_view location) override;
+  size_t MaxReadBytes() const override { return base_.MaxReadBytes(); }
   Result<bool> Exists(std::string_view location) override;
   Status DeleteFile(std::string_view location) override;
   Status DeleteTree(std::string_view location, std::string_view confine_to) override;
+  Status DeleteEmptyDirectory(std::string_view location) override {
+    return base_.DeleteEmptyDirectory(location);
+  }
   Result<std::vector<std::string>> List(std::string_view prefix_dir) override;
 
  private:

@@ -37,6 +37,12 @@ struct IdempotencyScope {
   std::string fingerprint;
   /// Who holds the claim on the key (random per request).
   std::string owner;
+  /// The server process making the claim, as registered with `MetaStore::BeatInstance`;
+  /// empty: none, and only the lease protects the claim.
+  std::string instance;
+  /// A claim held by an instance whose last heartbeat is older than this (or that is no
+  /// longer registered) is abandoned, whatever its lease (unless its effect applied).
+  int64_t stale_before_ms = 0;
   int64_t created_ms = 0;
   int64_t expires_ms = 0;
   /// Set by the store: the request's write, waiting for its answer to commit with it.

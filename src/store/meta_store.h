@@ -126,6 +126,27 @@ struct MetadataParts {
   size_t current_count = 0;
 };
 
+/// \brief The locations an entity owns (canonical, see `common/location.h`): no other
+/// entity's claimed location may be one of them, lie inside one or contain one. The
+/// store checks and records a claim in the transaction that creates or swaps the
+/// entity, so two racing writers cannot both claim overlapping locations.
+struct LocationClaim {
+  /// Canonical locations, none inside another; empty: the entity claims nothing.
+  std::vector<std::string> locations;
+  /// True: entities of the same catalog may overlap these (the catalog allows it);
+  /// entities of other catalogs never may.
+  bool overlap_in_catalog = false;
+};
+
+/// \brief An entity found without a location claim (see `ListUnclaimedEntities`).
+struct UnclaimedEntity {
+  int64_t id = 0;
+  std::string catalog;
+  EntityKind kind = EntityKind::kIcebergTable;
+  std::string metadata_location;
+  std::string metadata;
+};
+
 /// \brief One compare-and-swap of an entity's metadata pointer.
 struct EntitySwap {
   int64_t entity_id = 0;
@@ -136,6 +157,8 @@ struct EntitySwap {
   std::string new_metadata;
   /// The lists of parts when the new metadata is stored split; empty: stored whole.
   std::vector<MetadataParts> parts = {};
+  /// Set when the entity's locations change: replaces its claim (see `LocationClaim`).
+  std::optional<LocationClaim> claim = std::nullopt;
 };
 
 /// \brief An entity with the catalog it lives in, as a listing across catalogs returns
@@ -222,13 +245,16 @@ class MetaStore {
       int64_t catalog_id, const NamespacePath& path, const Properties& updates,
       const std::vector<std::string>& removals) = 0;
 
-  /// \brief Creates an entity in an existing namespace. Errors: `kNoSuchNamespace`;
-  /// `kAlreadyExists` when any entity (of any kind) has the name — the message names the
-  /// kind that holds it (`EntityKindName`).
+  /// \brief Creates an entity in an existing namespace, claiming the locations of
+  /// `claim`. Errors: `kNoSuchNamespace`; `kAlreadyExists` when any entity (of any kind)
+  /// has the name — the message names the kind that holds it (`EntityKindName`);
+  /// `kBadRequest` when a claimed location overlaps another entity's (nothing is
+  /// created then).
   virtual Result<EntityRecord> CreateEntity(int64_t catalog_id, const NamespacePath& ns,
                                             std::string_view name, EntityKind kind,
                                             std::string_view metadata_location,
-                                            std::string_view metadata) = 0;
+                                            std::string_view metadata,
+                                            const LocationClaim& claim = {}) = 0;
 
   /// \brief Loads an entity of any kind; nullopt when the namespace or the name is
   /// absent.
@@ -274,7 +300,8 @@ class MetaStore {
   /// `expected_location` and all were updated; false (nothing changed) when any had moved
   /// on or is gone. Errors: `kCommitStateUnknown` when the store cannot tell whether the
   /// swaps were applied (the answer to its commit was lost and reading back could not
-  /// decide); any other error means nothing was applied.
+  /// decide); `kBadRequest` when a swap's new claim overlaps another entity's; any other
+  /// error means nothing was applied.
   virtual Result<bool> SwapEntities(const std::vector<EntitySwap>& swaps) = 0;
 
   /// \brief Removes an entity of `kind`; false when no entity of that kind has the name.
@@ -288,12 +315,26 @@ class MetaStore {
                               std::string_view from_name, const NamespacePath& to_ns,
                               std::string_view to_name, EntityKind kind) = 0;
 
-  /// \brief Claims the key of `scope` for its request until `lease_until_ms`: succeeds
-  /// (nullopt) when the key is new, expired, or held by an abandoned claim (lease over,
-  /// no effect applied); otherwise returns the existing record (`status` unset while
-  /// another request is still working on it).
+  /// \brief Claims the key of `scope` for its request until `lease_until_ms`, recording
+  /// `scope.instance` as the process that holds it: succeeds (nullopt) when the key is
+  /// new, expired, or held by an abandoned claim — no effect applied, and either its lease
+  /// is over or its instance has not beaten since `scope.stale_before_ms` or is no longer
+  /// registered (`BeatInstance`). Otherwise returns the existing record (`status` unset
+  /// while another request is still working on it) without writing, so that duplicates
+  /// of a running request only read.
   virtual Result<std::optional<StoredResponse>> ClaimIdempotencyKey(
       const IdempotencyScope& scope, int64_t lease_until_ms) = 0;
+
+  /// \brief Records that server process `instance` is alive at `now_ms`, registering it
+  /// on its first call; also forgets a bounded batch of instances that have not beaten
+  /// since `forget_before_ms`. Claims of an instance that stops beating are taken over
+  /// once stale (`ClaimIdempotencyKey`). Thread-safe, like every method.
+  virtual Status BeatInstance(std::string_view instance, int64_t now_ms,
+                              int64_t forget_before_ms) = 0;
+
+  /// \brief Unregisters `instance` (at a clean shutdown): claims it still holds are
+  /// abandoned at once. No error when it is not registered.
+  virtual Status RemoveInstance(std::string_view instance) = 0;
 
   /// \brief The record of `key`, unless it expired by `now_ms`; nullopt when none.
   virtual Result<std::optional<StoredResponse>> LoadIdempotentResponse(
@@ -308,11 +349,23 @@ class MetaStore {
   /// retry executes.
   virtual Status ReleaseIdempotencyKey(const IdempotencyScope& scope) = 0;
 
-  /// \brief True when an entity other than `except_entity_id` has its metadata file at
-  /// `location` or anywhere below it (in any catalog): before deleting files, to never
-  /// delete what another table still uses.
+  /// \brief True when an entity other than `except_entity_id` (in any catalog) has its
+  /// metadata file at `location` or anywhere below it, or has claimed a location at,
+  /// below or above it (`location` canonical): before deleting files, to never delete
+  /// what another entity still uses.
   virtual Result<bool> LocationInUse(std::string_view location,
                                      int64_t except_entity_id) = 0;
+
+  /// \brief Entities that claim no location (created before claims existed), with an id
+  /// above `after_id`, in id order, at most `limit` of them; `metadata` is what the entity
+  /// row holds (for a table stored split, its head).
+  virtual Result<std::vector<UnclaimedEntity>> ListUnclaimedEntities(int64_t after_id,
+                                                                     size_t limit) = 0;
+
+  /// \brief Records `claim` for an entity that has none, without the overlap check (the
+  /// entities it may overlap exist already; refusing would lose the record of both).
+  /// Does nothing when the entity claims something by now or is gone.
+  virtual Status RecordLegacyClaim(int64_t entity_id, const LocationClaim& claim) = 0;
 
   /// \brief Keyset-paginated names of the entities of `kind` in `ns`, as
   /// `ListNamespaces`. Errors: `kNoSuchNamespace`.

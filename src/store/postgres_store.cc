@@ -128,6 +128,27 @@ const std::vector<const char*>& Migrations() {
         PRIMARY KEY (entity_id, list)
       );
       )sql",
+      // v3: server instances and the instance holding each idempotency claim, as
+      // SQLite's v7.
+      R"sql(
+      ALTER TABLE idempotency_keys ADD COLUMN instance TEXT COLLATE "C" NOT NULL DEFAULT '';
+      CREATE TABLE server_instances (
+        id            TEXT COLLATE "C" PRIMARY KEY,
+        started_at_ms BIGINT NOT NULL,
+        heartbeat_ms  BIGINT NOT NULL
+      );
+      CREATE INDEX server_instances_by_heartbeat ON server_instances (heartbeat_ms);
+      )sql",
+      // v4: the locations each entity owns, as SQLite's v8.
+      R"sql(
+      CREATE TABLE entity_locations (
+        entity_id  BIGINT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        catalog_id BIGINT NOT NULL,
+        location   TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (entity_id, location)
+      );
+      CREATE INDEX entity_locations_by_location ON entity_locations (location);
+      )sql",
   };
   return kMigrations;
 }

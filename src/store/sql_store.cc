@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "common/macros.h"
+#include "common/location.h"
 #include "store/idempotency_scope.h"
 #include "store/meta_store.h"
 
@@ -459,7 +460,8 @@ class SqlStore final : public MetaStore {
   Result<EntityRecord> CreateEntity(int64_t catalog_id, const NamespacePath& ns,
                                     std::string_view name, EntityKind kind,
                                     std::string_view metadata_location,
-                                    std::string_view metadata) override {
+                                    std::string_view metadata,
+                                    const LocationClaim& claim) override {
     return Write([&](Lease& conn, WriteTransaction& txn) -> Result<EntityRecord> {
       CAIRN_ASSIGN_OR_RAISE(auto ns_id, LockNamespace(*conn, catalog_id, ns, false));
       if (!ns_id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ns));
@@ -495,6 +497,7 @@ class SqlStore final : public MetaStore {
         if (!row) return IOError("Creating {}.{} returned no id", DottedName(ns), name);
         record.id = query.Int(0);
       }
+      CAIRN_RETURN_IF_ERROR(ClaimLocations(*conn, record.id, catalog_id, claim));
       CAIRN_RETURN_IF_ERROR(txn.Commit());
       return record;
     });
@@ -521,7 +524,7 @@ class SqlStore final : public MetaStore {
       }
       record.ns = ns;
       record.name = std::string(name);
-      CAIRN_ASSIGN_OR_RAISE(bool present, ReadMetadata(*conn, record));
+      CAIRN_ASSIGN_OR_RAISE(bool present, ReadMetadataConsistently(*conn, record));
       if (!present) return std::optional<EntityRecord>{};  // dropped meanwhile
       return std::optional<EntityRecord>(std::move(record));
     });
@@ -622,6 +625,11 @@ class SqlStore final : public MetaStore {
                                   .Run("swap entity metadata"));
         if (query.Changes() == 0) return false;  // the transaction rolls back
         CAIRN_RETURN_IF_ERROR(WriteParts(*conn, *swap));
+        if (swap->claim) {
+          CAIRN_ASSIGN_OR_RAISE(int64_t catalog_id, CatalogOfEntity(*conn, swap->entity_id));
+          CAIRN_RETURN_IF_ERROR(
+              ClaimLocations(*conn, swap->entity_id, catalog_id, *swap->claim));
+        }
       }
       CAIRN_RETURN_IF_ERROR(txn.Commit());
       return true;
@@ -776,6 +784,22 @@ class SqlStore final : public MetaStore {
                               record.id);
   }
 
+  /// ReadMetadata, and when swaps kept landing between its reads (a table committed to
+  /// without pause), once more in a transaction that holds them off for that one read,
+  /// so that no load is starved by a busy writer. Outside a transaction only.
+  static Result<bool> ReadMetadataConsistently(SqlConnection& conn, EntityRecord& record) {
+    auto read = ReadMetadata(conn, record);
+    if (read || read.error().kind != ErrorKind::kServiceUnavailable) return read;
+    CAIRN_RETURN_IF_ERROR(conn.Begin());
+    auto locked = [&]() -> Result<bool> {
+      CAIRN_ASSIGN_OR_RAISE(bool exists, conn.LockRow("entities", record.id, false));
+      if (!exists) return false;
+      return ReadMetadata(conn, record);
+    }();
+    conn.Rollback();
+    return locked;
+  }
+
   /// The head with each list's parts (rows of `parts`: list, body), joined by `,`, put in
   /// at the list's offset.
   static Result<std::string> JoinParts(
@@ -924,37 +948,128 @@ class SqlStore final : public MetaStore {
       Query query(*conn, stmt);
       const std::string dir(location);
       query.Bind(except_entity_id).Bind(dir).Bind(dir + "/").Bind(dir + "0");
-      return query.Step("check location use");
+      CAIRN_ASSIGN_OR_RAISE(bool pointed_at, query.Step("check location use"));
+      if (pointed_at) return true;
+      // Or a location another entity claims at, above or below it.
+      CAIRN_ASSIGN_OR_RAISE(auto overlap, FindOverlap(*conn, except_entity_id, 0, dir,
+                                                      /*overlap_in_catalog=*/false));
+      return overlap.has_value();
+    });
+  }
+
+  Result<std::vector<UnclaimedEntity>> ListUnclaimedEntities(int64_t after_id,
+                                                             size_t limit) override {
+    return Read([&](Lease& conn) -> Result<std::vector<UnclaimedEntity>> {
+      CAIRN_ASSIGN_OR_RAISE(
+          auto* stmt,
+          conn->Prepare("SELECT e.id, c.name, e.kind, e.metadata_location, "
+                        "e.metadata FROM entities e JOIN namespaces n "
+                        "ON n.id = e.namespace_id JOIN catalogs c ON c.id = n.catalog_id "
+                        "WHERE e.id > ? AND NOT EXISTS "
+                        "(SELECT 1 FROM entity_locations l WHERE l.entity_id = e.id) "
+                        "ORDER BY e.id LIMIT ?"));
+      Query query(*conn, stmt);
+      query.Bind(after_id).Bind(static_cast<int64_t>(limit));
+      std::vector<UnclaimedEntity> out;
+      for (;;) {
+        CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("list unclaimed entities"));
+        if (!row) break;
+        CAIRN_ASSIGN_OR_RAISE(auto kind, ParseKind(query.Text(2)));
+        out.push_back(UnclaimedEntity{query.Int(0), query.Text(1), kind, query.Text(3),
+                                      query.TakeText(4)});
+      }
+      return out;
+    });
+  }
+
+  Status RecordLegacyClaim(int64_t entity_id, const LocationClaim& claim) override {
+    return Write([&](Lease& conn, WriteTransaction& txn) -> Status {
+      CAIRN_ASSIGN_OR_RAISE(
+          auto* check,
+          conn->Prepare("SELECT n.catalog_id, (SELECT COUNT(*) FROM entity_locations l "
+                        "WHERE l.entity_id = e.id) FROM entities e JOIN namespaces n "
+                        "ON n.id = e.namespace_id WHERE e.id = ?"));
+      Query query(*conn, check);
+      query.Bind(entity_id);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("check an entity's claim"));
+      if (!row || query.Int(1) != 0) return Ok();
+      CAIRN_ASSIGN_OR_RAISE(
+          auto* insert,
+          conn->Prepare("INSERT INTO entity_locations (entity_id, catalog_id, location) "
+                        "VALUES (?, ?, ?)"));
+      for (const auto& location : claim.locations) {
+        CAIRN_RETURN_IF_ERROR(Query(*conn, insert)
+                                  .Bind(entity_id)
+                                  .Bind(query.Int(0))
+                                  .Bind(location)
+                                  .Run("record an entity's claim"));
+      }
+      return txn.Commit();
     });
   }
 
   Result<std::optional<StoredResponse>> ClaimIdempotencyKey(
       const IdempotencyScope& scope, int64_t lease_until_ms) override {
+    // Read first: a key that is answered or held by a live request is returned without
+    // writing, so that duplicates of a running request never wait for the write lock
+    // (SQLite) or a row lock, and cost one indexed read.
+    auto held = Read([&](Lease& conn) -> Result<std::optional<StoredResponse>> {
+      CAIRN_ASSIGN_OR_RAISE(
+          auto* stmt,
+          conn->Prepare(
+              "SELECT fingerprint, status, content_type, body, etag, CASE WHEN "
+              "idempotency_keys.expires_at_ms <= ? OR "
+              "(idempotency_keys.status IS NULL AND idempotency_keys.applied = 0 AND "
+              "(idempotency_keys.lease_until_ms <= ? OR "
+              "(idempotency_keys.instance <> '' AND NOT EXISTS (SELECT 1 FROM "
+              "server_instances WHERE server_instances.id = idempotency_keys.instance "
+              "AND server_instances.heartbeat_ms >= ?)))) THEN 1 ELSE 0 END "
+              "FROM idempotency_keys WHERE key = ?"));
+      Query query(*conn, stmt);
+      query.Bind(scope.created_ms)
+          .Bind(scope.created_ms)
+          .Bind(scope.stale_before_ms)
+          .Bind(scope.key);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("look up idempotency key"));
+      if (!row || query.Int(5) == 1) return std::optional<StoredResponse>{};
+      StoredResponse stored{query.Text(0), std::nullopt, query.Text(2), query.Text(3),
+                            query.Text(4)};
+      if (!query.IsNull(1)) stored.status = static_cast<int>(query.Int(1));
+      return std::optional<StoredResponse>(std::move(stored));
+    });
+    if (!held) return tl::unexpected(held.error());
+    if (*held) return held;
     auto claimed = Read([&](Lease& conn) -> Result<bool> {
-      // A new key, an expired one, or an abandoned claim (lease over, nothing applied)
-      // is taken; anything else stays with its holder.
+      // A new key, an expired one, or an abandoned claim (nothing applied, and its lease
+      // is over or its instance stopped beating or is gone) is taken; anything else
+      // stays with its holder. The same condition as above, checked again atomically.
       CAIRN_ASSIGN_OR_RAISE(
           auto* claim,
           conn->Prepare(
-              "INSERT INTO idempotency_keys (key, fingerprint, owner, applied, "
+              "INSERT INTO idempotency_keys (key, fingerprint, owner, instance, applied, "
               "lease_until_ms, "
-              "created_at_ms, expires_at_ms) VALUES (?, ?, ?, 0, ?, ?, ?) "
+              "created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, 0, ?, ?, ?) "
               "ON CONFLICT (key) DO UPDATE SET fingerprint = excluded.fingerprint, "
-              "owner = excluded.owner, applied = 0, lease_until_ms = "
-              "excluded.lease_until_ms, "
+              "owner = excluded.owner, instance = excluded.instance, applied = 0, "
+              "lease_until_ms = excluded.lease_until_ms, "
               "status = NULL, content_type = NULL, body = NULL, etag = NULL, "
               "created_at_ms = excluded.created_at_ms, expires_at_ms = "
               "excluded.expires_at_ms "
               "WHERE idempotency_keys.expires_at_ms <= excluded.created_at_ms OR "
               "(idempotency_keys.status IS NULL AND idempotency_keys.applied = 0 AND "
-              "idempotency_keys.lease_until_ms <= excluded.created_at_ms)"));
+              "(idempotency_keys.lease_until_ms <= excluded.created_at_ms OR "
+              "(idempotency_keys.instance <> '' AND NOT EXISTS (SELECT 1 FROM "
+              "server_instances WHERE server_instances.id = idempotency_keys.instance "
+              "AND server_instances.heartbeat_ms >= ?))))"));
       Query query(*conn, claim);
       CAIRN_RETURN_IF_ERROR(query.Bind(scope.key)
                                 .Bind(scope.fingerprint)
                                 .Bind(scope.owner)
+                                .Bind(scope.instance)
                                 .Bind(lease_until_ms)
                                 .Bind(scope.created_ms)
                                 .Bind(scope.expires_ms)
+                                .Bind(scope.stale_before_ms)
                                 .Run("claim idempotency key"));
       return query.Changes() > 0;
     });
@@ -968,6 +1083,38 @@ class SqlStore final : public MetaStore {
           StoredResponse{scope.fingerprint, {}, {}, {}, {}});
     }
     return existing;
+  }
+
+  Status BeatInstance(std::string_view instance, int64_t now_ms,
+                      int64_t forget_before_ms) override {
+    return Read([&](Lease& conn) -> Status {
+      CAIRN_ASSIGN_OR_RAISE(
+          auto* beat,
+          conn->Prepare("INSERT INTO server_instances (id, started_at_ms, heartbeat_ms) "
+                        "VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET heartbeat_ms = "
+                        "excluded.heartbeat_ms"));
+      {
+        Query query(*conn, beat);
+        CAIRN_RETURN_IF_ERROR(
+            query.Bind(instance).Bind(now_ms).Bind(now_ms).Run("beat instance"));
+      }
+      // Instances that died long ago: their claims are abandoned either way.
+      CAIRN_ASSIGN_OR_RAISE(
+          auto* forget,
+          conn->Prepare("DELETE FROM server_instances WHERE id IN (SELECT id FROM "
+                        "server_instances WHERE heartbeat_ms < ? LIMIT 16)"));
+      Query query(*conn, forget);
+      return query.Bind(forget_before_ms).Run("forget dead instances");
+    });
+  }
+
+  Status RemoveInstance(std::string_view instance) override {
+    return Read([&](Lease& conn) -> Status {
+      CAIRN_ASSIGN_OR_RAISE(
+          auto* remove, conn->Prepare("DELETE FROM server_instances WHERE id = ?"));
+      Query query(*conn, remove);
+      return query.Bind(instance).Run("remove instance");
+    });
   }
 
   Result<std::optional<StoredResponse>> LoadIdempotentResponse(std::string_view key,
@@ -1496,6 +1643,101 @@ class SqlStore final : public MetaStore {
           query.Bind(namespace_id).Bind(key).Bind(value).Run("set namespace property"));
     }
     return Ok();
+  }
+
+  /// A location another entity claimed that overlaps `location`, with that entity's
+  /// catalog; nullopt when none does. Entities of catalog `catalog_id` are passed over
+  /// when `overlap_in_catalog`.
+  struct ClaimedLocation {
+    int64_t catalog_id = 0;
+    std::string location;
+  };
+  static Result<std::optional<ClaimedLocation>> FindOverlap(SqlConnection& conn,
+                                                            int64_t entity_id,
+                                                            int64_t catalog_id,
+                                                            const std::string& location,
+                                                            bool overlap_in_catalog) {
+    // The location itself and everything below it are one index range ('0' follows '/');
+    // each ancestor is one point read. Both grow with the location's depth only.
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* below,
+        conn.Prepare("SELECT catalog_id, location FROM entity_locations "
+                     "WHERE entity_id != ? AND (location = ? OR (location >= ? AND "
+                     "location < ?)) AND NOT (? = 1 AND catalog_id = ?) LIMIT 1"));
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* at, conn.Prepare("SELECT catalog_id, location FROM entity_locations "
+                               "WHERE location = ? AND entity_id != ? "
+                               "AND NOT (? = 1 AND catalog_id = ?) LIMIT 1"));
+    const std::string prefix = DescendantPrefix(location);
+    std::string upper = prefix;
+    upper.back() = static_cast<char>(upper.back() + 1);
+    const int64_t skip_catalog = overlap_in_catalog ? 1 : 0;
+    {
+      Query query(conn, below);
+      query.Bind(entity_id).Bind(location).Bind(prefix).Bind(upper).Bind(skip_catalog).Bind(
+          catalog_id);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("check locations below"));
+      if (row) return std::optional<ClaimedLocation>({query.Int(0), query.Text(1)});
+    }
+    for (const auto& ancestor : LocationAncestors(location)) {
+      Query query(conn, at);
+      query.Bind(ancestor).Bind(entity_id).Bind(skip_catalog).Bind(catalog_id);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("check locations above"));
+      if (row) return std::optional<ClaimedLocation>({query.Int(0), query.Text(1)});
+    }
+    return std::optional<ClaimedLocation>{};
+  }
+
+  /// Inside a write transaction: replaces the locations entity `entity_id` (of catalog
+  /// `catalog_id`) claims by `claim`, after checking that no other entity's overlap them.
+  static Status ClaimLocations(SqlConnection& conn, int64_t entity_id, int64_t catalog_id,
+                               const LocationClaim& claim) {
+    if (!conn.SerializesWriters()) {
+      // Overlap is no single row to lock: concurrent claims queue on one advisory lock
+      // until their transactions end. Only creates and location changes take it.
+      CAIRN_RETURN_IF_ERROR(conn.ExecScript("SELECT pg_advisory_xact_lock(7143924019)",
+                                            "lock entity locations"));
+    }
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* clear, conn.Prepare("DELETE FROM entity_locations WHERE entity_id = ?"));
+    CAIRN_RETURN_IF_ERROR(Query(conn, clear).Bind(entity_id).Run("clear entity locations"));
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* insert,
+        conn.Prepare("INSERT INTO entity_locations (entity_id, catalog_id, location) "
+                     "VALUES (?, ?, ?)"));
+    for (const auto& location : claim.locations) {
+      CAIRN_ASSIGN_OR_RAISE(auto overlap, FindOverlap(conn, entity_id, catalog_id, location,
+                                                      claim.overlap_in_catalog));
+      if (overlap) {
+        if (overlap->catalog_id == catalog_id) {
+          return BadRequest(
+              "Location {} overlaps location {} of another table, view or Lance table",
+              ShortLocation(location), ShortLocation(overlap->location));
+        }
+        return BadRequest(
+            "Location {} overlaps the location of a table, view or Lance table of "
+            "another catalog",
+            ShortLocation(location));
+      }
+      CAIRN_RETURN_IF_ERROR(Query(conn, insert)
+                                .Bind(entity_id)
+                                .Bind(catalog_id)
+                                .Bind(location)
+                                .Run("claim entity location"));
+    }
+    return Ok();
+  }
+
+  static Result<int64_t> CatalogOfEntity(SqlConnection& conn, int64_t entity_id) {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn.Prepare("SELECT n.catalog_id FROM entities e JOIN namespaces n "
+                     "ON n.id = e.namespace_id WHERE e.id = ?"));
+    Query query(conn, stmt);
+    query.Bind(entity_id);
+    CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("find the catalog of an entity"));
+    if (!row) return Internal("Entity {} has no namespace", entity_id);
+    return query.Int(0);
   }
 
   /// Where writers do not exclude each other: locks the catalog row until the transaction

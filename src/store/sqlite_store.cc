@@ -127,6 +127,28 @@ const std::vector<const char*>& Migrations() {
         PRIMARY KEY (entity_id, list)
       );
       )sql",
+      // v7: the running server processes ("instances"), each with the heartbeat it
+      // refreshes, and which instance holds each idempotency claim: a claim whose process
+      // stopped beating is taken over without waiting for its lease.
+      R"sql(
+      ALTER TABLE idempotency_keys ADD COLUMN instance TEXT NOT NULL DEFAULT '';
+      CREATE TABLE server_instances (
+        id            TEXT PRIMARY KEY,
+        started_at_ms INTEGER NOT NULL,
+        heartbeat_ms  INTEGER NOT NULL
+      );
+      CREATE INDEX server_instances_by_heartbeat ON server_instances (heartbeat_ms);
+      )sql",
+      // v8: the locations each entity owns (LocationClaim), to refuse overlapping ones.
+      R"sql(
+      CREATE TABLE entity_locations (
+        entity_id  INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        catalog_id INTEGER NOT NULL,
+        location   TEXT NOT NULL,
+        PRIMARY KEY (entity_id, location)
+      );
+      CREATE INDEX entity_locations_by_location ON entity_locations (location);
+      )sql",
   };
   return kMigrations;
 }

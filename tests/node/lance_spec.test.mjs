@@ -10,28 +10,29 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { test, before, after } from 'node:test';
 import * as lancedb from '@lancedb/lancedb';
-import { startServer, makeTempDir, removeDir, withServerLog } from './lib/server.mjs';
+import { startServer, withServerLog } from './lib/server.mjs';
 import { lance, waitForTransaction } from './lib/lance.mjs';
 import { assertLanceError, validateLanceResponse } from './lib/lance_spec.mjs';
 import { call } from './lib/http.mjs';
 
 let server;
-let dataRoot;
 before(async () => {
   // Every drop of a non-empty dataset goes through a transaction here.
   server = await startServer({ args: ['--lance-async-drop-files', '0'] });
-  dataRoot = makeTempDir('cairn-lance-data-');
 });
 after(async () => {
   await server?.cleanup();
-  removeDir(dataRoot);
 });
 
-/** A real dataset written by LanceDB (not through Cairn); returns its directory. */
-async function writeDataset(name, rows = [{ id: 1, s: 'a' }, { id: 2, s: 'b' }]) {
-  const local = await lancedb.connect(path.join(dataRoot, name));
+/**
+ * A real dataset written by LanceDB (not through Cairn) inside the warehouse of `catalog`,
+ * where that catalog may register it; returns its directory.
+ */
+async function writeDataset(name, catalog, rows = [{ id: 1, s: 'a' }, { id: 2, s: 'b' }]) {
+  const dir = path.join(server.dataDir, 'warehouse', catalog, 'external-data', name);
+  const local = await lancedb.connect(dir);
   await local.createTable('t', rows);
-  return path.join(dataRoot, name, 't.lance');
+  return path.join(dir, 't.lance');
 }
 
 test('0.0.1: every operation in the seed shapes matches the 0.0.1 spec', withServerLog(() => server, async () => {
@@ -86,14 +87,14 @@ test('0.0.1: every operation in the seed shapes matches the 0.0.1 spec', withSer
   assertLanceError(res, 404, 1);
 
   // RegisterTable / DescribeTable / TableExists / DeregisterTable.
-  const dir = await writeDataset('seed1');
+  const dir = await writeDataset('seed1', 'seedcat');
   const tbl = { name: 't', namespace: ['seedcat', 'ns'] };
   body = await seed.must('table', ['seedcat', 'ns', 't'], 'register', { body: { ...tbl, location: dir }, spec: S });
-  assert.equal(body.location, dir);
+  assert.equal(body.location, `file://${dir}`, "the location comes back in canonical form");
   res = await seed.op('table', ['seedcat', 'ns', 't'], 'register', { body: { ...tbl, location: dir }, spec: S });
   assertLanceError(res, 409, 5);
   body = await seed.must('table', ['seedcat', 'ns', 't'], 'describe', { body: tbl, spec: S });
-  assert.deepEqual([body.name, body.namespace, body.location], ['t', ['seedcat', 'ns'], dir]);
+  assert.deepEqual([body.name, body.namespace, body.location], ['t', ['seedcat', 'ns'], `file://${dir}`]);
   body = await seed.must('table', ['seedcat', 'ns', 't'], 'exists', { body: tbl, spec: S });
   assert.deepEqual(body, { exists: true });
   res = await seed.op('table', ['seedcat', 'ns', 'u'], 'exists', { body: { name: 'u', namespace: ['seedcat', 'ns'] }, spec: S });
@@ -101,7 +102,7 @@ test('0.0.1: every operation in the seed shapes matches the 0.0.1 spec', withSer
   res = await seed.op('table', ['seedcat', 'ns', 'u'], 'describe', { body: { name: 'u', namespace: ['seedcat', 'ns'] }, spec: S });
   assertLanceError(res, 404, 4);
   body = await seed.must('table', ['seedcat', 'ns', 't'], 'deregister', { body: tbl, spec: S });
-  assert.equal(body.location, dir);
+  assert.equal(body.location, `file://${dir}`);
   assert.ok(existsSync(path.join(dir, '_versions')), 'deregister keeps the files');
   res = await seed.op('table', ['seedcat', 'ns', 't'], 'deregister', { body: tbl, spec: S });
   assertLanceError(res, 404, 4);
@@ -109,7 +110,7 @@ test('0.0.1: every operation in the seed shapes matches the 0.0.1 spec', withSer
   // DropTable: deletes the data; here (threshold 0) it answers with a transaction.
   await seed.must('table', ['seedcat', 'ns', 't'], 'register', { body: { ...tbl, location: dir }, spec: S });
   body = await seed.must('table', ['seedcat', 'ns', 't'], 'drop', { body: tbl, spec: S });
-  assert.equal(body.location, dir);
+  assert.equal(body.location, `file://${dir}`);
   assert.equal(typeof body.transactionId, 'string');
   const txid = body.transactionId;
 
@@ -192,9 +193,9 @@ test('latest: the operations as current clients send them match the latest spec'
   const t1Location = body.location;
   res = await cur.op('table', [...ns, 't1'], 'declare', { body: { id: [...ns, 't1'] }, spec: L });
   assertLanceError(res, 409, 5);
-  const real = await writeDataset('cur1');
+  const real = await writeDataset('cur1', 'curcat');
   body = await cur.must('table', [...ns, 't2'], 'register', { body: { id: [...ns, 't2'], location: real, mode: 'Create' }, spec: L });
-  assert.equal(body.location, real);
+  assert.equal(body.location, `file://${real}`);
   body = await cur.must('namespace', ns, 'table/list', { method: 'GET', spec: L });
   assert.deepEqual(body.tables, ['t1', 't2']);
   body = await cur.must('namespace', ns, 'table/list', { method: 'GET', query: 'include_declared=false', spec: L });
@@ -221,7 +222,7 @@ test('latest: the operations as current clients send them match the latest spec'
   });
   assert.deepEqual(body, {});
   body = await cur.must('table', ['curcat', 'n1', 't3'], 'describe', { body: { id: ['curcat', 'n1', 't3'] }, spec: L });
-  assert.equal(body.location, real);
+  assert.equal(body.location, `file://${real}`);
 
   // DropTable without a body, DeregisterTable with one.
   body = await cur.must('table', ['curcat', 'n1', 't3'], 'drop', { spec: L });
@@ -239,7 +240,7 @@ test('latest: the operations as current clients send them match the latest spec'
 
   // DropNamespace with Skip/Cascade, current spelling; a cascade over a table answers with
   // the transaction list of the current spec.
-  const real2 = await writeDataset('cur2');
+  const real2 = await writeDataset('cur2', 'curcat');
   await cur.must('table', ['curcat', 'n2', 'x'], 'register', { body: { id: ['curcat', 'n2', 'x'], location: real2 }, spec: L });
   body = await cur.must('namespace', ['curcat'], 'drop', { body: { id: ['curcat'], mode: 'Skip', behavior: 'Cascade' }, spec: L });
   assert.ok(Array.isArray(body.transaction_id) && body.transaction_id.length === 1, JSON.stringify(body));

@@ -17,7 +17,10 @@ let server;
 let dataRoot;
 before(async () => {
   server = await startServer();
-  dataRoot = makeTempDir('cairn-lance-tables-');
+  // Datasets written beside Cairn must lie under the catalog's allowed locations (its
+  // warehouse) to be registered.
+  dataRoot = path.join(server.dataDir, 'warehouse', 'default', 'external-data');
+  mkdirSync(dataRoot, { recursive: true });
 });
 after(async () => {
   await server?.cleanup();

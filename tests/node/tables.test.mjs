@@ -25,6 +25,7 @@ import {
   T_REGISTER,
   T_RENAME,
 } from './lib/catalog.mjs';
+import { lance } from './lib/lance.mjs';
 
 let server;
 let base;
@@ -581,7 +582,13 @@ it('register an existing metadata file under another name (and overwrite); confl
   const created = await tb.mustCreate(levels, partitionedRequest('orig'));
   const s = await tb.mustCommit(levels, 'orig', appendCommit(created.metadata, 1001));
 
+  // A file is one table's: registering orig's file beside orig is an overlap (issue 12).
   let res = await tb.register(levels, { name: 'copy', 'metadata-location': s['metadata-location'] });
+  assert.match(assertIcebergError(res, 400).message, /overlaps/);
+  // Once orig is forgotten (its files kept), its file can be registered under another name.
+  res = await tb.drop(levels, 'orig', false);
+  assert.equal(res.status, 204, describeResponse(res));
+  res = await tb.register(levels, { name: 'copy', 'metadata-location': s['metadata-location'] });
   assert.equal(res.status, 200, describeResponse(res));
   assert.equal(res.json['metadata-location'], s['metadata-location']);
   assert.deepEqual(res.json.metadata, s.metadata);
@@ -592,7 +599,7 @@ it('register an existing metadata file under another name (and overwrite); confl
   assert.equal(loaded.etag, res.headers.etag);
   assert.deepEqual(
     (await tb.mustList(levels)).map((i) => i.name),
-    ['copy', 'orig'],
+    ['copy'],
   );
 
   // The name is taken now.
@@ -605,12 +612,12 @@ it('register an existing metadata file under another name (and overwrite); confl
   assert.deepEqual(res.json.metadata, created.metadata);
   assert.deepEqual((await tb.mustLoad(levels, 'copy')).metadata, created.metadata);
 
-  // The registered table can be committed to; the original is unaffected.
+  // The registered table can be committed to; orig's files are unaffected.
   const c = await tb.mustCommit(levels, 'copy', appendCommit(created.metadata, 5001));
   assert.equal(c.metadata['current-snapshot-id'], 5001);
   assert.match(c['metadata-location'], META_NAME_RE('00001'));
   assert.notEqual(c['metadata-location'], s['metadata-location']);
-  assert.deepEqual((await tb.mustLoad(levels, 'orig')).metadata, s.metadata);
+  assertFileHolds(s['metadata-location'], s.metadata);
   assertFileHolds(c['metadata-location'], c.metadata);
 
   // Missing namespace, missing file, missing fields.
@@ -624,7 +631,7 @@ it('register an existing metadata file under another name (and overwrite); confl
   assertIcebergError(await tb.register(levels, { 'metadata-location': s['metadata-location'] }), 400);
   assert.deepEqual(
     (await tb.mustList(levels)).map((i) => i.name),
-    ['copy', 'orig'],
+    ['copy'],
   );
 });
 
@@ -714,9 +721,11 @@ it('drop without purge keeps the files (re-registrable); drop with purge removes
   assertIcebergError(await tb.drop(['drp_missing'], 'x'), 404, 'NoSuchTableException');
 });
 
-it('explicit location: trailing "/" stripped; purge outside the warehouse deletes only the catalog\'s metadata files', async () => {
+it('explicit location: trailing "/" stripped; purge of a location the client chose deletes only the catalog\'s metadata files', async () => {
   const levels = await freshNs(['loc']);
-  const out = mkdtempSync(path.join(tmpdir(), 'cairn-node-outside-'));
+  // A directory the client chose (inside the warehouse: nothing else is allowed).
+  const out = path.join(server.dataDir, 'warehouse', 'default', 'client-chosen');
+  mkdirSync(out, { recursive: true });
   try {
     const created = await tb.mustCreate(levels, { ...plainRequest('ext'), location: `file://${out}/tbl/` });
     assert.equal(created.metadata.location, `file://${out}/tbl`);
@@ -730,50 +739,71 @@ it('explicit location: trailing "/" stripped; purge outside the warehouse delete
     assert.equal(res.status, 204, describeResponse(res));
     assert.ok(!existsSync(localPath(created['metadata-location'])), 'purge must delete the metadata-log files');
     assert.ok(!existsSync(localPath(c['metadata-location'])), 'purge must delete the current metadata file');
-    assert.ok(existsSync(path.join(out, 'tbl', 'data', 'foreign.parquet')), 'purge outside the warehouse deleted a foreign file');
+    assert.ok(existsSync(path.join(out, 'tbl', 'data', 'foreign.parquet')), 'purge of a client-chosen location deleted a foreign file');
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
 });
 
 it('purge never deletes the files of another live table (reference: only files reachable from the dropped table)', async () => {
-  const levels = await freshNs(['purge_safe']);
-  const warehouseNs = `file://${server.dataDir}/warehouse/default/purge_safe`;
+  // Tables whose locations overlap are refused (issue 12) unless the catalog allows it:
+  // this catalog does, so that purge is tested with the overlaps the reference allows.
+  const created = await lance(base).op('namespace', ['overlapping'], 'create', {
+    body: { id: ['overlapping'], mode: 'create', properties: { 'allow-overlapping-locations': 'true' } },
+  });
+  assert.equal(created.status, 200, describeResponse(created));
+  const ons = catalog(base, '/iceberg/v1/overlapping');
+  const otb = tableApi(base, '/iceberg/v1/overlapping');
+  const levels = ['purge_safe'];
+  await ons.mustCreate(levels);
+  const withSnapshots = async (lv, name, count = 1, start = 1001, request = plainRequest(name)) => {
+    let st = await otb.mustCreate(lv, request);
+    for (let i = 0; i < count; i++) st = await otb.mustCommit(lv, name, appendCommit(st.metadata, start + i));
+    return st;
+  };
+  const warehouseNs = `file://${server.dataDir}/warehouse/overlapping/purge_safe`;
+  // In the default catalog, a second table at one location is refused.
+  const d1 = await freshNs(['purge_refused']);
+  const first = await tb.mustCreate(d1, plainRequest('one'));
+  assert.match(
+    assertIcebergError(await tb.create(d1, { ...plainRequest('two'), location: first.metadata.location }), 400).message,
+    /overlaps/,
+  );
   // Two tables at the same explicit location inside the warehouse (allowed by the reference).
-  const x = await tb.mustCreate(levels, { ...plainRequest('x'), location: `${warehouseNs}/shared` });
-  const y = await tableWithSnapshots(levels, 'y', 1, 1001, { ...plainRequest('y'), location: `${warehouseNs}/shared` });
+  const x = await otb.mustCreate(levels, { ...plainRequest('x'), location: `${warehouseNs}/shared` });
+  const y = await withSnapshots(levels, 'y', 1, 1001, { ...plainRequest('y'), location: `${warehouseNs}/shared` });
   assert.equal(x.metadata.location, y.metadata.location);
   // A sibling at its default location, and a table whose location is the namespace directory.
-  const w = await tableWithSnapshots(levels, 'w', 1);
-  await tb.mustCreate(levels, { ...plainRequest('z'), location: warehouseNs });
+  const w = await withSnapshots(levels, 'w', 1);
+  await otb.mustCreate(levels, { ...plainRequest('z'), location: warehouseNs });
 
   const lost = [];
-  let res = await tb.drop(levels, 'x', true);
+  let res = await otb.drop(levels, 'x', true);
   assert.equal(res.status, 204, describeResponse(res));
   if (!existsSync(localPath(y['metadata-location']))) lost.push(`purge of x (location ${x.metadata.location}) deleted live table y's ${y['metadata-location']}`);
   if (!existsSync(localPath(w['metadata-location']))) lost.push(`purge of x deleted live table w's ${w['metadata-location']}`);
-  res = await tb.drop(levels, 'z', true);
+  res = await otb.drop(levels, 'z', true);
   assert.equal(res.status, 204, describeResponse(res));
   if (!existsSync(localPath(w['metadata-location']))) lost.push(`purge of z (location ${warehouseNs}) deleted live table w's ${w['metadata-location']}`);
   // A table created at another table's Cairn-assigned location (explicit `location`, as e.g. a
   // Spark CREATE TABLE ... LOCATION would): purging the first must not take the second's files.
-  const a = await tableWithSnapshots(levels, 'a', 1);
-  const b = await tableWithSnapshots(levels, 'b', 1, 1001, { ...plainRequest('b'), location: a.metadata.location });
+  const a = await withSnapshots(levels, 'a', 1);
+  const b = await withSnapshots(levels, 'b', 1, 1001, { ...plainRequest('b'), location: a.metadata.location });
   assert.equal(b.metadata.location, a.metadata.location);
-  res = await tb.drop(levels, 'a', true);
+  res = await otb.drop(levels, 'a', true);
   assert.equal(res.status, 204, describeResponse(res));
   if (!existsSync(localPath(b['metadata-location']))) lost.push(`purge of a (location ${a.metadata.location}) deleted live table b's ${b['metadata-location']}`);
   // A registered copy of d's metadata file; d moves on; purging the copy may delete what the
   // copy's metadata reaches (d's old versions), but not d's newer current file.
-  const d = await tableWithSnapshots(levels, 'd', 1);
-  res = await tb.register(levels, { name: 'd_copy', 'metadata-location': d['metadata-location'] });
+  const d = await withSnapshots(levels, 'd', 1);
+  res = await otb.register(levels, { name: 'd_copy', 'metadata-location': d['metadata-location'] });
   assert.equal(res.status, 200, describeResponse(res));
-  const d2 = await tb.mustCommit(levels, 'd', appendCommit(d.metadata, 2002));
-  res = await tb.drop(levels, 'd_copy', true);
+  const d2 = await otb.mustCommit(levels, 'd', appendCommit(d.metadata, 2002));
+  res = await otb.drop(levels, 'd_copy', true);
   assert.equal(res.status, 204, describeResponse(res));
   if (!existsSync(localPath(d2['metadata-location']))) lost.push(`purge of d_copy (registered from ${d['metadata-location']}) deleted live table d's newer ${d2['metadata-location']}`);
   // The live tables still load (the store keeps the metadata), but their files must be there too.
-  assert.equal((await tb.mustLoad(levels, 'y'))['metadata-location'], y['metadata-location']);
+  assert.equal((await otb.mustLoad(levels, 'y'))['metadata-location'], y['metadata-location']);
   assert.deepEqual(lost, [], 'purge deleted files of live tables');
 });
 
@@ -807,7 +837,8 @@ it('metadata file properties: previous-versions-max + delete-after-commit, gzip 
   const bytes = readFileSync(localPath(c['metadata-location']));
   assert.deepEqual([...bytes.subarray(0, 2)], [0x1f, 0x8b], 'gzip magic');
   assertFileHolds(c['metadata-location'], c.metadata);
-  // A gzip file can be registered.
+  // A gzip file can be registered (once its table is forgotten: a file is one table's).
+  assert.equal((await tb.drop(levels, 'gz', false)).status, 204);
   const reg = await tb.register(levels, { name: 'gz_copy', 'metadata-location': c['metadata-location'] });
   assert.equal(reg.status, 200, describeResponse(reg));
   assert.deepEqual(reg.json.metadata, c.metadata);

@@ -220,7 +220,7 @@ it('create: schema id 0, column ids kept, version 1, gzip metadata file; load, H
 
 it('create honours location, write.metadata.compression-codec=none and write.metadata.path', async () => {
   await ns.mustCreate(['vloc']);
-  const location = `file://${server.dataDir}/elsewhere/vloc/plain`;
+  const location = `file://${server.dataDir}/warehouse/default/elsewhere/vloc/plain`;
   const plain = await vw.mustCreate(['vloc'], createRequest('plain', {
     location,
     properties: { 'write.metadata.compression-codec': 'none' },
@@ -229,7 +229,7 @@ it('create honours location, write.metadata.compression-codec=none and write.met
   assert.match(plain['metadata-location'], new RegExp(`^${location}/metadata/00000-${UUID}\\.metadata\\.json$`));
   assert.deepEqual(JSON.parse(readFileSync(localPath(plain['metadata-location']), 'utf8')), plain.metadata);
 
-  const metaDir = `file://${server.dataDir}/custom-metadata/vloc`;
+  const metaDir = `file://${server.dataDir}/warehouse/default/custom-metadata/vloc`;
   const custom = await vw.mustCreate(['vloc'], createRequest('custom', { properties: { 'write.metadata.path': metaDir } }));
   assert.match(custom['metadata-location'], new RegExp(`^${metaDir}/00000-${UUID}\\.gz\\.metadata\\.json$`));
   assertFileHolds(custom['metadata-location'], custom.metadata);
@@ -360,14 +360,14 @@ it('replace: new schema and version (-1), version reuse, re-activation, no-op, r
     updates: [
       { action: 'set-properties', updates: { owner: 'me' } },
       { action: 'remove-properties', removals: ['missing'] },
-      { action: 'set-location', location: `file://${server.dataDir}/moved/vr/v` },
+      { action: 'set-location', location: `file://${server.dataDir}/warehouse/default/moved/vr/v` },
     ],
   });
   assert.equal(props.metadata.properties.owner, 'me');
-  assert.equal(props.metadata.location, `file://${server.dataDir}/moved/vr/v`);
+  assert.equal(props.metadata.location, `file://${server.dataDir}/warehouse/default/moved/vr/v`);
   assert.deepEqual(props.metadata.versions, r2.metadata.versions);
   assert.deepEqual(props.metadata['version-log'], r2.metadata['version-log']);
-  assert.ok(props['metadata-location'].startsWith(`file://${server.dataDir}/moved/vr/v/metadata/`), props['metadata-location']);
+  assert.ok(props['metadata-location'].startsWith(`file://${server.dataDir}/warehouse/default/moved/vr/v/metadata/`), props['metadata-location']);
   assert.deepEqual(await vw.mustLoad(['vr'], 'v'), props);
 });
 
@@ -471,7 +471,7 @@ it('drop deletes the current file (unless gc.enabled=false); register-view resto
   let err = assertIcebergError(await vw.register(['vg'], { name: 'restored', 'metadata-location': replaced['metadata-location'] }), 409, 'AlreadyExistsException');
   assert.equal(err.message, 'View already exists: vg.restored');
   assertIcebergError(await vw.register(['vg_missing'], { name: 'x', 'metadata-location': replaced['metadata-location'] }), 404, 'NoSuchNamespaceException');
-  assertIcebergError(await vw.register(['vg'], { name: 'x', 'metadata-location': `file://${server.dataDir}/nope.gz.metadata.json` }), 404);
+  assertIcebergError(await vw.register(['vg'], { name: 'x', 'metadata-location': `file://${server.dataDir}/warehouse/default/nope.gz.metadata.json` }), 404);
   assertIcebergError(await vw.register(['vg'], { name: 'x' }), 400);
   // A table's metadata file is not view metadata.
   const table = await tb.mustCreate(['vg'], { name: 'tbl', schema: sampleSchema() });

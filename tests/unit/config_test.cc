@@ -21,6 +21,7 @@ namespace cairn {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::ElementsAre;
 using ::testing::StartsWith;
 
 /// One setting: a good value and what it sets, bad values that must be refused.
@@ -146,6 +147,16 @@ const std::vector<SettingCase>& SettingCases() {
        "0",
        "0",
        {"-1", "4294967296", "many", ""}},
+      {"allowed-locations",
+       [](const ServerConfig& c) { return c.allowed_locations_setting; },
+       "/srv/a, file:///srv/b",
+       "/srv/a, file:///srv/b",
+       {""}},
+      {"max-metadata-file-bytes",
+       [](const ServerConfig& c) { return std::to_string(c.max_metadata_file_bytes); },
+       "1048576",
+       "1048576",
+       {"0", "1023", "4294967296", "big"}},
   };
   return kCases;
 }
@@ -394,6 +405,34 @@ TEST_F(FinalizeConfigTest, CreatesWarehouseAndDerivesStorePathAndWarehouseRoot) 
   EXPECT_EQ(config_.warehouse_root,
             "file://" + (data / "warehouse").lexically_normal().generic_string());
   EXPECT_THAT(config_.warehouse_root, StartsWith("file:///"));
+}
+
+TEST_F(FinalizeConfigTest, AllowedLocationsDefaultToTheWarehouseRoot) {
+  config_.data_dir = dir_.File("data");
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  EXPECT_THAT(config_.allowed_locations, ElementsAre(config_.warehouse_root));
+}
+
+TEST_F(FinalizeConfigTest, AllowedLocationsAreCanonicalAndMustCoverTheWarehouse) {
+  config_.data_dir = dir_.File("data");
+  config_.allowed_locations_setting = dir_.File("data") + "//, /srv/extra/./x/..";
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  EXPECT_THAT(config_.allowed_locations,
+              ElementsAre("file://" + dir_.File("data"), "file:///srv/extra"));
+
+  config_.allowed_locations_setting = "/srv/elsewhere";
+  EXPECT_THAT(FinalizeConfig(config_), HasErrorMessage("allowed-locations: the warehouse"));
+  config_.allowed_locations_setting = "relative\n";
+  EXPECT_THAT(FinalizeConfig(config_), IsError(ErrorKind::kInvalidConfig));
+}
+
+TEST(ConfigFileListTest, AllowedLocationsMayBeATomlList) {
+  ScopedTempDir dir{"cairn-config-list"};
+  const std::string path = dir.File("cairn.toml");
+  std::ofstream(path) << "allowed-locations = [\"/srv/a\", \"/srv/b\"]\n";
+  ServerConfig config;
+  ASSERT_THAT(ApplyConfigFile(config, path), IsOk());
+  EXPECT_EQ(config.allowed_locations_setting, "/srv/a,/srv/b");
 }
 
 TEST_F(FinalizeConfigTest, PostgresStoreTakesItsPasswordFromAnEnvironmentVariable) {

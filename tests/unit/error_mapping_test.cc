@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "common/macros.h"
 #include "matchers.h"
 
 namespace cairn {
@@ -23,6 +24,8 @@ struct MappingCase {
 const std::vector<MappingCase>& MappingCases() {
   static const std::vector<MappingCase> kCases = {
       {ErrorKind::kBadRequest, 400, "BadRequestException"},
+      {ErrorKind::kInvalidArgument, 400, "IllegalArgumentException"},
+      {ErrorKind::kValidationFailed, 400, "ValidationException"},
       {ErrorKind::kNotFound, 404, "NotFoundException"},
       {ErrorKind::kMethodNotAllowed, 405, "MethodNotAllowedException"},
       {ErrorKind::kNoSuchWarehouse, 404, "NoSuchWarehouseException"},
@@ -90,6 +93,43 @@ TEST(ErrorMappingTest, RendersIcebergErrorBodyWithCodeEqualToStatus) {
   }
 }
 
+// The Java client rethrows a 400 as IllegalArgumentException only when `type` is exactly
+// that name, and every other 400 as BadRequestException; Lance clients see one code for
+// all three kinds of invalid input.
+TEST(ErrorMappingTest, InvalidInputKindsDifferOnlyInTheirIcebergType) {
+  struct Case {
+    ErrorKind kind;
+    std::string iceberg_type;
+    Status (*make)();
+  };
+  const std::vector<Case> cases = {
+      {ErrorKind::kBadRequest, "BadRequestException",
+       [] { return Status(BadRequest("Missing required field '{}'", "name")); }},
+      {ErrorKind::kInvalidArgument, "IllegalArgumentException",
+       [] { return Status(InvalidArgument("Invalid truncate width: {}", -3)); }},
+      {ErrorKind::kValidationFailed, "ValidationException",
+       [] { return Status(ValidationFailed("Cannot find source column: {}", 7)); }},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.iceberg_type);
+    const Status status = c.make();
+    ASSERT_THAT(status, IsError(c.kind));
+    const Response iceberg = ErrorResponse(Protocol::kIceberg, status.error());
+    EXPECT_EQ(iceberg.status, 400);
+    boost::json::error_code ec;
+    const auto body = boost::json::parse(iceberg.body, ec);
+    ASSERT_FALSE(ec) << ec.message();
+    EXPECT_EQ(body.at("error").at("type").as_string(), c.iceberg_type);
+    EXPECT_EQ(body.at("error").at("message").as_string(), status.error().message);
+    const Response lance = ErrorResponse(Protocol::kLance, status.error());
+    EXPECT_EQ(lance.status, 400);
+    const auto lance_body = boost::json::parse(lance.body, ec);
+    ASSERT_FALSE(ec) << ec.message();
+    EXPECT_EQ(lance_body.at("code").as_int64(), 13);
+    EXPECT_EQ(lance_body.at("title").as_string(), "InvalidInput");
+  }
+}
+
 TEST(ErrorMappingTest, MessageIsEscapedAndSurvivesRoundTrip) {
   const std::string message =
       "Namespace \"a\\b\" \xC3\xBC"
@@ -146,6 +186,36 @@ TEST(ResultMatchersTest, MatchSuccessAndErrorsByKindAndMessage) {
   EXPECT_THAT(value, Not(HasErrorMessageThat(::testing::_)));
 }
 
+// One precondition macro per 400 kind: the shape of a request (BadRequestException), the
+// reference's Preconditions.checkArgument (IllegalArgumentException) and its
+// ValidationException.check.
+Status CheckWith(int which, bool ok) {
+  switch (which) {
+    case 0:
+      CAIRN_PRECHECK(ok, "Invalid field '{}': must not be empty", "name");
+      break;
+    case 1:
+      CAIRN_CHECK_ARGUMENT(ok, "Cannot downgrade v{} table to v{}", 2, 1);
+      break;
+    default:
+      CAIRN_CHECK_VALID(ok, "Cannot set last added spec: no spec has been added");
+      break;
+  }
+  return Ok();
+}
+
+TEST(ResultMacrosTest, PreconditionMacrosReturnTheirKindWithTheFormattedMessage) {
+  EXPECT_THAT(
+      CheckWith(0, false),
+      ::testing::AllOf(IsError(ErrorKind::kBadRequest),
+                       HasErrorMessage("Invalid field 'name': must not be empty")));
+  EXPECT_THAT(CheckWith(1, false),
+              ::testing::AllOf(IsError(ErrorKind::kInvalidArgument),
+                               HasErrorMessage("Cannot downgrade v2 table to v1")));
+  EXPECT_THAT(CheckWith(2, false), IsError(ErrorKind::kValidationFailed));
+  for (int which : {0, 1, 2}) EXPECT_THAT(CheckWith(which, true), IsOk());
+}
+
 TEST(ResultMatchersTest, PrintsResultsReadably) {
   EXPECT_EQ(::testing::PrintToString(Status(Ok())), "OK");
   EXPECT_EQ(::testing::PrintToString(Result<int>(3)), "OK(3)");
@@ -153,6 +223,8 @@ TEST(ResultMatchersTest, PrintsResultsReadably) {
             "error kIOError: \"disk full\"");
   EXPECT_EQ(::testing::PrintToString(ErrorKind::kUnprocessableEntity),
             "kUnprocessableEntity");
+  EXPECT_EQ(::testing::PrintToString(ErrorKind::kInvalidArgument), "kInvalidArgument");
+  EXPECT_EQ(::testing::PrintToString(ErrorKind::kValidationFailed), "kValidationFailed");
 }
 
 }  // namespace

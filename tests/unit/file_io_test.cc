@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -293,6 +295,87 @@ TEST_F(LocalFileIOTest, ConcurrentWritersToOneFileExactlyOneWins) {
     EXPECT_EQ(io_->ReadFile(location), "writer " + std::to_string(winner));
   }
   EXPECT_THAT(TreeOf(dir_.path() / "race"), SizeIs(kRounds)) << "temporary files remain";
+}
+
+TEST_F(LocalFileIOTest, ReadsOnlyRegularFilesAndNeverWaitsOnAFifo) {
+  const fs::path fifo = dir_.path() / "fifo.metadata.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  // Without O_NONBLOCK this open would wait for a writer forever.
+  EXPECT_THAT(io_->ReadFile(fifo.string()), HasErrorMessage("not a regular file"));
+  EXPECT_THAT(io_->ReadFile("/dev/zero"), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->ReadFile("/dev/null"), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->ReadFile(dir_.path().string()), HasErrorMessage("directory"));
+}
+
+TEST_F(LocalFileIOTest, RefusesFilesLargerThanItsReadLimit) {
+  auto io = MakeLocalFileIO({.roots = {}, .max_read_bytes = 1024});
+  EXPECT_EQ(io->MaxReadBytes(), 1024u);
+  Spit(dir_.path() / "small", std::string(1024, 's'));
+  Spit(dir_.path() / "large", std::string(1025, 'l'));
+  EXPECT_THAT(io->ReadFile(dir_.File("small")), IsOk());
+  EXPECT_THAT(io->ReadFile(dir_.File("large")),
+              HasErrorMessage("larger than the limit of 1024 bytes"));
+}
+
+class ConfinedLocalFileIOTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(root_);
+    Spit(outside_ / "secret", "precious");
+  }
+
+  ScopedTempDir dir_{"cairn-io-confined"};
+  fs::path root_ = dir_.path() / "warehouse";
+  fs::path outside_ = dir_.path() / "outside";
+  std::unique_ptr<FileIO> io_ = MakeLocalFileIO({.roots = {root_.string()}});
+};
+
+TEST_F(ConfinedLocalFileIOTest, RefusesEveryLocationOutsideItsRoots) {
+  const std::string secret = (outside_ / "secret").string();
+  EXPECT_THAT(io_->ReadFile(secret), HasErrorMessage("outside the server's allowed"));
+  EXPECT_THAT(io_->Exists(secret), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->WriteFileAtomic((outside_ / "new").string(), "x"),
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->DeleteFile(secret), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->List(outside_.string()), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->ReadFile(root_.string() + "/../outside/secret"),
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_EQ(Slurp(outside_ / "secret"), "precious");
+  EXPECT_FALSE(fs::exists(outside_ / "new"));
+}
+
+TEST_F(ConfinedLocalFileIOTest, NoSymbolicLinkLeadsOutOfARoot) {
+  fs::create_directory_symlink(outside_, root_ / "ns");
+  fs::create_symlink(outside_ / "secret", root_ / "file-link");
+  fs::create_symlink("/dev/zero", root_ / "zero");
+  EXPECT_THAT(io_->ReadFile((root_ / "ns/secret").string()),
+              HasErrorMessage("symbolic link"));
+  EXPECT_THAT(io_->ReadFile((root_ / "file-link").string()),
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->ReadFile((root_ / "zero").string()), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->WriteFileAtomic((root_ / "ns/t/metadata/1.json").string(), "x"),
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->List((root_ / "ns").string()), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->DeleteFile((root_ / "ns/secret").string()),
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(TreeOf(outside_), ElementsAre("secret"));
+  EXPECT_EQ(Slurp(outside_ / "secret"), "precious");
+}
+
+TEST_F(ConfinedLocalFileIOTest, SymbolicLinksThatStayInsideWork) {
+  Spit(root_ / "real/t/f", "inside");
+  fs::create_directory_symlink("real", root_ / "alias");
+  EXPECT_EQ(io_->ReadFile((root_ / "alias/t/f").string()), "inside");
+  EXPECT_THAT(io_->WriteFileAtomic((root_ / "alias/t/g").string(), "g"), IsOk());
+  EXPECT_EQ(Slurp(root_ / "real/t/g"), "g");
+}
+
+TEST_F(ConfinedLocalFileIOTest, TheRootItselfMayBeReachedThroughASymbolicLink) {
+  const fs::path linked_root = dir_.path() / "linked";
+  fs::create_directory_symlink(root_, linked_root);
+  auto io = MakeLocalFileIO({.roots = {linked_root.string()}});
+  ASSERT_THAT(io->WriteFileAtomic((linked_root / "t/m.json").string(), "m"), IsOk());
+  EXPECT_EQ(Slurp(root_ / "t/m.json"), "m");
 }
 
 TEST_F(LocalFileIOTest, DeleteTreeRefusesToWalkThroughASymlinkOutOfTheRoot) {

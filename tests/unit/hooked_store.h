@@ -63,9 +63,11 @@ class HookedStore final : public MetaStore {
   Result<EntityRecord> CreateEntity(int64_t catalog_id, const NamespacePath& ns,
                                     std::string_view name, EntityKind kind,
                                     std::string_view metadata_location,
-                                    std::string_view metadata) override {
+                                    std::string_view metadata,
+                                    const LocationClaim& claim) override {
     if (before_create) before_create();
-    return base_.CreateEntity(catalog_id, ns, name, kind, metadata_location, metadata);
+    return base_.CreateEntity(catalog_id, ns, name, kind, metadata_location, metadata,
+                              claim);
   }
   Result<std::optional<EntityKind>> EntityKindOf(int64_t catalog_id,
                                                  const NamespacePath& ns,
@@ -106,6 +108,13 @@ class HookedStore final : public MetaStore {
                              int64_t except_entity_id) override {
     return base_.LocationInUse(location, except_entity_id);
   }
+  Result<std::vector<UnclaimedEntity>> ListUnclaimedEntities(int64_t after_id,
+                                                             size_t limit) override {
+    return base_.ListUnclaimedEntities(after_id, limit);
+  }
+  Status RecordLegacyClaim(int64_t entity_id, const LocationClaim& claim) override {
+    return base_.RecordLegacyClaim(entity_id, claim);
+  }
 
   Result<std::optional<StoredResponse>> LoadIdempotentResponse(std::string_view key,
                                                                int64_t now_ms) override {
@@ -121,6 +130,13 @@ class HookedStore final : public MetaStore {
   }
   Status ReleaseIdempotencyKey(const IdempotencyScope& scope) override {
     return base_.ReleaseIdempotencyKey(scope);
+  }
+  Status BeatInstance(std::string_view instance, int64_t now_ms,
+                      int64_t forget_before_ms) override {
+    return base_.BeatInstance(instance, now_ms, forget_before_ms);
+  }
+  Status RemoveInstance(std::string_view instance) override {
+    return base_.RemoveInstance(instance);
   }
 
  private:

@@ -1,4 +1,7 @@
+#include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -6,9 +9,15 @@
 #include <boost/json.hpp>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
+#include "catalog/table_service.h"
 #include "iceberg/rest/handlers.h"
 #include "iceberg/rest/routes.h"
+#include "iceberg/rest/table_handlers.h"
+#include "iceberg/rest/table_serde.h"
+#include "io/memory_file_io.h"
 #include "matchers.h"
 #include "store/meta_store.h"
 
@@ -16,7 +25,9 @@ namespace cairn {
 namespace {
 
 namespace json = boost::json;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 
@@ -469,6 +480,244 @@ TEST_F(IcebergHandlersTest, InvalidPageTokenIsBadRequestNamingPageToken) {
   auto response = List({{"pageToken", "not-a-token"}});
   EXPECT_THAT(response, IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(response, HasErrorMessage("pageToken"));
+}
+
+// --- tables: the reference's exception types, bounded metrics logging ------------------
+
+class IcebergTableHandlersTest : public IcebergHandlersTest {
+ protected:
+  static constexpr int64_t kStartMs = 1'750'000'000'000;
+
+  void SetUp() override {
+    IcebergHandlersTest::SetUp();
+    ASSERT_THAT(catalog_->CreateNamespace("", {"ns"}, {}), IsOk());
+    tables_ = std::make_unique<TableService>(*store_, *catalog_, io_,
+                                             [this] { return ++now_; });
+  }
+
+  static Params TableParams(const std::string& table = "t") {
+    return {{"prefix", "default"}, {"namespace", "ns"}, {"table", table}};
+  }
+
+  /// `POST .../namespaces/ns/tables` with `name` and the two-column schema, plus `extra`
+  /// members (`"partition-spec": ...`).
+  Result<Response> CreateTable(const std::string& name, const std::string& extra = "") {
+    std::string body =
+        R"({"name":")" + name + R"(","schema":{"type":"struct","schema-id":0,
+        "fields":[{"id":1,"name":"id","required":true,"type":"long"},
+                  {"id":2,"name":"data","required":false,"type":"string"}]})";
+    if (!extra.empty()) body += "," + extra;
+    body += "}";
+    return iceberg_rest::CreateTable(
+        *tables_, MakeRequest("POST", {{"prefix", "default"}, {"namespace", "ns"}}, {},
+                              std::move(body)));
+  }
+
+  Result<Response> Commit(const std::string& body, const std::string& table = "t") {
+    return iceberg_rest::CommitTable(*tables_,
+                                     MakeRequest("POST", TableParams(table), {}, body));
+  }
+
+  /// An add-snapshot update: snapshot `id` on `parent` ("null" for none) with `sequence`.
+  static std::string AddSnapshot(int64_t id, const std::string& parent,
+                                 int64_t sequence) {
+    return R"({"action":"add-snapshot","snapshot":{"snapshot-id":)" + std::to_string(id) +
+           R"(,"parent-snapshot-id":)" + parent + R"(,"sequence-number":)" +
+           std::to_string(sequence) + R"(,"timestamp-ms":)" + std::to_string(kStartMs) +
+           R"(,"manifest-list":"file:///tmp/m.avro","summary":{"operation":"append"}}})";
+  }
+
+  MemoryFileIO io_;
+  int64_t now_ = kStartMs;
+  std::unique_ptr<TableService> tables_;
+};
+
+// The Java client rethrows a 400 as IllegalArgumentException only when `type` says so:
+// what the reference's builders reject with a precondition is kInvalidArgument, what it
+// rejects with ValidationException is kValidationFailed, a malformed body kBadRequest.
+TEST_F(IcebergTableHandlersTest, CreateTableAnswersTheReferencesExceptionTypes) {
+  struct Case {
+    std::string name;
+    std::string extra;
+    ErrorKind kind;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"NegativeTruncateWidth",
+       R"("partition-spec":{"spec-id":0,"fields":[
+           {"name":"d","transform":"truncate[-3]","source-id":2,"field-id":1000}]})",
+       ErrorKind::kInvalidArgument,
+       "Invalid field 'partition-spec.fields[0].transform': Invalid truncate width: -3 "
+       "(must be > 0)"},
+      {"ZeroBuckets",
+       R"("partition-spec":{"fields":[
+           {"name":"b","transform":"bucket[0]","source-id":1,"field-id":1000}]})",
+       ErrorKind::kInvalidArgument, "Invalid number of buckets: 0 (must be > 0)"},
+      {"PartitionNamedLikeAnotherColumn",
+       R"("partition-spec":{"fields":[
+           {"name":"id","transform":"bucket[4]","source-id":2,"field-id":1000}]})",
+       ErrorKind::kInvalidArgument,
+       "Cannot create identity partition sourced from different field in schema: id"},
+      {"SortedWriteOrderWithIdZero",
+       R"("write-order":{"order-id":0,"fields":[{"transform":"identity","source-id":1,
+           "direction":"asc","null-order":"nulls-first"}]})",
+       ErrorKind::kInvalidArgument,
+       "Invalid field 'write-order': Sort order ID 0 is reserved for unsorted order"},
+      {"UnsortedWriteOrderWithIdTwo", R"("write-order":{"order-id":2,"fields":[]})",
+       ErrorKind::kInvalidArgument,
+       "Invalid field 'write-order': Unsorted order ID must be 0"},
+      {"SpecOnAMissingColumn",
+       R"("partition-spec":{"fields":[
+           {"name":"x","transform":"identity","source-id":9,"field-id":1000}]})",
+       ErrorKind::kValidationFailed, "unknown source column id 9"},
+      {"TransformWrongForTheColumn",
+       R"("partition-spec":{"fields":[
+           {"name":"d_day","transform":"day","source-id":2,"field-id":1000}]})",
+       ErrorKind::kValidationFailed, "Invalid source type string for transform: day"},
+      {"MalformedSpec", R"("partition-spec":{"fields":[{"name":"x"}]})",
+       ErrorKind::kBadRequest, "Missing required field 'partition-spec.fields[0]"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_THAT(CreateTable("t", c.extra),
+                AllOf(IsError(c.kind), HasErrorMessage(c.message)));
+  }
+  // An order without an id is read as the reference's builder reads it (1 when sorted).
+  EXPECT_THAT(CreateTable("t", R"("write-order":{"fields":[{"transform":"identity",
+                                 "source-id":1,"direction":"asc","null-order":"nulls-first"}]})"),
+              IsOk());
+}
+
+TEST_F(IcebergTableHandlersTest, CommitAnswersTheReferencesExceptionTypes) {
+  ASSERT_THAT(CreateTable("t"), IsOk());
+  struct Case {
+    std::string name;
+    std::string body;
+    ErrorKind kind;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"AddSpecWithNegativeTruncateWidth",
+       R"({"requirements":[],"updates":[{"action":"add-spec","spec":{"fields":[
+           {"name":"d","transform":"truncate[-3]","source-id":2,"field-id":1000}]}}]})",
+       ErrorKind::kInvalidArgument, "Invalid truncate width: -3 (must be > 0)"},
+      {"AddSortOrderWithFieldsAndIdZero",
+       R"({"requirements":[],"updates":[{"action":"add-sort-order","sort-order":{
+           "order-id":0,"fields":[{"transform":"identity","source-id":1,
+           "direction":"asc","null-order":"nulls-first"}]}}]})",
+       ErrorKind::kInvalidArgument, "Sort order ID 0 is reserved for unsorted order"},
+      {"UnknownCurrentSchema",
+       R"({"requirements":[],"updates":[{"action":"set-current-schema","schema-id":7}]})",
+       ErrorKind::kInvalidArgument, "Cannot set current schema to unknown schema: 7"},
+      {"LastAddedSpecWithNothingAdded",
+       R"({"requirements":[],"updates":[{"action":"set-default-spec","spec-id":-1}]})",
+       ErrorKind::kValidationFailed,
+       "Cannot set last added spec: no spec has been added"},
+      {"ViewRequirement",
+       R"({"requirements":[{"type":"assert-view-uuid","uuid":"u"}],"updates":[]})",
+       ErrorKind::kValidationFailed,
+       "'assert-view-uuid' is not a table requirement type"},
+      {"UnknownAction", R"({"requirements":[],"updates":[{"action":"frobnicate"}]})",
+       ErrorKind::kBadRequest, "frobnicate"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_THAT(Commit(c.body), AllOf(IsError(c.kind), HasErrorMessage(c.message)));
+  }
+}
+
+// A stale sequence number is a 409 naming the snapshot being added and both numbers, in
+// the reference's words.
+TEST_F(IcebergTableHandlersTest, StaleSequenceNumberNamesTheSnapshotAndBothNumbers) {
+  ASSERT_THAT(CreateTable("t"), IsOk());
+  ASSERT_THAT(Commit(R"({"requirements":[],"updates":[)" + AddSnapshot(11, "null", 1) +
+                     R"(,{"action":"set-snapshot-ref","ref-name":"main","type":"branch",
+                         "snapshot-id":11}]})"),
+              IsOk());
+  ASSERT_THAT(
+      Commit(R"({"requirements":[],"updates":[)" + AddSnapshot(12, "11", 2) + "]}"),
+      IsOk());
+  EXPECT_THAT(
+      Commit(R"({"requirements":[],"updates":[)" + AddSnapshot(13, "11", 2) + "]}"),
+      AllOf(IsError(ErrorKind::kCommitFailed),
+            HasErrorMessageThat(::testing::StartsWith(
+                "Validation failed, please retry: Cannot add snapshot with sequence number "
+                "2 older than last sequence number 2 (snapshot 13, parent 11)"))));
+}
+
+TEST(BoundedForLogTest, CutsLongTextAtACharacterBoundaryAndSaysHowMuch) {
+  struct Case {
+    std::string text;
+    size_t limit;
+    std::string logged;
+  };
+  const std::vector<Case> cases = {
+      {"", 4, ""},
+      {"abcd", 4, "abcd"},
+      {"abcdef", 4, "abcd...[cut 2 bytes]"},
+      {"abcdef", 0, "...[cut 6 bytes]"},
+      // "é" is two bytes: it is kept whole or cut whole.
+      {"ab\xC3\xA9z", 3, "ab...[cut 3 bytes]"},
+      {"ab\xC3\xA9z", 4, "ab\xC3\xA9...[cut 1 bytes]"},
+      // A four-byte character cut inside.
+      {"a\xF0\x9F\x98\x80"
+       "b",
+       3, "a...[cut 5 bytes]"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    EXPECT_EQ(iceberg_rest::BoundedForLog(c.text, c.limit), c.logged);
+  }
+}
+
+// A report may be as large as a request body: the log line carries at most
+// kMaxLoggedReportBytes of it and says how much was cut; the answer is still 204.
+TEST_F(IcebergTableHandlersTest, MetricsReportIsLoggedBounded) {
+  ASSERT_THAT(CreateTable("t"), IsOk());
+  const std::string filter(2 * 1024 * 1024, 'x');
+  const std::string body =
+      R"({"report-type":"scan-report","table-name":"ns.t","snapshot-id":1,"filter":")" +
+      filter + R"("})";
+
+  std::ostringstream captured;
+  auto previous = spdlog::default_logger();
+  auto logger = std::make_shared<spdlog::logger>(
+      "capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(captured));
+  logger->set_pattern("%v");
+  spdlog::set_default_logger(logger);
+  auto response =
+      iceberg_rest::ReportMetrics(*tables_, MakeRequest("POST", TableParams(), {}, body));
+  spdlog::set_default_logger(previous);
+
+  ASSERT_THAT(response, IsOk());
+  EXPECT_EQ(response->status, 204);
+  const std::string line = captured.str();
+  EXPECT_LT(line.size(), iceberg_rest::kMaxLoggedReportBytes + 256)
+      << line.substr(0, 300);
+  EXPECT_THAT(line, HasSubstr("metrics-report catalog=default table=ns.t "
+                              "report-type=scan-report"));
+  EXPECT_THAT(line, HasSubstr(R"(report={"report-type":"scan-report")"));
+  const size_t serialized = json::serialize(json::parse(body)).size();
+  EXPECT_THAT(line,
+              HasSubstr("...[cut " +
+                        std::to_string(serialized - iceberg_rest::kMaxLoggedReportBytes) +
+                        " bytes]"));
+  EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 1);
+
+  // A small report is logged whole.
+  std::ostringstream small;
+  logger = std::make_shared<spdlog::logger>(
+      "capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(small));
+  logger->set_pattern("%v");
+  spdlog::set_default_logger(logger);
+  auto ok = iceberg_rest::ReportMetrics(
+      *tables_, MakeRequest("POST", TableParams(), {},
+                            R"({"report-type":"commit-report","table-name":"ns.t"})"));
+  spdlog::set_default_logger(previous);
+  ASSERT_THAT(ok, IsOk());
+  EXPECT_THAT(small.str(),
+              HasSubstr(R"(report={"report-type":"commit-report","table-name":"ns.t"})"));
+  EXPECT_THAT(small.str(), ::testing::Not(HasSubstr("[cut ")));
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 namespace cairn::iceberg {
 namespace {
 
+using ::testing::AllOf;
+
 NestedField Field(int32_t id, std::string name, bool required, Type type) {
   NestedField field;
   field.id = id;
@@ -71,8 +73,68 @@ TEST(IcebergTransformTest, KeepsUnknownTransformsVerbatim) {
     EXPECT_EQ(ToString(*parsed), text);
     EXPECT_TRUE(CanTransform(*parsed, Type::String()));
   }
-  EXPECT_THAT(ParseTransform("bucket[0]"), IsError(ErrorKind::kBadRequest));
-  EXPECT_THAT(ParseTransform("truncate[99999999999]"), HasErrorMessage("truncate width"));
+}
+
+// A width or bucket count below 1 is the reference's IllegalArgumentException, with its
+// message (`Truncate.get`, `Bucket.get`). Java's `\d+` pattern would keep `truncate[-3]`
+// as an unknown transform that no engine can apply; it is rejected as `truncate[0]` is.
+TEST(IcebergTransformTest, RejectsWidthsAndCountsBelowOne) {
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"truncate[0]", "Invalid truncate width: 0 (must be > 0)"},
+      {"truncate[-3]", "Invalid truncate width: -3 (must be > 0)"},
+      {"TRUNCATE[-1]", "Invalid truncate width: -1 (must be > 0)"},
+      {"truncate[00]", "Invalid truncate width: 00 (must be > 0)"},
+      {"bucket[0]", "Invalid number of buckets: 0 (must be > 0)"},
+      {"bucket[-16]", "Invalid number of buckets: -16 (must be > 0)"},
+      {"bucket[-99999999999]", "Invalid number of buckets: -99999999999 (must be > 0)"},
+      {"truncate[99999999999]",
+       "Invalid truncate width: 99999999999 (must be at most 2147483647)"},
+      {"bucket[2147483648]",
+       "Invalid number of buckets: 2147483648 (must be at most 2147483647)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    auto parsed = ParseTransform(c.text);
+    EXPECT_THAT(parsed, IsError(ErrorKind::kInvalidArgument));
+    EXPECT_THAT(parsed, HasErrorMessageThat(::testing::Eq(c.message)));
+  }
+  // The largest width is fine; a sign without digits is not a width.
+  EXPECT_THAT(ParseTransform("bucket[2147483647]"), IsOk());
+  for (const char* text : {"truncate[-]", "truncate[--3]", "truncate[+3]"}) {
+    SCOPED_TRACE(text);
+    auto parsed = ParseTransform(text);
+    ASSERT_THAT(parsed, IsOk());
+    EXPECT_TRUE(parsed->IsUnknown());
+  }
+}
+
+// Wherever a spec or sort order is read (create-table, add-spec, add-sort-order, metadata
+// files), the transform's error keeps its kind and names the field.
+TEST(IcebergTransformTest, BadWidthInSpecOrOrderJsonIsAnInvalidArgumentAtTheField) {
+  auto spec = PartitionSpecFromJson(boost::json::parse(R"({"spec-id": 0, "fields": [
+      {"name": "a", "transform": "truncate[-3]", "source-id": 1, "field-id": 1000}]})"),
+                                    "partition-spec");
+  EXPECT_THAT(spec, IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(spec, HasErrorMessageThat(::testing::Eq(
+                        "Invalid field 'partition-spec.fields[0].transform': Invalid "
+                        "truncate width: -3 (must be > 0)")));
+  auto v1 = PartitionFieldsFromJson(
+      boost::json::parse(R"([{"name": "a", "transform": "bucket[0]", "source-id": 1}])"),
+      0, "partition-spec");
+  EXPECT_THAT(v1, IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(v1, HasErrorMessage("Invalid number of buckets: 0 (must be > 0)"));
+  auto order = SortOrderFromJson(boost::json::parse(R"({"order-id": 1, "fields": [
+      {"transform": "bucket[-2]", "source-id": 1, "direction": "asc",
+       "null-order": "nulls-first"}]})"),
+                                 "write-order");
+  EXPECT_THAT(order, IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(order,
+              HasErrorMessage("'write-order.fields[0].transform': Invalid number of "
+                              "buckets: -2 (must be > 0)"));
 }
 
 TEST(IcebergTransformTest, CanTransformFollowsTheSpecTable) {
@@ -150,16 +212,20 @@ TEST(IcebergPartitionSpecTest, CheckCompatibilityAgainstSchema) {
                                         PField(6, 1001, "d", Transform::Year())}},
                          schema),
       IsOk());
+  // ValidationException in the reference (`PartitionSpec.checkCompatibility`).
   EXPECT_THAT(CheckCompatibility(
                   PartitionSpec{0, {PField(1, 1000, "x", Transform::Day())}}, schema),
-              HasErrorMessage("Invalid source type long for transform: day"));
+              AllOf(IsError(ErrorKind::kValidationFailed),
+                    HasErrorMessage("Invalid source type long for transform: day")));
   EXPECT_THAT(CheckCompatibility(
                   PartitionSpec{0, {PField(9, 1000, "x", Transform::Day())}}, schema),
-              HasErrorMessage("Cannot find source column for partition field"));
+              AllOf(IsError(ErrorKind::kValidationFailed),
+                    HasErrorMessage("Cannot find source column for partition field")));
   EXPECT_THAT(
       CheckCompatibility(PartitionSpec{0, {PField(4, 1000, "x", Transform::Identity())}},
                          schema),
-      HasErrorMessage("Invalid partition field parent: list<string>"));
+      AllOf(IsError(ErrorKind::kValidationFailed),
+            HasErrorMessage("Invalid partition field parent: list<string>")));
   EXPECT_THAT(CheckCompatibility(
                   PartitionSpec{0, {PField(3, 1000, "x", Transform::Void())}}, schema),
               IsOk());
@@ -178,18 +244,28 @@ TEST(IcebergPartitionSpecTest, PartitionNamesMayOnlyShadowTheirSourceColumn) {
                                          PField(2, 1001, "ts_day", Transform::Day())}},
                           schema),
       IsOk());
+  // IllegalArgumentException in the reference (`PartitionSpec.Builder`).
   EXPECT_THAT(CheckPartitionNames(
                   PartitionSpec{0, {PField(2, 1000, "id", Transform::Day())}}, schema),
-              HasErrorMessage("sourced from different field in schema: id"));
+              AllOf(IsError(ErrorKind::kInvalidArgument),
+                    HasErrorMessage("sourced from different field in schema: id")));
   EXPECT_THAT(CheckPartitionNames(
                   PartitionSpec{0, {PField(2, 1000, "", Transform::Day())}}, schema),
-              HasErrorMessage("Cannot use empty partition name"));
+              AllOf(IsError(ErrorKind::kInvalidArgument),
+                    HasErrorMessage("Cannot use empty partition name")));
   EXPECT_THAT(
       CheckPartitionNames(PartitionSpec{0,
                                         {PField(2, 1000, "d", Transform::Day()),
                                          PField(2, 1001, "d", Transform::Hour())}},
                           schema),
-      HasErrorMessage("Cannot use partition name more than once: d"));
+      AllOf(IsError(ErrorKind::kInvalidArgument),
+            HasErrorMessage("Cannot use partition name more than once: d")));
+  // A field whose source is gone (a historical spec) is not held to the column names;
+  // `CheckCompatibility` reports the missing source instead.
+  EXPECT_THAT(
+      CheckPartitionNames(
+          PartitionSpec{0, {PField(9, 1000, "id", Transform::Identity())}}, schema),
+      IsOk());
 }
 
 TEST(IcebergPartitionSpecTest, JsonRoundTripAndV1FieldIds) {
@@ -226,11 +302,15 @@ TEST(IcebergPartitionSpecTest, JsonRoundTripAndV1FieldIds) {
   EXPECT_THAT(PartitionSpecFromJson(boost::json::parse(R"({"spec-id": 0, "fields": [
       {"name": "a", "transform": "identity", "source-id": 1, "field-id": 1000},
       {"name": "a", "transform": "bucket[2]", "source-id": 1, "field-id": 1001}]})")),
-              HasErrorMessage("Cannot use partition name more than once: a"));
-  EXPECT_THAT(PartitionSpecFromJson(boost::json::parse(R"({"spec-id": 0, "fields": [
+              AllOf(IsError(ErrorKind::kInvalidArgument),
+                    HasErrorMessage("Cannot use partition name more than once: a")));
+  EXPECT_THAT(
+      PartitionSpecFromJson(boost::json::parse(R"({"spec-id": 0, "fields": [
       {"name": "a", "transform": "bucket[0]", "source-id": 1, "field-id": 1000}]})"),
-                                    "partition-specs[0]"),
-              HasErrorMessage("Invalid field 'partition-specs[0].fields[0].transform'"));
+                            "partition-specs[0]"),
+      AllOf(IsError(ErrorKind::kInvalidArgument),
+            HasErrorMessage("Invalid field 'partition-specs[0].fields[0].transform': "
+                            "Invalid number of buckets: 0 (must be > 0)")));
   EXPECT_THAT(
       PartitionFieldFromJson(
           boost::json::parse(R"({"name": "a", "transform": "identity", "source-id": 1})"),
@@ -309,6 +389,42 @@ TEST(IcebergSortOrderTest, JsonRoundTripAndErrors) {
       HasErrorMessage("Invalid field 'f.null-order'"));
 }
 
+// The reference's `SortOrder.Builder` / `UnboundSortOrder.Builder`: id 0 is the unsorted
+// order's alone (IllegalArgumentException), wherever an order is read.
+TEST(IcebergSortOrderTest, OrderIdZeroIsForTheUnsortedOrderAlone) {
+  const SortField field =
+      SField(1, Transform::Identity(), SortDirection::kAsc, NullOrder::kNullsFirst);
+  struct Case {
+    std::string name;
+    SortOrder order;
+    std::string error;  ///< empty: valid
+  };
+  const std::vector<Case> cases = {
+      {"Unsorted", SortOrder{0, {}}, ""},
+      {"SortedWithIdOne", SortOrder{1, {field}}, ""},
+      {"SortedWithIdSeven", SortOrder{7, {field}}, ""},
+      {"SortedWithIdZero", SortOrder{0, {field}},
+       "Sort order ID 0 is reserved for unsorted order"},
+      {"UnsortedWithIdOne", SortOrder{1, {}}, "Unsorted order ID must be 0"},
+      {"UnsortedWithNegativeId", SortOrder{-1, {}}, "Unsorted order ID must be 0"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto parsed = SortOrderFromJson(ToJson(c.order), "sort-orders[0]");
+    if (c.error.empty()) {
+      EXPECT_THAT(c.order.Validate(), IsOk());
+      ASSERT_THAT(parsed, IsOk());
+      EXPECT_EQ(*parsed, c.order);
+      continue;
+    }
+    EXPECT_THAT(c.order.Validate(), AllOf(IsError(ErrorKind::kInvalidArgument),
+                                          HasErrorMessageThat(::testing::Eq(c.error))));
+    EXPECT_THAT(parsed, AllOf(IsError(ErrorKind::kInvalidArgument),
+                              HasErrorMessageThat(::testing::Eq(
+                                  "Invalid field 'sort-orders[0]': " + c.error))));
+  }
+}
+
 TEST(IcebergSortOrderTest, CheckCompatibilityAgainstSchema) {
   Schema schema;
   schema.fields = {
@@ -325,19 +441,22 @@ TEST(IcebergSortOrderTest, CheckCompatibilityAgainstSchema) {
                                    {SField(2, Transform::Identity(), SortDirection::kAsc,
                                            NullOrder::kNullsFirst)}},
                          schema),
-      HasErrorMessage("Cannot sort by non-primitive source field"));
+      AllOf(IsError(ErrorKind::kValidationFailed),
+            HasErrorMessage("Cannot sort by non-primitive source field")));
   EXPECT_THAT(
       CheckCompatibility(SortOrder{1,
                                    {SField(8, Transform::Identity(), SortDirection::kAsc,
                                            NullOrder::kNullsFirst)}},
                          schema),
-      HasErrorMessage("Cannot find source column for sort field"));
+      AllOf(IsError(ErrorKind::kValidationFailed),
+            HasErrorMessage("Cannot find source column for sort field")));
   EXPECT_THAT(
       CheckCompatibility(SortOrder{1,
                                    {SField(1, Transform::Hour(), SortDirection::kAsc,
                                            NullOrder::kNullsFirst)}},
                          schema),
-      HasErrorMessage("Invalid source type long for transform: hour"));
+      AllOf(IsError(ErrorKind::kValidationFailed),
+            HasErrorMessage("Invalid source type long for transform: hour")));
 }
 
 }  // namespace

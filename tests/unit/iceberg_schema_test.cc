@@ -1,3 +1,4 @@
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@
 
 namespace cairn::iceberg {
 namespace {
+
+using ::testing::AllOf;
 
 NestedField Field(int32_t id, std::string name, bool required, Type type) {
   NestedField field;
@@ -82,7 +85,8 @@ TEST(IcebergSchemaTest, AssignFreshIdsNestedStructsInsideCollections) {
 TEST(IcebergSchemaTest, AssignFreshIdsRejectsUnknownIdentifierField) {
   Schema schema = RequestSchema();
   schema.identifier_field_ids = {99};
-  EXPECT_THAT(AssignFreshIds(schema), HasErrorMessage("identifier field id 99"));
+  EXPECT_THAT(AssignFreshIds(schema), AllOf(IsError(ErrorKind::kInvalidArgument),
+                                            HasErrorMessage("identifier field id 99")));
 }
 
 TEST(IcebergSchemaTest, FindsFieldsByIdAndDottedName) {
@@ -166,44 +170,60 @@ TEST(IcebergSchemaTest, ValidateForFormatVersionNamesColumnAndVersion) {
                               "supported until v3"));
 }
 
+// Each rule with the kind of the reference's exception: IllegalArgumentException for the
+// `Schema` / `NestedField` preconditions (and Guava's duplicate-key check on ids),
+// ValidationException for a duplicate full name (`IndexByName`).
 TEST(IcebergSchemaTest, ValidateChecksIdsNamesAndIdentifierFields) {
   EXPECT_THAT(RequestSchema().Validate(), IsOk());
-
-  Schema dup = RequestSchema();
-  dup.fields[1].id = 31;
-  EXPECT_THAT(dup.Validate(), HasErrorMessage("multiple fields for id 31"));
-
-  Schema dup_name = RequestSchema();
-  dup_name.fields[1].name = "id";
-  EXPECT_THAT(dup_name.Validate(), HasErrorMessage("multiple fields for name id"));
-
-  Schema bad = RequestSchema();
-  bad.identifier_field_ids = {20};
-  EXPECT_THAT(bad.Validate(), HasErrorMessage("not a required field"));
-  bad.identifier_field_ids = {31};
-  EXPECT_THAT(bad.Validate(), HasErrorMessage("must not be nested in list<int>"));
-  bad.identifier_field_ids = {51};
-  EXPECT_THAT(bad.Validate(),
-              HasErrorMessage("must not be nested in an optional field struct"));
-  bad.identifier_field_ids = {50};
-  EXPECT_THAT(bad.Validate(), HasErrorMessage("not a primitive type field"));
-  bad.identifier_field_ids = {77};
-  EXPECT_THAT(bad.Validate(), HasErrorMessage("field does not exist"));
-  bad.fields.push_back(Field(60, "f", true, Type::Float()));
-  bad.identifier_field_ids = {60};
-  EXPECT_THAT(bad.Validate(), HasErrorMessage("must not be float or double"));
+  struct Case {
+    std::string name;
+    std::function<void(Schema&)> mutate;
+    ErrorKind kind;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"DuplicateId", [](Schema& s) { s.fields[1].id = 31; }, ErrorKind::kInvalidArgument,
+       "multiple fields for id 31"},
+      {"DuplicateName", [](Schema& s) { s.fields[1].name = "id"; },
+       ErrorKind::kValidationFailed, "multiple fields for name id"},
+      {"OptionalIdentifier", [](Schema& s) { s.identifier_field_ids = {20}; },
+       ErrorKind::kInvalidArgument, "not a required field"},
+      {"IdentifierInList", [](Schema& s) { s.identifier_field_ids = {31}; },
+       ErrorKind::kInvalidArgument, "must not be nested in list<int>"},
+      {"IdentifierInOptionalStruct", [](Schema& s) { s.identifier_field_ids = {51}; },
+       ErrorKind::kInvalidArgument, "must not be nested in an optional field struct"},
+      {"NestedIdentifier", [](Schema& s) { s.identifier_field_ids = {50}; },
+       ErrorKind::kInvalidArgument, "not a primitive type field"},
+      {"UnknownIdentifier", [](Schema& s) { s.identifier_field_ids = {77}; },
+       ErrorKind::kInvalidArgument, "field does not exist"},
+      {"FloatIdentifier",
+       [](Schema& s) {
+         s.fields.push_back(Field(60, "f", true, Type::Float()));
+         s.identifier_field_ids = {60};
+       },
+       ErrorKind::kInvalidArgument, "must not be float or double"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Schema schema = RequestSchema();
+    c.mutate(schema);
+    EXPECT_THAT(schema.Validate(), AllOf(IsError(c.kind), HasErrorMessage(c.message)));
+  }
 }
 
 TEST(IcebergSchemaTest, ValidateChecksV3TypeRules) {
   Schema schema;
   schema.fields = {Field(1, "u", true, Type::Unknown())};
-  EXPECT_THAT(schema.Validate(),
-              HasErrorMessage("Cannot create required field with unknown type: u"));
-  schema.fields = {Field(1, "v", false, Type::Variant())};
-  schema.fields[0].write_default = "{}";
   EXPECT_THAT(
       schema.Validate(),
-      HasErrorMessage("Invalid default for v: variant columns must default to null"));
+      AllOf(IsError(ErrorKind::kInvalidArgument),
+            HasErrorMessage("Cannot create required field with unknown type: u")));
+  schema.fields = {Field(1, "v", false, Type::Variant())};
+  schema.fields[0].write_default = "{}";
+  EXPECT_THAT(schema.Validate(),
+              AllOf(IsError(ErrorKind::kInvalidArgument),
+                    HasErrorMessage(
+                        "Invalid default for v: variant columns must default to null")));
   schema.fields[0].write_default = "null";
   EXPECT_THAT(schema.Validate(), IsOk());
 }
@@ -250,12 +270,14 @@ TEST(IcebergSchemaTest, SchemaJsonDefaultsAndErrors) {
                      "schema"),
       HasErrorMessage("Invalid field 'schema.fields[0].required': expected a boolean, "
                       "got a string"));
-  EXPECT_THAT(SchemaFromJson(boost::json::parse(R"({"type": "struct", "fields": [
+  EXPECT_THAT(
+      SchemaFromJson(boost::json::parse(R"({"type": "struct", "fields": [
                                  {"id": 1, "name": "x", "required": true, "type": "long"},
                                  {"id": 1, "name": "y", "required": true, "type": "long"}]})"),
-                             "schema"),
-              HasErrorMessage(
-                  "Invalid field 'schema': Invalid schema: multiple fields for id 1"));
+                     "schema"),
+      AllOf(IsError(ErrorKind::kInvalidArgument),
+            HasErrorMessage(
+                "Invalid field 'schema': Invalid schema: multiple fields for id 1")));
 }
 
 }  // namespace

@@ -232,6 +232,9 @@ struct BadMetadataCase {
   std::string pointer;  // JSON pointer into the V2 fixture; empty = remove `remove_key`
   std::string json;     // new value as JSON text, or empty to erase the member
   std::string message;  // expected substring
+  /// Malformed, missing or mistyped fields are bad requests; a value a model check
+  /// rejects has the kind of the reference's exception.
+  ErrorKind kind = ErrorKind::kBadRequest;
 };
 
 TEST(IcebergTableMetadataTest, RejectsInvalidMetadataNamingTheField) {
@@ -258,7 +261,8 @@ TEST(IcebergTableMetadataTest, RejectsInvalidMetadataNamingTheField) {
        "Invalid field 'refs.main.type': unknown snapshot ref type 'pointer'"},
       {"tag with retention", "/refs/main", R"({"snapshot-id": 3055729675574597004,
           "type": "tag", "min-snapshots-to-keep": 2})",
-       "Invalid field 'refs.main': Tags do not support setting minSnapshotsToKeep"},
+       "Invalid field 'refs.main': Tags do not support setting minSnapshotsToKeep",
+       ErrorKind::kInvalidArgument},
       {"string snapshot id", "/snapshots/0/snapshot-id", "\"3051729675574597004\"",
        "Invalid field 'snapshots[0].snapshot-id': expected an integer, got a string"},
       {"missing manifest list", "/snapshots/0/manifest-list", "",
@@ -266,28 +270,48 @@ TEST(IcebergTableMetadataTest, RejectsInvalidMetadataNamingTheField) {
       {"summary value not a string", "/snapshots/0/summary/added-files", "3",
        "Invalid field 'snapshots[0].summary.added-files': expected a string"},
       {"first-row-id without added-rows", "/snapshots/0/first-row-id", "5",
-       "Invalid added-rows (required when first-row-id is set): null"},
-      {"missing uuid v2", "/table-uuid", "", "UUID is required in format v2"},
+       "Invalid added-rows (required when first-row-id is set): null",
+       ErrorKind::kInvalidArgument},
+      {"missing uuid v2", "/table-uuid", "", "UUID is required in format v2",
+       ErrorKind::kInvalidArgument},
       {"unknown default spec", "/default-spec-id", "3",
-       "Cannot find default partition spec with id 3"},
+       "Cannot find default partition spec with id 3", ErrorKind::kInvalidArgument},
       {"unknown default order", "/default-sort-order-id", "0",
-       "Cannot find default sort order with id 0"},
+       "Cannot find default sort order with id 0", ErrorKind::kInvalidArgument},
       {"current snapshot missing", "/current-snapshot-id", "42",
-       "Cannot find current snapshot 42"},
+       "Cannot find current snapshot 42", ErrorKind::kInvalidArgument},
       {"main disagrees", "/refs/main/snapshot-id", "3051729675574597004",
-       "Current snapshot ID does not match main branch"},
+       "Current snapshot ID does not match main branch", ErrorKind::kInvalidArgument},
       {"dangling ref", "/refs/other", R"({"snapshot-id": 77, "type": "tag"})",
-       "ref other points to missing snapshot 77"},
+       "ref other points to missing snapshot 77", ErrorKind::kInvalidArgument},
       {"sequence number too high", "/snapshots/1/sequence-number", "35",
-       "sequence number 35 is greater than last sequence number 34"},
+       "sequence number 35 is greater than last sequence number 34",
+       ErrorKind::kValidationFailed},
       {"default spec does not bind", "/partition-specs/0/fields/0/transform", "\"day\"",
-       "Invalid source type long for transform: day"},
+       "Invalid source type long for transform: day", ErrorKind::kValidationFailed},
       {"log after update", "/last-updated-ms", "1555000000000",
-       "Invalid update timestamp 1555000000000: before last snapshot log entry"},
+       "Invalid update timestamp 1555000000000: before last snapshot log entry",
+       ErrorKind::kInvalidArgument},
       {"properties not strings", "/properties/read.split.target.size", "1",
        "Invalid field 'properties.read.split.target.size': expected a string"},
       {"schemas not an array", "/schemas", "{}",
        "Invalid field 'schemas': expected an array, got an object"},
+      {"sorted order with id 0", "/sort-orders/0/order-id", "0",
+       "Invalid field 'sort-orders[0]': Sort order ID 0 is reserved for unsorted order",
+       ErrorKind::kInvalidArgument},
+      {"unsorted order with id 3", "/sort-orders/0/fields", "[]",
+       "Invalid field 'sort-orders[0]': Unsorted order ID must be 0",
+       ErrorKind::kInvalidArgument},
+      {"negative truncate width", "/partition-specs/0/fields/0/transform",
+       "\"truncate[-3]\"",
+       "Invalid field 'partition-specs[0].fields[0].transform': Invalid truncate width: "
+       "-3 (must be > 0)",
+       ErrorKind::kInvalidArgument},
+      {"zero buckets in a sort order", "/sort-orders/0/fields/1/transform",
+       "\"bucket[0]\"",
+       "Invalid field 'sort-orders[0].fields[1].transform': Invalid number of buckets: 0 "
+       "(must be > 0)",
+       ErrorKind::kInvalidArgument},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.label);
@@ -303,7 +327,7 @@ TEST(IcebergTableMetadataTest, RejectsInvalidMetadataNamingTheField) {
       parent.as_object()[key] = boost::json::parse(c.json);
     }
     auto result = TableMetadataFromJson(json);
-    EXPECT_THAT(result, IsError(ErrorKind::kBadRequest));
+    EXPECT_THAT(result, IsError(c.kind));
     EXPECT_THAT(result, HasErrorMessage(c.message));
   }
 }

@@ -86,7 +86,10 @@ TEST(IcebergTypeTest, RejectsBadPrimitiveStrings) {
     EXPECT_THAT(ParsePrimitiveType(text), IsError(ErrorKind::kBadRequest));
   }
   EXPECT_THAT(ParsePrimitiveType("foo"), HasErrorMessage("unknown type 'foo'"));
-  EXPECT_THAT(ParsePrimitiveType("decimal(39, 2)"), HasErrorMessage("larger than 38"));
+  // The reference's `DecimalType.of` precondition: IllegalArgumentException.
+  EXPECT_THAT(ParsePrimitiveType("decimal(39, 2)"),
+              ::testing::AllOf(IsError(ErrorKind::kInvalidArgument),
+                               HasErrorMessage("larger than 38")));
 }
 
 Type SampleNestedType() {

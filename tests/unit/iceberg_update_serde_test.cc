@@ -1,6 +1,7 @@
 // TableUpdateFromJson / TableRequirementFromJson: every action and requirement type of
 // the OpenAPI spec (components TableUpdate / TableRequirement), legacy keys, defaulted
-// read-only ids, and kBadRequest errors that name the unknown kind or the field path.
+// read-only ids, and errors that name the unknown kind or the field path (kBadRequest, or
+// the kind of the reference's exception for a value its builders reject).
 
 #include <cstdint>
 #include <functional>
@@ -164,6 +165,14 @@ std::vector<UpdateCase> UpdateCases() {
              "null-order":"nulls-first"}]}})",
        [](const TableUpdate& u) {
          EXPECT_EQ(As<AddSortOrder>(u).sort_order.fields.size(), 1u);
+         // As the reference's builder without an id: 1, since 0 is the unsorted order's.
+         EXPECT_EQ(As<AddSortOrder>(u).sort_order.order_id, 1);
+       }},
+      {"AddUnsortedOrderWithoutOrderId",
+       R"({"action":"add-sort-order","sort-order":{"fields":[]}})",
+       [](const TableUpdate& u) {
+         EXPECT_TRUE(As<AddSortOrder>(u).sort_order.IsUnsorted());
+         EXPECT_EQ(As<AddSortOrder>(u).sort_order.order_id, 0);
        }},
       {"AddUnsortedOrder",
        R"({"action":"add-sort-order","sort-order":{"order-id":0,"fields":[]}})",
@@ -341,7 +350,9 @@ INSTANTIATE_TEST_SUITE_P(EveryAction, UpdateSerdeTest, ::testing::ValuesIn(Updat
                          });
 
 // =====================================================================================
-// Update errors: kBadRequest naming the unknown action or the offending path.
+// Update errors naming the unknown action or the offending path: kBadRequest for
+// malformed JSON, unknown kinds and missing or mistyped fields; values the reference's
+// builders reject keep the kind of its exception.
 // =====================================================================================
 
 struct ErrorCase {
@@ -349,6 +360,7 @@ struct ErrorCase {
   std::string json;
   /// Substrings the message must contain (the field path, the unknown kind, ...).
   std::vector<std::string> message_parts;
+  ErrorKind kind = ErrorKind::kBadRequest;
 };
 
 void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.name << ": " << c.json; }
@@ -487,6 +499,35 @@ std::vector<ErrorCase> UpdateErrorCases() {
       {"RemoveEncryptionKeyMissingId",
        R"({"action":"remove-encryption-key"})",
        {"updates[3].key-id"}},
+      // Rules of the reference's builders (IllegalArgumentException).
+      {"AddSpecWithNegativeTruncateWidth",
+       R"({"action":"add-spec","spec":{"spec-id":0,"fields":[
+           {"name":"a","transform":"truncate[-3]","source-id":1,"field-id":1000}]}})",
+       {"Invalid field 'updates[3].spec.fields[0].transform': Invalid truncate width: -3 "
+        "(must be > 0)"},
+       ErrorKind::kInvalidArgument},
+      {"AddSpecWithZeroBuckets",
+       R"({"action":"add-spec","spec":{"fields":[
+           {"name":"a","transform":"bucket[0]","source-id":1,"field-id":1000}]}})",
+       {"Invalid number of buckets: 0 (must be > 0)"},
+       ErrorKind::kInvalidArgument},
+      {"AddSortOrderWithFieldsAndIdZero",
+       R"({"action":"add-sort-order","sort-order":{"order-id":0,"fields":[
+           {"transform":"identity","source-id":2,"direction":"asc",
+            "null-order":"nulls-first"}]}})",
+       {"Invalid field 'updates[3].sort-order': Sort order ID 0 is reserved for unsorted "
+        "order"},
+       ErrorKind::kInvalidArgument},
+      {"AddUnsortedOrderWithIdOne",
+       R"({"action":"add-sort-order","sort-order":{"order-id":1,"fields":[]}})",
+       {"Invalid field 'updates[3].sort-order': Unsorted order ID must be 0"},
+       ErrorKind::kInvalidArgument},
+      {"AddSortOrderWithNegativeTruncateWidth",
+       R"({"action":"add-sort-order","sort-order":{"order-id":1,"fields":[
+           {"transform":"truncate[-1]","source-id":2,"direction":"asc",
+            "null-order":"nulls-first"}]}})",
+       {"updates[3].sort-order.fields[0].transform", "Invalid truncate width: -1"},
+       ErrorKind::kInvalidArgument},
   };
 }
 
@@ -495,7 +536,7 @@ class UpdateSerdeErrorTest : public ::testing::TestWithParam<ErrorCase> {};
 TEST_P(UpdateSerdeErrorTest, Rejects) {
   const ErrorCase& c = GetParam();
   auto parsed = ParseUpdate(c.json);
-  ASSERT_THAT(parsed, IsError(ErrorKind::kBadRequest));
+  ASSERT_THAT(parsed, IsError(c.kind));
   for (const std::string& part : c.message_parts) {
     EXPECT_THAT(parsed, HasErrorMessage(part));
   }
@@ -601,7 +642,12 @@ INSTANTIATE_TEST_SUITE_P(EveryType, UpdateSerdeRequirementTest,
 
 std::vector<ErrorCase> RequirementErrorCases() {
   return {
-      {"UnknownType", R"({"type":"assert-view-uuid","uuid":"x"})", {"assert-view-uuid"}},
+      // Well-formed, but the reference cannot check a view requirement against a table.
+      {"ViewRequirement",
+       R"({"type":"assert-view-uuid","uuid":"x"})",
+       {"Invalid field 'requirements[1].type': 'assert-view-uuid' is not a table "
+        "requirement type"},
+       ErrorKind::kValidationFailed},
       {"MadeUpType", R"({"type":"assert-everything"})", {"assert-everything"}},
       {"MissingType", R"({"uuid":"x"})", {"requirements[1].type"}},
       {"TypeNotAString", R"({"type":1})", {"requirements[1].type"}},
@@ -644,7 +690,7 @@ class UpdateSerdeRequirementErrorTest : public ::testing::TestWithParam<ErrorCas
 TEST_P(UpdateSerdeRequirementErrorTest, Rejects) {
   const ErrorCase& c = GetParam();
   auto parsed = ParseRequirement(c.json);
-  ASSERT_THAT(parsed, IsError(ErrorKind::kBadRequest));
+  ASSERT_THAT(parsed, IsError(c.kind));
   for (const std::string& part : c.message_parts) {
     EXPECT_THAT(parsed, HasErrorMessage(part));
   }

@@ -19,6 +19,7 @@
 namespace cairn::iceberg {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -101,6 +102,9 @@ struct BadMetadataCase {
   const char* name;
   std::function<void(boost::json::object&)> mutate;
   const char* error;
+  /// Malformed, missing or mistyped fields are bad requests; broken invariants are the
+  /// reference's IllegalArgumentException (`ViewMetadata` preconditions).
+  ErrorKind kind = ErrorKind::kBadRequest;
 };
 
 void PrintTo(const BadMetadataCase& c, std::ostream* os) { *os << c.name; }
@@ -115,7 +119,7 @@ TEST_P(ViewBadMetadataTest, IsRejectedNamingTheField) {
   auto json = boost::json::parse(ReadResource("ViewMetadataV1Valid.json")).as_object();
   GetParam().mutate(json);
   auto md = ViewMetadataFromJson(json);
-  EXPECT_THAT(md, IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(md, IsError(GetParam().kind));
   EXPECT_THAT(md, HasErrorMessage(GetParam().error));
 }
 
@@ -132,10 +136,10 @@ const BadMetadataCase kBadMetadata[] = {
     {"MissingVersionLog", [](auto& md) { md.erase("version-log"); },
      "Missing required field 'version-log'"},
     {"UnknownCurrentVersion", [](auto& md) { md["current-version-id"] = 7; },
-     "Cannot find current version 7 in view versions: [1]"},
+     "Cannot find current version 7 in view versions: [1]", ErrorKind::kInvalidArgument},
     {"CurrentVersionWithUnknownSchema",
      [](auto& md) { FirstVersion(md)["schema-id"] = 4; },
-     "Cannot find current schema with id 4 in schemas: [1]"},
+     "Cannot find current schema with id 4 in schemas: [1]", ErrorKind::kInvalidArgument},
     {"VersionWithoutSummary", [](auto& md) { FirstVersion(md).erase("summary"); },
      "Missing required field 'versions[0].summary'"},
     {"VersionWithoutDefaultNamespace",
@@ -162,7 +166,7 @@ const BadMetadataCase kBadMetadata[] = {
      "Missing required field 'version-log[0].timestamp-ms'"},
     {"DuplicateSchemaIds",
      [](auto& md) { md["schemas"].as_array().push_back(md["schemas"].as_array()[0]); },
-     "duplicate schema id 1"},
+     "duplicate schema id 1", ErrorKind::kInvalidArgument},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, ViewBadMetadataTest, ::testing::ValuesIn(kBadMetadata),
@@ -261,10 +265,22 @@ TEST(ViewUpdateSerdeTest, ParsesAssertViewUuidAndRejectsTableRequirements) {
   requirement = ViewRequirementFromJson(
       boost::json::parse(R"({"type":"assert-table-uuid","uuid":"u"})"),
       "requirements[0]");
-  EXPECT_THAT(
-      requirement,
-      HasErrorMessage("Invalid field 'requirements[0].type': 'assert-table-uuid' is not "
-                      "a view requirement type"));
+  // Well-formed, but a table requirement cannot be checked against a view: the
+  // reference's ValidationException. An unknown type is malformed.
+  EXPECT_THAT(requirement,
+              AllOf(IsError(ErrorKind::kValidationFailed),
+                    HasErrorMessage(
+                        "Invalid field 'requirements[0].type': 'assert-table-uuid' is "
+                        "not a view requirement type")));
+  requirement = ViewRequirementFromJson(
+      boost::json::parse(R"({"type":"assert-current-schema-id","current-schema-id":0})"),
+      "requirements[0]");
+  EXPECT_THAT(requirement, IsError(ErrorKind::kValidationFailed));
+  requirement = ViewRequirementFromJson(
+      boost::json::parse(R"({"type":"assert-anything"})"), "requirements[0]");
+  EXPECT_THAT(requirement, AllOf(IsError(ErrorKind::kBadRequest),
+                                 HasErrorMessage("'assert-anything' is not a view "
+                                                 "requirement type")));
   requirement = ViewRequirementFromJson(
       boost::json::parse(R"({"type":"assert-view-uuid"})"), "requirements[0]");
   EXPECT_THAT(requirement,

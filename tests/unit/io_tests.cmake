@@ -1,3 +1,4 @@
 set(CAIRN_IO_TESTS
   unit/file_io_test.cc
+  unit/location_test.cc
 )

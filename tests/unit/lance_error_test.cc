@@ -26,6 +26,8 @@ struct LanceCase {
 const std::vector<LanceCase>& LanceCases() {
   static const std::vector<LanceCase> kCases = {
       {ErrorKind::kBadRequest, 13, 400, "/errors/invalid-input"},
+      {ErrorKind::kInvalidArgument, 13, 400, "/errors/invalid-input"},
+      {ErrorKind::kValidationFailed, 13, 400, "/errors/invalid-input"},
       {ErrorKind::kNotFound, 0, 404, "/errors/unsupported"},
       {ErrorKind::kMethodNotAllowed, 0, 405, "/errors/unsupported"},
       {ErrorKind::kNoSuchWarehouse, 1, 404, "/errors/namespace-not-found"},

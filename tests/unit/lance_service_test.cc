@@ -15,6 +15,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "common/location.h"
 #include "io/file_io.h"
 #include "matchers.h"
 #include "store/meta_store.h"
@@ -72,9 +73,12 @@ class LanceServiceTest : public ::testing::Test {
         OpenSqliteStore({.path = dir_.File("cairn.db"), .synchronous = "normal"});
     ASSERT_THAT(store, IsOk());
     store_ = std::move(*store);
+    // The whole temporary directory is allowed, so that catalogs may be put beside the
+    // warehouse.
     catalogs_ = std::make_unique<CatalogService>(
-        *store_,
-        CatalogSettings{.default_catalog = "default", .warehouse_root = warehouse_});
+        *store_, CatalogSettings{.default_catalog = "default",
+                                 .warehouse_root = warehouse_,
+                                 .allowed_locations = {*CanonicalLocation(dir_.path().string())}});
     ASSERT_THAT(catalogs_->EnsureDefaultCatalog(), IsOk());
   }
 
@@ -342,16 +346,16 @@ TEST_F(LanceServiceTest, DeclareRefusesADefaultLocationThatHoldsFiles) {
 
 TEST_F(LanceServiceTest, RegisterAcceptsOnlyLanceDatasets) {
   CreateNs({"default", "ns"});
-  const fs::path empty = dir_.path() / "empty";
-  const fs::path other = dir_.path() / "other";
-  const fs::path broken = dir_.path() / "broken";
-  const fs::path real = dir_.path() / "real.lance";
+  const fs::path empty = dir_.path() / "warehouse/default/empty";
+  const fs::path other = dir_.path() / "warehouse/default/other";
+  const fs::path broken = dir_.path() / "warehouse/default/broken";
+  const fs::path real = dir_.path() / "warehouse/default/real.lance";
   fs::create_directories(empty);
   WriteFile(other / "notes.txt", "hello");
   WriteFile(broken / "_versions" / "1.manifest", "garbage that is long enough");
   WriteDataset(real);
   const LanceId id{"default", "ns", "t"};
-  for (const auto& path : {empty, other, broken, dir_.path() / "missing"}) {
+  for (const auto& path : {empty, other, broken, dir_.path() / "warehouse/default/missing"}) {
     EXPECT_THAT(lance_->RegisterTable(id, FileUriOf(path.string()),
                                       LanceRegisterMode::kCreate, {}),
                 IsError(ErrorKind::kBadRequest))
@@ -371,7 +375,7 @@ TEST_F(LanceServiceTest, RegisterAcceptsOnlyLanceDatasets) {
   ASSERT_THAT(replaced, IsOk());
   auto described = lance_->DescribeTable(id);
   ASSERT_THAT(described, IsOk());
-  EXPECT_EQ(described->location, real.string());
+  EXPECT_EQ(described->location, FileUriOf(real.string()));
   EXPECT_THAT(described->properties, IsEmpty());
 }
 
@@ -407,8 +411,8 @@ TEST_F(LanceServiceTest, DropTableDeletesItsDirectoryWithinTheRequest) {
 
 TEST_F(LanceServiceTest, DropOfARegisteredDatasetKeepsFilesThatAreNotLance) {
   CreateNs({"default", "ns"});
-  const fs::path mixed = dir_.path() / "mixed";
-  const fs::path pure = dir_.path() / "pure";
+  const fs::path mixed = dir_.path() / "warehouse/default/mixed";
+  const fs::path pure = dir_.path() / "warehouse/default/pure";
   WriteDataset(mixed);
   WriteFile(mixed / "README.txt", "mine");
   WriteDataset(pure);
@@ -428,14 +432,30 @@ TEST_F(LanceServiceTest, DropOfARegisteredDatasetKeepsFilesThatAreNotLance) {
 
 TEST_F(LanceServiceTest, DropNeverDeletesALocationAnotherTableUses) {
   CreateNs({"default", "ns"});
-  const fs::path shared = dir_.path() / "shared";
+  const fs::path shared = dir_.path() / "warehouse/default/shared";
   WriteDataset(shared);
+  ASSERT_THAT(lance_->RegisterTable({"default", "ns", "a"}, shared.string(),
+                                    LanceRegisterMode::kCreate, {}),
+              IsOk());
+  // Two tables at one location are refused...
+  EXPECT_THAT(lance_->RegisterTable({"default", "ns", "b"}, shared.string(),
+                                    LanceRegisterMode::kCreate, {}),
+              HasErrorMessage("overlaps"));
+  // ...unless the catalog allows it; then a drop must still keep what the other uses.
+  const std::string other_warehouse = FileUriOf((dir_.path() / "warehouse/ov").string());
+  ASSERT_THAT(lance_->CreateNamespace({"ov"}, LanceCreateMode::kCreate,
+                                      {{"location", other_warehouse},
+                                       {"allowed-locations", warehouse_ + "/default"},
+                                       {"allow-overlapping-locations", "true"}}),
+              IsOk());
+  CreateNs({"ov", "ns"});
+  ASSERT_THAT(lance_->DeregisterTable({"default", "ns", "a"}), IsOk());
   for (const char* name : {"a", "b"}) {
-    ASSERT_THAT(lance_->RegisterTable({"default", "ns", name}, shared.string(),
+    ASSERT_THAT(lance_->RegisterTable({"ov", "ns", name}, shared.string(),
                                       LanceRegisterMode::kCreate, {}),
                 IsOk());
   }
-  auto dropped = lance_->DropTable({"default", "ns", "a"});
+  auto dropped = lance_->DropTable({"ov", "ns", "a"});
   ASSERT_THAT(dropped, IsOk());
   ASSERT_TRUE(dropped->transaction_id);  // not finished: the files were kept
   auto transaction = lance_->DescribeTransaction(*dropped->transaction_id);
@@ -593,19 +613,12 @@ TEST_F(LanceServiceTest, AlterTransactionAppliesAllActionsOrNone) {
               IsError(ErrorKind::kNoSuchTransaction));
 }
 
-TEST_F(LanceServiceTest, DropOnStorageWithoutAFileIOFailsInTheBackground) {
+TEST_F(LanceServiceTest, ObjectStorageLocationsAreRefusedUntilAFileIOServesThem) {
   CreateNs({"default", "ns"});
-  ASSERT_THAT(lance_->DeclareTable({"default", "ns", "s3t"},
+  // No catalog allows object storage yet: such a table cannot even be declared.
+  EXPECT_THAT(lance_->DeclareTable({"default", "ns", "s3t"},
                                    std::string("s3://bucket/t.lance"), {}),
-              IsOk());
-  auto dropped = lance_->DropTable({"default", "ns", "s3t"});
-  ASSERT_THAT(dropped, IsOk());
-  ASSERT_TRUE(dropped->transaction_id);
-  lance_->WaitForBackgroundWork();
-  auto transaction = lance_->DescribeTransaction(*dropped->transaction_id);
-  ASSERT_THAT(transaction, IsOk());
-  EXPECT_EQ(transaction->status, LanceTransactionStatus::kFailed);
-  EXPECT_THAT(transaction->properties.at("error"), HasSubstr("s3"));
+              IsError(ErrorKind::kBadRequest));
 }
 
 TEST_F(LanceServiceTest, RenameMovesWithinTheCatalogAndKeepsTheLocation) {

@@ -26,6 +26,10 @@ inline std::string_view ErrorKindName(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::kBadRequest:
       return "kBadRequest";
+    case ErrorKind::kInvalidArgument:
+      return "kInvalidArgument";
+    case ErrorKind::kValidationFailed:
+      return "kValidationFailed";
     case ErrorKind::kNotFound:
       return "kNotFound";
     case ErrorKind::kMethodNotAllowed:

@@ -727,6 +727,132 @@ TEST_P(MetaStoreTest, LocationInUseSeesOtherEntitiesAtOrBelowALocation) {
   EXPECT_FALSE(in_use("file:///w/t-1/metadata/1.json", 0));
 }
 
+LocationClaim Claim(std::vector<std::string> locations, bool overlap = false) {
+  return LocationClaim{std::move(locations), overlap};
+}
+
+TEST_P(MetaStoreTest, ClaimedLocationsNeverOverlapAcrossEntities) {
+  Create({"db"});
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kIcebergTable,
+                                   "file:///w/a/metadata/0.json", "{}",
+                                   Claim({"file:///w/a", "file:///data/a"})),
+              IsOk());
+  for (const char* location :
+       {"file:///w/a", "file:///w/a/x", "file:///w", "file:///", "file:///data/a/d"}) {
+    EXPECT_THAT(store_->CreateEntity(catalog_, {"db"}, "b", EntityKind::kLanceTable, location,
+                                     "{}", Claim({location})),
+                IsError(ErrorKind::kBadRequest))
+        << location;
+  }
+  auto b = store_->LoadEntity(catalog_, {"db"}, "b");
+  ASSERT_THAT(b, IsOk());
+  EXPECT_FALSE(b->has_value()) << "a refused claim creates nothing";
+  // A sibling whose name merely starts alike is no overlap.
+  EXPECT_THAT(store_->CreateEntity(catalog_, {"db"}, "b", EntityKind::kLanceTable,
+                                   "file:///w/ab", "{}", Claim({"file:///w/ab"})),
+              IsOk());
+}
+
+TEST_P(MetaStoreTest, ASwapWithAClaimMovesTheEntityAndFreesItsOldLocations) {
+  Create({"db"});
+  auto a = store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kIcebergTable,
+                                "file:///w/a/metadata/0.json", "{}", Claim({"file:///w/a"}));
+  ASSERT_THAT(a, IsOk());
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "b", EntityKind::kIcebergTable,
+                                   "file:///w/b/metadata/0.json", "{}", Claim({"file:///w/b"})),
+              IsOk());
+  EntitySwap onto_b{a->id, "file:///w/a/metadata/0.json", "file:///w/b/x/1.json", "{}"};
+  onto_b.claim = Claim({"file:///w/b/x"});
+  EXPECT_THAT(store_->SwapEntities({onto_b}), IsError(ErrorKind::kBadRequest));
+  auto pointer = store_->LoadEntityPointer(catalog_, {"db"}, "a");
+  ASSERT_THAT(pointer, IsOk());
+  EXPECT_EQ((*pointer)->metadata_location, "file:///w/a/metadata/0.json")
+      << "a refused claim swaps nothing";
+
+  EntitySwap move{a->id, "file:///w/a/metadata/0.json", "file:///w/c/metadata/1.json", "{}"};
+  move.claim = Claim({"file:///w/c"});
+  EXPECT_EQ(store_->SwapEntities({move}), true);
+  EXPECT_THAT(store_->CreateEntity(catalog_, {"db"}, "d", EntityKind::kLanceTable,
+                                   "file:///w/a", "{}", Claim({"file:///w/a"})),
+              IsOk());
+  EXPECT_THAT(store_->CreateEntity(catalog_, {"db"}, "e", EntityKind::kLanceTable,
+                                   "file:///w/c", "{}", Claim({"file:///w/c"})),
+              IsError(ErrorKind::kBadRequest));
+  // A swap without a claim keeps the entity's locations.
+  EntitySwap commit{a->id, "file:///w/c/metadata/1.json", "file:///w/c/metadata/2.json",
+                    "{}"};
+  EXPECT_EQ(store_->SwapEntities({commit}), true);
+  EXPECT_THAT(store_->CreateEntity(catalog_, {"db"}, "e", EntityKind::kLanceTable,
+                                   "file:///w/c/x", "{}", Claim({"file:///w/c/x"})),
+              IsError(ErrorKind::kBadRequest));
+}
+
+TEST_P(MetaStoreTest, DroppingAnEntityReleasesItsLocations) {
+  Create({"db"});
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kLanceTable,
+                                   "file:///w/a", "{}", Claim({"file:///w/a"})),
+              IsOk());
+  ASSERT_EQ(store_->DropEntity(catalog_, {"db"}, "a", EntityKind::kLanceTable), true);
+  EXPECT_THAT(store_->CreateEntity(catalog_, {"db"}, "b", EntityKind::kLanceTable,
+                                   "file:///w/a", "{}", Claim({"file:///w/a"})),
+              IsOk());
+}
+
+TEST_P(MetaStoreTest, ACatalogMayAllowOverlapsAmongItsOwnEntitiesOnly) {
+  Create({"db"});
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kIcebergTable,
+                                   "file:///w/a/m.json", "{}", Claim({"file:///w/a"}, true)),
+              IsOk());
+  EXPECT_THAT(store_->CreateEntity(catalog_, {"db"}, "b", EntityKind::kIcebergTable,
+                                   "file:///w/a/b/m.json", "{}",
+                                   Claim({"file:///w/a/b"}, true)),
+              IsOk());
+  auto other = store_->CreateCatalog("other", "file:///w", {});
+  ASSERT_THAT(other, IsOk());
+  ASSERT_THAT(store_->CreateNamespace(other->id, {"db"}, {}), IsOk());
+  EXPECT_THAT(store_->CreateEntity(other->id, {"db"}, "c", EntityKind::kIcebergTable,
+                                   "file:///w/a/c/m.json", "{}",
+                                   Claim({"file:///w/a/c"}, true)),
+              IsError(ErrorKind::kBadRequest));
+}
+
+TEST_P(MetaStoreTest, LocationInUseSeesClaimsAboveAndBelow) {
+  Create({"db"});
+  auto a = store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kLanceTable, "file:///w/a",
+                                "{}", Claim({"file:///w/a"}));
+  ASSERT_THAT(a, IsOk());
+  EXPECT_EQ(store_->LocationInUse("file:///w/a/data/f.bin", 0), true);
+  EXPECT_EQ(store_->LocationInUse("file:///w", 0), true);
+  EXPECT_EQ(store_->LocationInUse("file:///w/ab", 0), false);
+  EXPECT_EQ(store_->LocationInUse("file:///w/a/data/f.bin", a->id), false);
+}
+
+TEST_P(MetaStoreTest, RacingClaimsOfOneLocationLetExactlyOneWin) {
+  Create({"db"});
+  constexpr int kThreads = 6;
+  std::atomic<int> created{0};
+  std::atomic<int> refused{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      // Nested spellings of one place: each overlaps all the others.
+      std::string location = "file:///w/t";
+      for (int level = 0; level < i; ++level) location += "/x";
+      auto result = store_->CreateEntity(catalog_, {"db"}, "t" + std::to_string(i),
+                                         EntityKind::kLanceTable, location, "{}",
+                                         Claim({location}));
+      if (result) {
+        ++created;
+      } else if (result.error().kind == ErrorKind::kBadRequest) {
+        ++refused;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(created.load(), 1);
+  EXPECT_EQ(refused.load(), kThreads - 1);
+}
+
 // --- catalogs listing and removal, cascading drops, transaction records (Lance)
 // ----------
 
@@ -1220,6 +1346,75 @@ TEST_P(MetaStoreTest, ReleasedOrAbandonedOrExpiredKeysCanBeClaimedAgain) {
   EXPECT_FALSE(store_->LoadIdempotentResponse("k", 1151)->has_value());
   auto after_expiry = Scope("k", "fp5", "owner-5", 1151);
   EXPECT_FALSE(store_->ClaimIdempotencyKey(after_expiry, 1200)->has_value());
+}
+
+TEST_P(MetaStoreTest, AClaimOfAnInstanceThatStoppedBeatingIsTakenOverBeforeItsLease) {
+  ASSERT_THAT(store_->BeatInstance("live", 1000, 0), IsOk());
+  ASSERT_THAT(store_->BeatInstance("dead", 1000, 0), IsOk());
+  ASSERT_THAT(store_->BeatInstance("dead", 1500, 0), IsOk());  // beating again: no-op
+  auto on_live = Scope("k1", "fp", "owner-1", 1000, 100'000);
+  on_live.instance = "live";
+  auto on_dead = Scope("k2", "fp", "owner-2", 1000, 100'000);
+  on_dead.instance = "dead";
+  auto answered = Scope("k3", "fp", "owner-3", 1000, 100'000);
+  answered.instance = "dead";
+  for (auto* scope : {&on_live, &on_dead, &answered}) {
+    auto claimed = store_->ClaimIdempotencyKey(*scope, 61'000);  // a 60 s lease
+    ASSERT_THAT(claimed, IsOk());
+    ASSERT_FALSE(claimed->has_value());
+  }
+  ASSERT_THAT(
+      store_->SaveIdempotentResponse(answered, {"fp", 201, "application/json", "a", ""}),
+      IsOk());
+  // 'live' keeps beating, 'dead' stopped at 1500. At 9000, a heartbeat before 3000 is
+  // stale — long before the claims' lease ends.
+  ASSERT_THAT(store_->BeatInstance("live", 8000, 0), IsOk());
+  auto retry = [](std::string key, std::string owner) {
+    auto scope = Scope(std::move(key), "fp", std::move(owner), 9000, 100'000);
+    scope.instance = "elsewhere";
+    scope.stale_before_ms = 3000;
+    return scope;
+  };
+  auto live_retry = retry("k1", "owner-4");
+  auto held = store_->ClaimIdempotencyKey(live_retry, 69'000);
+  ASSERT_THAT(held, IsOk());
+  ASSERT_TRUE(held->has_value());
+  EXPECT_FALSE((*held)->status.has_value());  // still in progress on 'live'
+
+  auto dead_retry = retry("k2", "owner-5");
+  auto taken = store_->ClaimIdempotencyKey(dead_retry, 69'000);
+  ASSERT_THAT(taken, IsOk());
+  EXPECT_FALSE(taken->has_value());  // taken over
+  // The new holder is alive: the next duplicate sees it in progress.
+  ASSERT_THAT(store_->BeatInstance("elsewhere", 9000, 0), IsOk());
+  auto next = store_->ClaimIdempotencyKey(retry("k2", "owner-6"), 69'000);
+  ASSERT_THAT(next, IsOk());
+  EXPECT_TRUE(next->has_value());
+  // The dead holder's late answer does not replace the new holder's claim.
+  ASSERT_THAT(store_->SaveIdempotentResponse(on_dead, {"fp", 200, "", "late", ""}),
+              IsOk());
+  EXPECT_EQ((*store_->LoadIdempotentResponse("k2", 9000))->status, std::nullopt);
+
+  // An answered key is never taken over, whatever became of its instance.
+  auto replay = store_->ClaimIdempotencyKey(retry("k3", "owner-7"), 69'000);
+  ASSERT_THAT(replay, IsOk());
+  ASSERT_TRUE(replay->has_value());
+  EXPECT_EQ((*replay)->status, 201);
+
+  // An instance that unregistered (clean shutdown) loses its claims at once; so does one
+  // forgotten after a long silence.
+  ASSERT_THAT(store_->RemoveInstance("live"), IsOk());
+  auto after_removal = retry("k1", "owner-8");
+  after_removal.stale_before_ms = 0;
+  EXPECT_FALSE(store_->ClaimIdempotencyKey(after_removal, 69'000)->has_value());
+  ASSERT_THAT(store_->BeatInstance("third", 20'000, 0), IsOk());
+  auto on_third = Scope("k4", "fp", "owner-9", 20'000, 100'000);
+  on_third.instance = "third";
+  ASSERT_FALSE(store_->ClaimIdempotencyKey(on_third, 200'000)->has_value());
+  ASSERT_THAT(store_->BeatInstance("elsewhere", 90'000, /*forget_before_ms=*/50'000),
+              IsOk());
+  auto after_forget = Scope("k4", "fp", "owner-10", 90'000, 100'000);
+  EXPECT_FALSE(store_->ClaimIdempotencyKey(after_forget, 150'000)->has_value());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreTest, ::testing::ValuesIn(Backends()),

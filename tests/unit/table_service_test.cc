@@ -22,6 +22,7 @@
 
 #include "catalog/catalog_service.h"
 #include "catalog/metadata_files.h"
+#include "common/location.h"
 #include "iceberg/json_serde.h"
 #include "iceberg/table_metadata.h"
 #include "iceberg/table_update.h"
@@ -139,8 +140,13 @@ class TableServiceTest : public ::testing::Test {
     auto store = OpenSqliteStore({.path = ":memory:"});
     ASSERT_THAT(store, IsOk());
     store_ = std::move(*store);
+    // The warehouse of the in-memory files, and the temporary directories of the tests
+    // that use the local file system.
     catalogs_ = std::make_unique<CatalogService>(
-        *store_, CatalogSettings{.default_catalog = "default", .warehouse_root = kWarehouseRoot});
+        *store_, CatalogSettings{.default_catalog = "default",
+                                 .warehouse_root = kWarehouseRoot,
+                                 .allowed_locations = {std::string(kWarehouseRoot),
+                                                       *CanonicalLocation(::testing::TempDir())}});
     ASSERT_THAT(catalogs_->EnsureDefaultCatalog(), IsOk());
     ASSERT_THAT(catalogs_->CreateNamespace("", {"ns"}, {}), IsOk());
     service_ = MakeService(*store_, memory_);
@@ -190,7 +196,7 @@ class TableServiceTest : public ::testing::Test {
     auto bytes = io.ReadFile(location);
     EXPECT_THAT(bytes, IsOk()) << location;
     if (!bytes) return {};
-    auto metadata = DecodeMetadataFile(*bytes, location);
+    auto metadata = DecodeMetadataFile(*bytes, location, io.MaxReadBytes());
     EXPECT_THAT(metadata, IsOk()) << location;
     return metadata ? *metadata : ice::TableMetadata{};
   }
@@ -326,7 +332,7 @@ TEST_F(TableServiceTest, CreateRejectsSpecOnUnknownColumn) {
   spec.fields = {ice::PartitionField{99, {}, 1000, "nope", ice::Transform::Identity()}};
   input.spec = spec;
   const size_t files = memory_.file_count();
-  EXPECT_THAT(service_->CreateTable("", {"ns"}, input), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(service_->CreateTable("", {"ns"}, input), IsError(ErrorKind::kValidationFailed));
   EXPECT_EQ(memory_.file_count(), files);
   EXPECT_THAT(service_->TableExists("", {{"ns"}, "t"}), IsError(ErrorKind::kNoSuchTable));
 }
@@ -342,7 +348,7 @@ TEST_F(TableServiceTest, CreateHonoursFormatVersionPropertyAndStripsIt) {
     EXPECT_EQ(metadata.properties.at("k"), "v") << name;
   }
   EXPECT_THAT(service_->CreateTable("", {"ns"}, Input("bad", {{"format-version", "9"}})),
-              IsError(ErrorKind::kBadRequest));
+              IsError(ErrorKind::kInvalidArgument));
 }
 
 TEST_F(TableServiceTest, CreateAddsZstdParquetCompressionUnlessTheUserSetsIt) {
@@ -374,12 +380,12 @@ TEST_F(TableServiceTest, DefaultLocationHasEveryNamespaceLevelAndEncodesNames) {
 
 TEST_F(TableServiceTest, ExplicitLocationLosesItsTrailingSlash) {
   CreateTableInput input = Input("t");
-  input.location = "file:///elsewhere/tables/t//";
+  input.location = "file:///warehouse/default/elsewhere/tables/t//";
   auto created = service_->CreateTable("", {"ns"}, input);
   ASSERT_THAT(created, IsOk());
-  EXPECT_EQ(Parse(created->metadata_json).location, "file:///elsewhere/tables/t");
+  EXPECT_EQ(Parse(created->metadata_json).location, "file:///warehouse/default/elsewhere/tables/t");
   EXPECT_THAT(created->metadata_location,
-              StartsWith("file:///elsewhere/tables/t/metadata/00000-"));
+              StartsWith("file:///warehouse/default/elsewhere/tables/t/metadata/00000-"));
 }
 
 TEST_F(TableServiceTest, CreateWritesTheFirstMetadataFile) {
@@ -656,13 +662,13 @@ TEST_F(TableServiceTest, CommitWithoutEffectiveChangeWritesNothing) {
 TEST_F(TableServiceTest, InvalidUpdateIsBadRequestAndWritesNothing) {
   const auto created = Create("t");
   const size_t files = memory_.file_count();
-  EXPECT_THAT(Commit("t", {}, {ice::SetCurrentSchema{42}}), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(Commit("t", {}, {ice::SetCurrentSchema{42}}), IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(Commit("t", {}, {ice::SetSnapshotRef{"main", ice::SnapshotRef::Branch(77)}}),
-              IsError(ErrorKind::kBadRequest));
+              IsError(ErrorKind::kValidationFailed));
   // A valid update followed by an invalid one: all or nothing.
   EXPECT_THAT(Commit("t", {}, {ice::SetProperties{{{"k", "v"}}}, ice::SetDefaultSpec{9}}),
-              IsError(ErrorKind::kBadRequest));
-  EXPECT_THAT(Commit("t", {}, {ice::UpgradeFormatVersion{1}}), IsError(ErrorKind::kBadRequest));
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(Commit("t", {}, {ice::UpgradeFormatVersion{1}}), IsError(ErrorKind::kInvalidArgument));
   EXPECT_EQ(memory_.file_count(), files);
   const auto loaded = Load("t");
   EXPECT_EQ(loaded.metadata_location, created.metadata_location);
@@ -776,7 +782,7 @@ TEST_F(TableServiceTest, AssertCreateInMissingNamespaceIsNoSuchNamespace) {
 
 TEST_F(TableServiceTest, AssertCreateWithInvalidUpdatesIsBadRequestAndWritesNothing) {
   auto created = Commit("t", {ice::AssertCreate{}}, {ice::SetCurrentSchema{3}});
-  EXPECT_THAT(created, IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(created, IsError(ErrorKind::kInvalidArgument));
   EXPECT_EQ(memory_.file_count(), 0u);
   EXPECT_THAT(service_->TableExists("", {{"ns"}, "t"}), IsError(ErrorKind::kNoSuchTable));
 }
@@ -845,7 +851,9 @@ TEST_F(TableServiceTest, GzipCodecWritesCompressedMetadataFiles) {
   // The catalog keeps the JSON text, not the compressed bytes.
   EXPECT_EQ(Load("t").metadata_json, committed.metadata_json);
 
-  // A registered gzip file is read back too.
+  // A registered gzip file is read back too (once its table is gone: a file is one
+  // table's).
+  ASSERT_THAT(service_->DropTable("", {{"ns"}, "t"}, false), IsOk());
   auto registered = service_->RegisterTable("", {{"ns"}, "r"}, committed.metadata_location, false);
   ASSERT_THAT(registered, IsOk());
   EXPECT_EQ(Parse(registered->metadata_json), Parse(committed.metadata_json));
@@ -1249,17 +1257,17 @@ TEST_F(TableServiceTest, DropMissingTableIs404) {
 
 TEST_F(TableServiceTest, PurgeOutsideTheWarehouseDeletesOnlyKnownMetadataFiles) {
   CreateTableInput input = Input("t");
-  input.location = "file:///external/t";
+  input.location = "file:///warehouse/default/external/t";
   ASSERT_THAT(service_->CreateTable("", {"ns"}, input), IsOk());
   AppendOk("t", 1, std::nullopt, 1);
-  ASSERT_THAT(memory_.WriteFileAtomic("file:///external/t/data/part-0.parquet", "x"), IsOk());
-  ASSERT_THAT(memory_.WriteFileAtomic("file:///external/t/metadata/foreign.txt", "y"), IsOk());
+  ASSERT_THAT(memory_.WriteFileAtomic("file:///warehouse/default/external/t/data/part-0.parquet", "x"), IsOk());
+  ASSERT_THAT(memory_.WriteFileAtomic("file:///warehouse/default/external/t/metadata/foreign.txt", "y"), IsOk());
   ASSERT_EQ(memory_.file_count(), 4u);
   ASSERT_THAT(service_->DropTable("", {{"ns"}, "t"}, true), IsOk());
-  auto left = memory_.List("file:///external/t");
+  auto left = memory_.List("file:///warehouse/default/external/t");
   ASSERT_THAT(left, IsOk());
-  EXPECT_THAT(*left, ElementsAre("file:///external/t/data/part-0.parquet",
-                                 "file:///external/t/metadata/foreign.txt"));
+  EXPECT_THAT(*left, ElementsAre("file:///warehouse/default/external/t/data/part-0.parquet",
+                                 "file:///warehouse/default/external/t/metadata/foreign.txt"));
 }
 
 TEST_F(TableServiceTest, PurgeDeletesTheTableDirectoryInTheWarehouse) {
@@ -1365,10 +1373,12 @@ TEST_F(TableServiceTest, RenameErrors) {
 
 TEST_F(TableServiceTest, RegisterReadsTheMetadataFile) {
   CreateTableInput input = Input("src");
-  input.location = "file:///external/src";
+  input.location = "file:///warehouse/default/external/src";
   auto created = service_->CreateTable("", {"ns"}, input);
   ASSERT_THAT(created, IsOk());
   const size_t files = memory_.file_count();
+  // The files stay, the location is free again.
+  ASSERT_THAT(service_->DropTable("", {{"ns"}, "src"}, false), IsOk());
 
   auto registered = service_->RegisterTable("", {{"ns"}, "r"}, created->metadata_location, false);
   ASSERT_THAT(registered, IsOk());
@@ -1381,17 +1391,21 @@ TEST_F(TableServiceTest, RegisterReadsTheMetadataFile) {
   // Commits continue numbering from the registered file.
   auto committed = Commit("r", {}, {ice::SetProperties{{{"k", "v"}}}});
   ASSERT_THAT(committed, IsOk());
-  EXPECT_THAT(committed->metadata_location, StartsWith("file:///external/src/metadata/00001-"));
+  EXPECT_THAT(committed->metadata_location, StartsWith("file:///warehouse/default/external/src/metadata/00001-"));
   EXPECT_THAT(LogFiles(Parse(committed->metadata_json)),
               ElementsAre(created->metadata_location));
 }
 
 TEST_F(TableServiceTest, CommitAfterRegisteringAnUnnumberedFileStartsAtZero) {
-  const auto created = Create("src");
-  auto bytes = memory_.ReadFile(created.metadata_location);
+  CreateTableInput input = Input("src");
+  input.location = "file:///warehouse/default/external/t";
+  auto created = service_->CreateTable("", {"ns"}, input);
+  ASSERT_THAT(created, IsOk());
+  auto bytes = memory_.ReadFile(created->metadata_location);
   ASSERT_THAT(bytes, IsOk());
-  const std::string location = "file:///external/t/metadata/v3.metadata.json";
+  const std::string location = "file:///warehouse/default/external/t/metadata/v3.metadata.json";
   ASSERT_THAT(memory_.WriteFileAtomic(location, *bytes), IsOk());
+  ASSERT_THAT(service_->DropTable("", {{"ns"}, "src"}, false), IsOk());
   ASSERT_THAT(service_->RegisterTable("", {{"ns"}, "r"}, location, false), IsOk());
   auto committed = Commit("r", {}, {ice::SetProperties{{{"k", "v"}}}});
   ASSERT_THAT(committed, IsOk());
@@ -1402,19 +1416,19 @@ TEST_F(TableServiceTest, CommitAfterRegisteringAnUnnumberedFileStartsAtZero) {
 
 TEST_F(TableServiceTest, RegisterMissingOrInvalidFile) {
   auto missing =
-      service_->RegisterTable("", {{"ns"}, "r"}, "file:///nowhere/v1.metadata.json", false);
+      service_->RegisterTable("", {{"ns"}, "r"}, "file:///warehouse/default/nowhere/v1.metadata.json", false);
   EXPECT_THAT(missing, IsError(ErrorKind::kNotFound));
   EXPECT_THAT(missing, HasErrorMessageThat(testing::Eq(
-                           "Failed to open input stream for file: file:///nowhere/v1.metadata.json")));
-  ASSERT_THAT(memory_.WriteFileAtomic("file:///nowhere/bad.metadata.json", "{\"not\": 1}"),
+                           "Failed to open input stream for file: file:///warehouse/default/nowhere/v1.metadata.json")));
+  ASSERT_THAT(memory_.WriteFileAtomic("file:///warehouse/default/nowhere/bad.metadata.json", "{\"not\": 1}"),
               IsOk());
-  EXPECT_THAT(service_->RegisterTable("", {{"ns"}, "r"}, "file:///nowhere/bad.metadata.json",
+  EXPECT_THAT(service_->RegisterTable("", {{"ns"}, "r"}, "file:///warehouse/default/nowhere/bad.metadata.json",
                                       false),
               IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(service_->RegisterTable("", {{"ns"}, "r"}, "", false),
               IsError(ErrorKind::kBadRequest));
   // A directory instead of a file is the client's mistake (400), not a storage failure.
-  EXPECT_THAT(service_->RegisterTable("", {{"ns"}, "r"}, "file:///nowhere", false),
+  EXPECT_THAT(service_->RegisterTable("", {{"ns"}, "r"}, "file:///warehouse/default/nowhere", false),
               IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(service_->TableExists("", {{"ns"}, "r"}), IsError(ErrorKind::kNoSuchTable));
 }
@@ -1440,6 +1454,10 @@ TEST_F(TableServiceTest, RegisterOverExistingTable) {
   EXPECT_THAT(refused, HasErrorMessageThat(testing::Eq("Table already exists: ns.t")));
   EXPECT_EQ(Load("t").metadata_location, target.metadata_location);
 
+  // A file is one table's: `other` must be gone before `t` may point at its file.
+  EXPECT_THAT(service_->RegisterTable("", {{"ns"}, "t"}, other_next.metadata_location, true),
+              HasErrorMessage("overlaps"));
+  ASSERT_THAT(service_->DropTable("", {{"ns"}, "other"}, false), IsOk());
   auto replaced = service_->RegisterTable("", {{"ns"}, "t"}, other_next.metadata_location, true);
   ASSERT_THAT(replaced, IsOk());
   EXPECT_EQ(replaced->metadata_location, other_next.metadata_location);

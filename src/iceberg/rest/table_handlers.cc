@@ -200,11 +200,13 @@ Result<Response> ReportMetrics(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto report, ReportMetricsRequestFromJson(request.body));
   CAIRN_RETURN_IF_ERROR(tables.TableExists(catalog, ident));
-  // Reports go to the log, one line each with the whole report, for log shippers.
+  // Reports go to the log, one line each, for log shippers: bounded, since a report may
+  // be as large as a request body.
   spdlog::info(
       "metrics-report catalog={} table={} report-type={} request_id={} report={}",
-      catalog.empty() ? "(default)" : catalog, DottedName(ident), report.report_type,
-      request.request_id, report.compact_json);
+      catalog.empty() ? "(default)" : catalog, DottedName(ident),
+      BoundedForLog(report.report_type, kMaxLoggedReportTypeBytes), request.request_id,
+      report.logged_json);
   return Response::NoContent();
 }
 

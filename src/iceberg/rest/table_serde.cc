@@ -1,6 +1,7 @@
 #include "iceberg/rest/table_serde.h"
 
 #include <boost/json.hpp>
+#include <fmt/format.h>
 
 #include "common/json_util.h"
 #include "common/macros.h"
@@ -38,7 +39,12 @@ Result<bool> OptionalBool(const boost::json::object& obj, std::string_view key) 
 boost::json::value WithDefaultId(const boost::json::value& value, std::string_view id_key) {
   if (!value.is_object() || value.as_object().contains(id_key)) return value;
   boost::json::object copy = value.as_object();
-  copy[id_key] = 0;
+  // 0, except that a sort order with fields gets 1 (as the reference's builder does
+  // without an id), since 0 is the unsorted order's.
+  const auto* fields = copy.if_contains("fields");
+  const bool sorted = id_key == "order-id" && fields != nullptr && fields->is_array() &&
+                      !fields->as_array().empty();
+  copy[id_key] = sorted ? 1 : 0;
   return copy;
 }
 
@@ -159,11 +165,19 @@ Result<RegisterTableRequest> RegisterTableRequestFromJson(std::string_view body)
   return request;
 }
 
+std::string BoundedForLog(std::string_view text, size_t limit) {
+  if (text.size() <= limit) return std::string(text);
+  size_t end = limit;
+  // Back off continuation bytes (10xxxxxx) so that a multi-byte character is not split.
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return fmt::format("{}...[cut {} bytes]", text.substr(0, end), text.size() - end);
+}
+
 Result<MetricsReport> ReportMetricsRequestFromJson(std::string_view body) {
   CAIRN_ASSIGN_OR_RAISE(auto json, ParseJsonObject(body));
   MetricsReport report;
   CAIRN_ASSIGN_OR_RAISE(report.report_type, GetString(json, kReportType));
-  report.compact_json = boost::json::serialize(json);
+  report.logged_json = BoundedForLog(boost::json::serialize(json), kMaxLoggedReportBytes);
   return report;
 }
 

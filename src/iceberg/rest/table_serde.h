@@ -6,6 +6,7 @@
 /// and the LoadTableResult / CommitTableResponse / ListTablesResponse bodies. Parsers
 /// return `kBadRequest` naming the field; unknown fields are ignored.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,11 +46,23 @@ Result<std::vector<TableChange>> CommitTransactionRequestFromJson(std::string_vi
 Result<CommitTableRequest> CommitTableRequestFromJson(std::string_view body);
 Result<RenameTableRequest> RenameTableRequestFromJson(std::string_view body);
 Result<RegisterTableRequest> RegisterTableRequestFromJson(std::string_view body);
+/// \brief The most bytes of a metrics report that one log line carries: a report may be
+/// as large as a request body (megabytes).
+inline constexpr size_t kMaxLoggedReportBytes = 4096;
+/// \brief The most bytes of a report's `report-type` that one log line carries.
+inline constexpr size_t kMaxLoggedReportTypeBytes = 128;
+
+/// \brief `text` when it has at most `limit` bytes; else its first bytes (at most
+/// `limit`, never ending inside a UTF-8 sequence) and a marker naming how many were cut:
+/// `...[cut 1234 bytes]`.
+std::string BoundedForLog(std::string_view text, size_t limit);
+
 /// \brief A metrics report, checked: an object with a string `report-type`.
 struct MetricsReport {
   std::string report_type;
-  /// The report re-serialised on one line (for the log).
-  std::string compact_json;
+  /// The report re-serialised on one line for the log, bounded by `BoundedForLog` to
+  /// `kMaxLoggedReportBytes`.
+  std::string logged_json;
 };
 Result<MetricsReport> ReportMetricsRequestFromJson(std::string_view body);
 
