@@ -46,12 +46,17 @@ void AddToClaim(LocationClaim& claim, std::string location) {
   for (const auto& held : claim.locations) {
     if (LocationContains(held, location)) return;
   }
-  std::erase_if(claim.locations,
-                [&](const std::string& held) { return LocationContains(location, held); });
+  std::erase_if(claim.locations, [&](const std::string& held) {
+    return LocationContains(location, held);
+  });
   claim.locations.push_back(std::move(location));
 }
 
 }  // namespace
+
+bool ClaimCovers(const LocationClaim& claim, std::string_view canonical) {
+  return UnderAny(claim.locations, canonical);
+}
 
 LocationPolicy::LocationPolicy(std::vector<std::string> server_roots)
     : server_roots_(std::move(server_roots)) {}
@@ -67,8 +72,8 @@ Result<std::string> LocationPolicy::ConfineToServer(std::string_view location,
     return BadRequest("Invalid {}: {}", what, canonical.error().message);
   }
   if (!UnderServerRoot(*canonical)) {
-    return BadRequest("Invalid {} {}: it is outside the server's allowed locations",
-                      what, ShortLocation(location));
+    return BadRequest("Invalid {} {}: it is outside the server's allowed locations", what,
+                      ShortLocation(location));
   }
   return canonical;
 }
@@ -90,7 +95,8 @@ Result<std::string> LocationPolicy::CheckNewCatalog(std::string_view warehouse,
   return canonical;
 }
 
-std::vector<std::string> LocationPolicy::CatalogRoots(const CatalogRecord& catalog) const {
+std::vector<std::string> LocationPolicy::CatalogRoots(
+    const CatalogRecord& catalog) const {
   std::vector<std::string> roots;
   auto it = catalog.properties.find(std::string(kAllowedLocationsProperty));
   const std::vector<std::string> entries =
@@ -129,9 +135,9 @@ std::string LocationPolicy::RootOf(const CatalogRecord& catalog,
   return best;
 }
 
-Result<EntityLocations> LocationPolicy::ConfineEntity(const CatalogRecord& catalog,
-                                                      std::string_view location,
-                                                      const Properties& properties) const {
+Result<EntityLocations> LocationPolicy::ConfineEntity(
+    const CatalogRecord& catalog, std::string_view location,
+    const Properties& properties) const {
   EntityLocations out;
   CAIRN_ASSIGN_OR_RAISE(out.location, Confine(catalog, location, "location"));
   out.claim = ClaimOf(catalog, out.location);
@@ -160,9 +166,11 @@ Result<LocationClaim> LocationPolicy::LegacyClaim(const CatalogRecord& catalog,
   return claim;
 }
 
-LocationClaim LocationPolicy::ClaimOf(const CatalogRecord& catalog, std::string canonical) {
+LocationClaim LocationPolicy::ClaimOf(const CatalogRecord& catalog,
+                                      std::string canonical) {
   auto it = catalog.properties.find(std::string(kAllowOverlapProperty));
-  const bool overlap = it != catalog.properties.end() && EqualsIgnoreCase(it->second, "true");
+  const bool overlap =
+      it != catalog.properties.end() && EqualsIgnoreCase(it->second, "true");
   return LocationClaim{{std::move(canonical)}, overlap};
 }
 

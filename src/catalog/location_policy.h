@@ -7,7 +7,8 @@
 /// then owns is its `LocationClaim`, which the store keeps free of overlaps.
 ///
 /// - The server's allowed locations (`allowed-locations`; default: the warehouse root)
-///   bound every catalog: a catalog's warehouse and allowed locations must lie under them.
+///   bound every catalog: a catalog's warehouse and allowed locations must lie under
+///   them.
 /// - A catalog's allowed locations are its `allowed-locations` property (comma-separated)
 ///   or, without it, its warehouse.
 /// - `allow-overlapping-locations=true` on a catalog lets its own entities overlap one
@@ -39,6 +40,10 @@ struct EntityLocations {
   /// What the entity owns: its location and any path property outside it.
   LocationClaim claim;
 };
+
+/// \brief True when `canonical` lies at or below one of the locations of `claim`: it is
+/// the claiming entity's to write or delete.
+bool ClaimCovers(const LocationClaim& claim, std::string_view canonical);
 
 class LocationPolicy {
  public:
@@ -79,7 +84,8 @@ class LocationPolicy {
   /// \brief The claim of an entity created before claims existed: its location and path
   /// properties in canonical form, not confined (an older version may have put it
   /// anywhere). Errors: `kBadRequest` when the location has no canonical form.
-  Result<LocationClaim> LegacyClaim(const CatalogRecord& catalog, std::string_view location,
+  Result<LocationClaim> LegacyClaim(const CatalogRecord& catalog,
+                                    std::string_view location,
                                     const Properties& properties) const;
 
   /// \brief A claim of the single location `canonical` (Lance tables).

@@ -491,9 +491,7 @@ Result<LoadedTable> TableService::RegisterTable(std::string_view catalog,
   CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
                                             record, metadata.location, metadata.properties));
   // The pointer must be the table's own file: never another table's current one.
-  const bool own_file = std::any_of(
-      locations.claim.locations.begin(), locations.claim.locations.end(),
-      [&](const std::string& own) { return LocationContains(own, file); });
+  const bool own_file = ClaimCovers(locations.claim, file);
   if (!own_file) {
     return BadRequest(
         "Invalid metadata-location {}: it is not under the table's location {} or its "

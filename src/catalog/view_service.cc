@@ -233,9 +233,7 @@ Result<LoadedView> ViewService::RegisterView(std::string_view catalog,
   CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
                                             record, metadata->location, metadata->properties));
   // The pointer must be the view's own file: never another entity's current one.
-  const bool own_file = std::any_of(
-      locations.claim.locations.begin(), locations.claim.locations.end(),
-      [&](const std::string& own) { return LocationContains(own, file); });
+  const bool own_file = ClaimCovers(locations.claim, file);
   if (!own_file) {
     return BadRequest(
         "Invalid metadata-location {}: it is not under the view's location {} or its "

@@ -68,25 +68,14 @@ Result<std::string> PercentDecode(std::string_view raw, std::string_view locatio
   return out;
 }
 
-/// The RFC 3986 scheme of `location` (without the `:`), or empty when it has none.
-std::string_view SchemeOf(std::string_view location) {
-  const size_t colon = location.find(':');
-  if (colon == std::string_view::npos || colon == 0) return {};
-  if (!std::isalpha(static_cast<unsigned char>(location[0]))) return {};
-  for (size_t i = 1; i < colon; ++i) {
-    const auto c = static_cast<unsigned char>(location[i]);
-    if (!std::isalnum(c) && c != '+' && c != '-' && c != '.') return {};
-  }
-  return location.substr(0, colon);
-}
-
 /// A location split into its root (`file:///` or `s3://bucket`) and its decoded path.
 struct ParsedLocation {
   std::string root;
   std::string path;
 };
 
-Result<ParsedLocation> ParseFileUri(std::string_view rest, std::string_view location) {
+/// The decoded path of a `file:` URI; `rest` is what follows `file:`.
+Result<std::string> FileUriRest(std::string_view rest, std::string_view location) {
   if (rest.starts_with("//")) {
     // file://authority/path: only the local host may be named.
     rest.remove_prefix(2);
@@ -102,7 +91,11 @@ Result<ParsedLocation> ParseFileUri(std::string_view rest, std::string_view loca
     return BadRequest("Invalid location {}: a file URI needs an absolute path",
                       ShortLocation(location));
   }
-  CAIRN_ASSIGN_OR_RAISE(auto path, PercentDecode(rest, location));
+  return PercentDecode(rest, location);
+}
+
+Result<ParsedLocation> ParseFileUri(std::string_view rest, std::string_view location) {
+  CAIRN_ASSIGN_OR_RAISE(auto path, FileUriRest(rest, location));
   return ParsedLocation{std::string(kFileRoot), std::move(path)};
 }
 
@@ -114,10 +107,10 @@ Result<ParsedLocation> ParseS3Uri(std::string_view rest, std::string_view locati
   rest.remove_prefix(2);
   const size_t slash = rest.find('/');
   const std::string_view bucket = rest.substr(0, slash);
-  const bool valid_bucket =
-      !bucket.empty() && bucket.size() <= 255 &&
-      bucket.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                               "0123456789.-_") == std::string_view::npos;
+  const bool valid_bucket = !bucket.empty() && bucket.size() <= 255 &&
+                            bucket.find_first_not_of(
+                                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                "0123456789.-_") == std::string_view::npos;
   if (!valid_bucket) {
     return BadRequest("Invalid location {}: expected s3://bucket/key with a valid bucket",
                       ShortLocation(location));
@@ -129,15 +122,17 @@ Result<ParsedLocation> ParseS3Uri(std::string_view rest, std::string_view locati
 }
 
 Result<ParsedLocation> Parse(std::string_view location) {
-  if (location.front() == '/') return ParsedLocation{std::string(kFileRoot), std::string(location)};
-  const std::string scheme = AsciiLower(SchemeOf(location));
+  if (location.front() == '/')
+    return ParsedLocation{std::string(kFileRoot), std::string(location)};
+  const std::string scheme = AsciiLower(LocationScheme(location));
   if (scheme.empty()) {
     return BadRequest("Invalid location {}: must be an absolute path or a URI",
                       ShortLocation(location));
   }
   const std::string_view rest = location.substr(scheme.size() + 1);
   if (scheme == "file") return ParseFileUri(rest, location);
-  if (scheme == "s3" || scheme == "s3a" || scheme == "s3n") return ParseS3Uri(rest, location);
+  if (scheme == "s3" || scheme == "s3a" || scheme == "s3n")
+    return ParseS3Uri(rest, location);
   return BadRequest("Invalid location {}: unsupported scheme '{}'",
                     ShortLocation(location), ShortLocation(scheme));
 }
@@ -147,8 +142,8 @@ Result<ParsedLocation> Parse(std::string_view location) {
 Result<std::string> CanonicalLocation(std::string_view location) {
   if (location.empty()) return BadRequest("Invalid location: empty");
   if (location.size() > 3 * kMaxLocationBytes) {
-    return BadRequest("Invalid location {}: longer than {} bytes", ShortLocation(location),
-                      kMaxLocationBytes);
+    return BadRequest("Invalid location {}: longer than {} bytes",
+                      ShortLocation(location), kMaxLocationBytes);
   }
   CAIRN_ASSIGN_OR_RAISE(auto parsed, Parse(location));
   for (const char c : parsed.path) {
@@ -184,10 +179,26 @@ Result<std::string> CanonicalLocation(std::string_view location) {
     AppendEncoded(out, segments[i]);
   }
   if (out.size() > kMaxLocationBytes) {
-    return BadRequest("Invalid location {}: longer than {} bytes", ShortLocation(location),
-                      kMaxLocationBytes);
+    return BadRequest("Invalid location {}: longer than {} bytes",
+                      ShortLocation(location), kMaxLocationBytes);
   }
   return out;
+}
+
+std::string_view LocationScheme(std::string_view location) {
+  const size_t colon = location.find(':');
+  if (colon == std::string_view::npos || colon == 0) return {};
+  if (!std::isalpha(static_cast<unsigned char>(location[0]))) return {};
+  for (size_t i = 1; i < colon; ++i) {
+    const auto c = static_cast<unsigned char>(location[i]);
+    if (!std::isalnum(c) && c != '+' && c != '-' && c != '.') return {};
+  }
+  return location.substr(0, colon);
+}
+
+Result<std::string> FileUriPath(std::string_view location) {
+  const std::string_view scheme = LocationScheme(location);
+  return FileUriRest(location.substr(scheme.size() + 1), location);
 }
 
 std::string DescendantPrefix(std::string_view canonical) {
@@ -219,7 +230,8 @@ std::vector<std::string> LocationAncestors(std::string_view canonical) {
   while (current.size() > root_end) {
     const size_t slash = current.rfind('/');
     if (slash == std::string_view::npos) break;
-    current = slash + 1 <= root_end ? current.substr(0, root_end) : current.substr(0, slash);
+    current =
+        slash + 1 <= root_end ? current.substr(0, root_end) : current.substr(0, slash);
     out.emplace_back(current);
   }
   return out;

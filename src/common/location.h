@@ -62,6 +62,15 @@ std::string DescendantPrefix(std::string_view canonical);
 /// any other scheme.
 std::string LocalPathOfCanonical(std::string_view canonical);
 
+/// \brief The RFC 3986 scheme of `location` as written (without the `:`), or empty when
+/// it has none (a plain path, a relative one).
+std::string_view LocationScheme(std::string_view location);
+
+/// \brief The percent-decoded absolute path of the `file:` URI `location` (`file:/p`,
+/// `file:///p`, `file://localhost/p`), not normalised. Errors: `kBadRequest` for a
+/// remote host, a relative path or a malformed `%` escape.
+Result<std::string> FileUriPath(std::string_view location);
+
 /// \brief `location` cut to a length fit for an error message.
 std::string ShortLocation(std::string_view location);
 

@@ -2,6 +2,8 @@
 // (catalog/location_policy.h): every spelling of one place is one string, and only what
 // lies under a catalog's allowed locations is accepted.
 
+#include "common/location.h"
+
 #include <string>
 #include <vector>
 
@@ -9,7 +11,6 @@
 #include <gtest/gtest.h>
 
 #include "catalog/location_policy.h"
-#include "common/location.h"
 #include "matchers.h"
 
 namespace cairn {
@@ -107,7 +108,8 @@ TEST(LocationAncestorsTest, ListsNearestFirstDownToTheRoot) {
   EXPECT_THAT(LocationAncestors("file:///a/b/c"),
               ElementsAre("file:///a/b", "file:///a", "file:///"));
   EXPECT_THAT(LocationAncestors("file:///"), ElementsAre());
-  EXPECT_THAT(LocationAncestors("s3://bucket/w/t"), ElementsAre("s3://bucket/w", "s3://bucket"));
+  EXPECT_THAT(LocationAncestors("s3://bucket/w/t"),
+              ElementsAre("s3://bucket/w", "s3://bucket"));
   EXPECT_THAT(LocationAncestors("s3://bucket"), ElementsAre());
 }
 
@@ -142,7 +144,8 @@ TEST(LocationPolicyTest, UsesTheCatalogListButNeverBeyondTheServer) {
   // The warehouse is not in the list, and /etc is not under the server's roots.
   EXPECT_THAT(policy.Confine(catalog, "/srv/wh/t", "location"),
               IsError(ErrorKind::kBadRequest));
-  EXPECT_THAT(policy.Confine(catalog, "/etc/t", "location"), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(policy.Confine(catalog, "/etc/t", "location"),
+              IsError(ErrorKind::kBadRequest));
   EXPECT_EQ(policy.RootOf(catalog, "file:///srv/a/t/metadata"), "file:///srv/a");
   EXPECT_EQ(policy.RootOf(catalog, "file:///etc/t"), "");
 }
@@ -153,7 +156,8 @@ TEST(LocationPolicyTest, NewCatalogsLieUnderTheServerRoots) {
   EXPECT_EQ(policy.CheckNewCatalog("/srv/wh/", properties), "file:///srv/wh");
   EXPECT_EQ(properties.at("allowed-locations"), "file:///srv/x,file:///srv/y");
   Properties outside{{"allowed-locations", "/etc"}};
-  EXPECT_THAT(policy.CheckNewCatalog("/srv/wh", outside), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(policy.CheckNewCatalog("/srv/wh", outside),
+              IsError(ErrorKind::kBadRequest));
   Properties none;
   EXPECT_THAT(policy.CheckNewCatalog("/tmp/wh", none), IsError(ErrorKind::kBadRequest));
 }
@@ -161,13 +165,14 @@ TEST(LocationPolicyTest, NewCatalogsLieUnderTheServerRoots) {
 TEST(LocationPolicyTest, ClaimsTheLocationAndPathPropertiesOutsideIt) {
   const LocationPolicy policy({"file:///srv"});
   const auto catalog = Catalog("file:///srv/wh");
-  auto located = policy.ConfineEntity(catalog, "/srv/wh/t",
-                                      {{"write.metadata.path", "/srv/wh/t/meta"},
-                                       {"write.data.path", "/srv/wh/data/t"}});
+  auto located = policy.ConfineEntity(
+      catalog, "/srv/wh/t",
+      {{"write.metadata.path", "/srv/wh/t/meta"}, {"write.data.path", "/srv/wh/data/t"}});
   ASSERT_THAT(located, IsOk());
   EXPECT_EQ(located->location, "file:///srv/wh/t");
   EXPECT_EQ(located->metadata_dir, "file:///srv/wh/t/meta");
-  EXPECT_THAT(located->claim.locations, ElementsAre("file:///srv/wh/t", "file:///srv/wh/data/t"));
+  EXPECT_THAT(located->claim.locations,
+              ElementsAre("file:///srv/wh/t", "file:///srv/wh/data/t"));
   EXPECT_FALSE(located->claim.overlap_in_catalog);
 
   auto defaulted = policy.ConfineEntity(catalog, "file:///srv/wh/u/", {});
@@ -183,7 +188,8 @@ TEST(LocationPolicyTest, ClaimsTheLocationAndPathPropertiesOutsideIt) {
 }
 
 TEST(LocationPolicyTest, TheCatalogMayAllowOverlapsAmongItsOwn) {
-  const auto catalog = Catalog("file:///srv/wh", {{"allow-overlapping-locations", "TRUE"}});
+  const auto catalog =
+      Catalog("file:///srv/wh", {{"allow-overlapping-locations", "TRUE"}});
   EXPECT_TRUE(LocationPolicy::ClaimOf(catalog, "file:///srv/wh/t").overlap_in_catalog);
   EXPECT_FALSE(LocationPolicy::ClaimOf(Catalog("file:///srv/wh"), "file:///srv/wh/t")
                    .overlap_in_catalog);
