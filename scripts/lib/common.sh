@@ -11,8 +11,10 @@ CAIRN_BUILD_PACKAGES=(
   libexpected-dev libssl-dev zlib1g-dev libpq-dev libjemalloc-dev
 )
 # Extra Debian packages needed to run the tests (postgresql: the throw-away server of
-# scripts/lib/postgres.sh for the PostgreSQL store tests).
-CAIRN_TEST_PACKAGES=(libgtest-dev libgmock-dev sqlite3 postgresql)
+# scripts/lib/postgres.sh for the PostgreSQL store tests; clang, libclang-rt-14-dev and
+# libfuzzer-14-dev: the libFuzzer harnesses of scripts/lib/fuzz.sh).
+CAIRN_TEST_PACKAGES=(libgtest-dev libgmock-dev sqlite3 postgresql
+                     clang libclang-rt-14-dev libfuzzer-14-dev)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
