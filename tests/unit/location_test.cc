@@ -10,8 +10,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "catalog/catalog_service.h"
+#include "catalog/location_backfill.h"
 #include "catalog/location_policy.h"
 #include "matchers.h"
+#include "store/meta_store.h"
 
 namespace cairn {
 namespace {
@@ -193,6 +196,41 @@ TEST(LocationPolicyTest, TheCatalogMayAllowOverlapsAmongItsOwn) {
   EXPECT_TRUE(LocationPolicy::ClaimOf(catalog, "file:///srv/wh/t").overlap_in_catalog);
   EXPECT_FALSE(LocationPolicy::ClaimOf(Catalog("file:///srv/wh"), "file:///srv/wh/t")
                    .overlap_in_catalog);
+}
+
+TEST(ClaimLegacyLocationsTest, EntitiesWithoutClaimsGetThemAtStart) {
+  auto store = OpenSqliteStore({.path = ":memory:"});
+  ASSERT_THAT(store, IsOk());
+  CatalogService catalogs(**store, CatalogSettings{.default_catalog = "default",
+                                                   .warehouse_root = "file:///srv/wh"});
+  ASSERT_THAT(catalogs.EnsureDefaultCatalog(), IsOk());
+  ASSERT_THAT(catalogs.CreateNamespace("", {"ns"}, {}), IsOk());
+  auto catalog = catalogs.ResolveCatalog("");
+  ASSERT_THAT(catalog, IsOk());
+  // As an earlier version stored them: no claims, locations as clients spelled them.
+  ASSERT_THAT(
+      (*store)->CreateEntity(catalog->id, {"ns"}, "t", EntityKind::kIcebergTable,
+                             "/srv/wh/default/t/metadata/00000-x.metadata.json",
+                             R"({"location":"/srv/wh/default//t","snapshots":[],)"
+                             R"("properties":{"write.data.path":"/srv/wh/data/t"}})"),
+      IsOk());
+  ASSERT_THAT((*store)->CreateEntity(catalog->id, {"ns"}, "l", EntityKind::kLanceTable,
+                                     "file:///srv/wh/default/l.lance", "{}"),
+              IsOk());
+  ASSERT_THAT(ClaimLegacyLocations(**store, catalogs), IsOk());
+  auto unclaimed = (*store)->ListUnclaimedEntities(0, 10);
+  ASSERT_THAT(unclaimed, IsOk());
+  EXPECT_THAT(*unclaimed, ::testing::IsEmpty());
+  for (const char* taken : {"file:///srv/wh/default/t/x", "file:///srv/wh/data/t",
+                            "file:///srv/wh/default/l.lance/data"}) {
+    EXPECT_THAT(
+        (*store)->CreateEntity(catalog->id, {"ns"}, "new", EntityKind::kLanceTable, taken,
+                               "{}", LocationClaim{{taken}, false}),
+        HasErrorMessage("overlaps"))
+        << taken;
+  }
+  // A second start finds nothing left to claim.
+  EXPECT_THAT(ClaimLegacyLocations(**store, catalogs), IsOk());
 }
 
 }  // namespace
