@@ -1,6 +1,7 @@
 #include "catalog/location_policy.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include <fmt/ranges.h>
 
@@ -56,6 +57,19 @@ void AddToClaim(LocationClaim& claim, std::string location) {
 
 bool ClaimCovers(const LocationClaim& claim, std::string_view canonical) {
   return UnderAny(claim.locations, canonical);
+}
+
+bool SameLocations(std::string_view location_a, const Properties& properties_a,
+                   std::string_view location_b, const Properties& properties_b) {
+  if (location_a != location_b) return false;
+  return std::all_of(std::begin(kPathProperties), std::end(kPathProperties),
+                     [&](std::string_view key) {
+                       auto a = properties_a.find(std::string(key));
+                       auto b = properties_b.find(std::string(key));
+                       const bool in_a = a != properties_a.end();
+                       const bool in_b = b != properties_b.end();
+                       return in_a == in_b && (!in_a || a->second == b->second);
+                     });
 }
 
 LocationPolicy::LocationPolicy(std::vector<std::string> server_roots)

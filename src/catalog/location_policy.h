@@ -45,6 +45,12 @@ struct EntityLocations {
 /// the claiming entity's to write or delete.
 bool ClaimCovers(const LocationClaim& claim, std::string_view canonical);
 
+/// \brief True when two versions of an entity keep their files in the same places: the
+/// same `location` and the same path properties (see `ConfineEntity`). A change of any is
+/// a move, whose claim the store must check again.
+bool SameLocations(std::string_view location_a, const Properties& properties_a,
+                   std::string_view location_b, const Properties& properties_b);
+
 class LocationPolicy {
  public:
   /// \brief `server_roots`: canonical locations; empty means nothing is allowed.

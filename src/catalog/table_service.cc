@@ -69,20 +69,6 @@ MetadataCache::Form FormOf(SnapshotsMode mode) {
                                       : MetadataCache::Form::kJson;
 }
 
-/// The properties that decide where a table's files go (see `LocationPolicy`).
-bool SameLocations(const iceberg::TableMetadata& a, const iceberg::TableMetadata& b) {
-  if (a.location != b.location) return false;
-  for (const char* key : {"write.metadata.path", "write.data.path",
-                          "write.object-storage.path", "write.folder-storage.path"}) {
-    auto in_a = a.properties.find(key);
-    auto in_b = b.properties.find(key);
-    const bool has_a = in_a != a.properties.end();
-    if (has_a != (in_b != b.properties.end())) return false;
-    if (has_a && in_a->second != in_b->second) return false;
-  }
-  return true;
-}
-
 /// The directory that holds `canonical` (a file location).
 std::string_view ParentOf(std::string_view canonical) {
   return canonical.substr(0, canonical.rfind('/'));
@@ -615,7 +601,8 @@ Result<TableService::LocatedMetadata> TableService::Locate(
   // its catalog's allowed locations shrank cannot go on writing outside them.
   CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
                                             catalog, updated.location, updated.properties));
-  const bool moved = !SameLocations(base, updated);
+  const bool moved =
+      !SameLocations(base.location, base.properties, updated.location, updated.properties);
   updated.location = std::move(locations.location);
   LocatedMetadata out{std::move(updated), std::move(locations.metadata_dir), std::nullopt};
   if (moved) out.claim = std::move(locations.claim);

@@ -40,16 +40,6 @@ Error NoSuchViewError(const ViewIdent& ident) {
                fmt::format("View does not exist: {}", DottedName(ident))};
 }
 
-/// Whether two versions of a view keep their files in the same places.
-bool SameViewLocations(const iceberg::ViewMetadata& a, const iceberg::ViewMetadata& b) {
-  constexpr std::string_view kMetadataPath = "write.metadata.path";
-  auto in_a = a.properties.find(std::string(kMetadataPath));
-  auto in_b = b.properties.find(std::string(kMetadataPath));
-  const bool has_a = in_a != a.properties.end();
-  if (has_a != (in_b != b.properties.end())) return false;
-  return a.location == b.location && (!has_a || in_a->second == in_b->second);
-}
-
 }  // namespace
 
 ViewService::ViewService(MetaStore& store, CatalogService& catalogs, FileIO& io,
@@ -273,7 +263,8 @@ Result<std::optional<LoadedView>> ViewService::TryReplace(
   // Every replacement is confined, also one that does not move the view.
   CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
                                             catalog, updated.location, updated.properties));
-  const bool moved = !SameViewLocations(base, updated);
+  const bool moved =
+      !SameLocations(base.location, base.properties, updated.location, updated.properties);
   updated.location = locations.location;
   CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(updated, entity.metadata_location,
                                                     locations.metadata_dir));

@@ -993,17 +993,8 @@ class SqlStore final : public MetaStore {
       query.Bind(entity_id);
       CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("check an entity's claim"));
       if (!row || query.Int(1) != 0) return Ok();
-      CAIRN_ASSIGN_OR_RAISE(
-          auto* insert,
-          conn->Prepare("INSERT INTO entity_locations (entity_id, catalog_id, location) "
-                        "VALUES (?, ?, ?)"));
-      for (const auto& location : claim.locations) {
-        CAIRN_RETURN_IF_ERROR(Query(*conn, insert)
-                                  .Bind(entity_id)
-                                  .Bind(query.Int(0))
-                                  .Bind(location)
-                                  .Run("record an entity's claim"));
-      }
+      CAIRN_RETURN_IF_ERROR(
+          ClaimLocations(*conn, entity_id, query.Int(0), claim, /*check_overlap=*/false));
       return txn.Commit();
     });
   }
@@ -1689,9 +1680,10 @@ class SqlStore final : public MetaStore {
   }
 
   /// Inside a write transaction: replaces the locations entity `entity_id` (of catalog
-  /// `catalog_id`) claims by `claim`, after checking that no other entity's overlap them.
+  /// `catalog_id`) claims by `claim`, after checking — unless told not to, for the claims
+  /// of entities that exist already — that no other entity's overlap them.
   static Status ClaimLocations(SqlConnection& conn, int64_t entity_id, int64_t catalog_id,
-                               const LocationClaim& claim) {
+                               const LocationClaim& claim, bool check_overlap = true) {
     if (!conn.SerializesWriters()) {
       // Overlap is no single row to lock: concurrent claims queue on one advisory lock
       // until their transactions end. Only creates and location changes take it.
@@ -1706,8 +1698,11 @@ class SqlStore final : public MetaStore {
         conn.Prepare("INSERT INTO entity_locations (entity_id, catalog_id, location) "
                      "VALUES (?, ?, ?)"));
     for (const auto& location : claim.locations) {
-      CAIRN_ASSIGN_OR_RAISE(auto overlap, FindOverlap(conn, entity_id, catalog_id, location,
-                                                      claim.overlap_in_catalog));
+      std::optional<ClaimedLocation> overlap;
+      if (check_overlap) {
+        CAIRN_ASSIGN_OR_RAISE(overlap, FindOverlap(conn, entity_id, catalog_id, location,
+                                                   claim.overlap_in_catalog));
+      }
       if (overlap) {
         if (overlap->catalog_id == catalog_id) {
           return BadRequest(

@@ -28,33 +28,32 @@ inline std::string ReadFixture(const char* name) {
   return buffer.str();
 }
 
+/// \brief The fixture `name` parsed by `parse`; aborts when it does not parse (a broken
+/// harness, not a finding).
+template <class Parse>
+auto ParseFixture(const char* name, Parse parse) {
+  auto parsed = parse(ReadFixture(name));
+  if (!parsed) {
+    std::fprintf(stderr, "fixture %s does not parse: %s\n", name,
+                 parsed.error().message.c_str());
+    std::abort();
+  }
+  return std::move(*parsed);
+}
+
 /// \brief TableMetadataV2Valid.json, parsed.
 inline const iceberg::TableMetadata& TableBase() {
-  static const iceberg::TableMetadata base = [] {
-    auto parsed =
-        iceberg::TableMetadataFromJsonString(ReadFixture("TableMetadataV2Valid.json"));
-    if (!parsed) {
-      std::fprintf(stderr, "fixture does not parse: %s\n",
-                   parsed.error().message.c_str());
-      std::abort();
-    }
-    return std::move(*parsed);
-  }();
+  static const iceberg::TableMetadata base = ParseFixture(
+      "TableMetadataV2Valid.json",
+      [](const std::string& text) { return iceberg::TableMetadataFromJsonString(text); });
   return base;
 }
 
 /// \brief ViewMetadataV1Valid.json, parsed.
 inline const iceberg::ViewMetadata& ViewBase() {
-  static const iceberg::ViewMetadata base = [] {
-    auto parsed =
-        iceberg::ViewMetadataFromJsonString(ReadFixture("ViewMetadataV1Valid.json"));
-    if (!parsed) {
-      std::fprintf(stderr, "fixture does not parse: %s\n",
-                   parsed.error().message.c_str());
-      std::abort();
-    }
-    return std::move(*parsed);
-  }();
+  static const iceberg::ViewMetadata base = ParseFixture(
+      "ViewMetadataV1Valid.json",
+      [](const std::string& text) { return iceberg::ViewMetadataFromJsonString(text); });
   return base;
 }
 
