@@ -2,15 +2,6 @@
 
 namespace cairn {
 
-std::string DottedName(const NamespacePath& path) {
-  std::string out;
-  for (size_t i = 0; i < path.size(); ++i) {
-    if (i > 0) out.push_back('.');
-    out += path[i];
-  }
-  return out;
-}
-
 std::string_view EntityKindName(EntityKind kind) {
   switch (kind) {
     case EntityKind::kIcebergTable:

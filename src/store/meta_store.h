@@ -19,18 +19,11 @@
 #include <vector>
 
 #include "common/macros.h"
+#include "common/namespace_path.h"
 #include "common/result.h"
 #include "store/idempotency_scope.h"
 
 namespace cairn {
-
-/// \brief Namespace levels, outermost first (`{"accounting", "tax"}`).
-using NamespacePath = std::vector<std::string>;
-/// \brief String properties, ordered by key.
-using Properties = std::map<std::string, std::string>;
-
-/// \brief Levels joined with `.`, as the Java reference prints namespaces in messages.
-std::string DottedName(const NamespacePath& path);
 
 /// \brief A catalog (an Iceberg warehouse, a Gravitino catalog).
 struct CatalogRecord {

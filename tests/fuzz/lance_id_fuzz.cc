@@ -16,8 +16,8 @@
 #include <boost/url/parse.hpp>
 
 #include "fuzz_check.h"
-#include "lance/rest/json_serde.h"
-#include "lance/rest/request_util.h"
+#include "api/lance/json_serde.h"
+#include "api/lance/request_util.h"
 
 namespace {
 

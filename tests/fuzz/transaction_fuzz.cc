@@ -8,7 +8,7 @@
 
 #include "fuzz_check.h"
 #include "fuzz_commit.h"
-#include "iceberg/rest/table_serde.h"
+#include "api/iceberg/table_serde.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace cairn;

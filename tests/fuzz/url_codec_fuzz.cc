@@ -18,10 +18,10 @@
 #include "common/url_codec.h"
 #include "fuzz_check.h"
 #include "http/router.h"
-#include "iceberg/rest/request_util.h"
-#include "iceberg/rest/routes.h"
-#include "lance/rest/request_util.h"
-#include "lance/rest/routes.h"
+#include "api/iceberg/request_util.h"
+#include "api/iceberg/routes.h"
+#include "api/lance/request_util.h"
+#include "api/lance/routes.h"
 
 namespace {
 

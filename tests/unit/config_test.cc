@@ -12,7 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "config/server_config.h"
+#include "app/server_config.h"
 #include "matchers.h"
 #include "store/postgres_store.h"
 #include "temp_dir.h"

@@ -17,7 +17,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "io/memory_file_io.h"
+#include "support/memory_file_io.h"
 #include "matchers.h"
 #include "temp_dir.h"
 

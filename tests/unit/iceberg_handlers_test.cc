@@ -13,11 +13,11 @@
 #include <spdlog/spdlog.h>
 
 #include "catalog/table_service.h"
-#include "iceberg/rest/handlers.h"
-#include "iceberg/rest/routes.h"
-#include "iceberg/rest/table_handlers.h"
-#include "iceberg/rest/table_serde.h"
-#include "io/memory_file_io.h"
+#include "api/iceberg/handlers.h"
+#include "api/iceberg/routes.h"
+#include "api/iceberg/table_handlers.h"
+#include "api/iceberg/table_serde.h"
+#include "support/memory_file_io.h"
 #include "matchers.h"
 #include "store/meta_store.h"
 

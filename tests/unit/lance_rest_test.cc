@@ -15,9 +15,9 @@
 #include "catalog/lance_service.h"
 #include "http/router.h"
 #include "io/file_io.h"
-#include "lance/rest/json_serde.h"
-#include "lance/rest/request_util.h"
-#include "lance/rest/routes.h"
+#include "api/lance/json_serde.h"
+#include "api/lance/request_util.h"
+#include "api/lance/routes.h"
 #include "matchers.h"
 #include "temp_dir.h"
 

@@ -11,8 +11,8 @@
 #include "catalog/catalog_service.h"
 #include "catalog/table_service.h"
 #include "catalog/view_service.h"
-#include "io/memory_file_io.h"
-#include "iceberg/rest/routes.h"
+#include "support/memory_file_io.h"
+#include "api/iceberg/routes.h"
 #include "matchers.h"
 #include "store/meta_store.h"
 

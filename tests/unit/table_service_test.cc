@@ -27,7 +27,7 @@
 #include "iceberg/table_metadata.h"
 #include "iceberg/table_update.h"
 #include "io/file_io.h"
-#include "io/memory_file_io.h"
+#include "support/memory_file_io.h"
 #include "hooked_store.h"
 #include "matchers.h"
 #include "store/meta_store.h"

@@ -21,7 +21,7 @@
 #include "catalog/metadata_files.h"
 #include "catalog/table_service.h"
 #include "iceberg/view_json_serde.h"
-#include "io/memory_file_io.h"
+#include "support/memory_file_io.h"
 #include "hooked_store.h"
 #include "matchers.h"
 #include "store/meta_store.h"

@@ -1,4 +1,4 @@
-#include "iceberg/rest/request_util.h"
+#include "api/iceberg/request_util.h"
 
 #include <charconv>
 

@@ -1,6 +1,6 @@
 // In-memory FileIO and the fault-injecting wrapper, both for tests.
 
-#include "io/memory_file_io.h"
+#include "support/memory_file_io.h"
 
 #include <filesystem>
 #include <utility>

@@ -10,20 +10,20 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "admin/admin_routes.h"
+#include "api/admin/admin_routes.h"
 #include "catalog/catalog_service.h"
 #include "catalog/lance_service.h"
 #include "catalog/location_backfill.h"
 #include "catalog/table_service.h"
 #include "catalog/view_service.h"
 #include "common/location.h"
-#include "config/server_config.h"
+#include "app/server_config.h"
 #include "http/idempotency.h"
 #include "http/router.h"
 #include "http/server.h"
-#include "iceberg/rest/routes.h"
+#include "api/iceberg/routes.h"
 #include "io/file_io.h"
-#include "lance/rest/routes.h"
+#include "api/lance/routes.h"
 #include "store/instance_heartbeat.h"
 #include "store/postgres_store.h"
 

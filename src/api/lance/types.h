@@ -3,7 +3,7 @@
 /// \file
 /// \brief Request payloads of the Lance REST routes as plain structs, in a form both spec
 /// versions map onto: the 0.0.1 spec's `name` + `parent`/`namespace` and the current
-/// spec's `id` list both become `id`. Their JSON forms live in `lance/rest/json_serde`.
+/// spec's `id` list both become `id`. Their JSON forms live in `api/lance/json_serde`.
 
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "iceberg/rest/json_serde.h"
+#include "api/iceberg/json_serde.h"
 
 #include <boost/json.hpp>
 

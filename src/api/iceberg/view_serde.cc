@@ -1,11 +1,11 @@
-#include "iceberg/rest/view_serde.h"
+#include "api/iceberg/view_serde.h"
 
 #include <boost/json.hpp>
 
 #include "common/json_util.h"
 #include "common/macros.h"
 #include "iceberg/json_serde.h"
-#include "iceberg/rest/table_serde.h"
+#include "api/iceberg/table_serde.h"
 #include "iceberg/view_json_serde.h"
 #include "iceberg/view_update_serde.h"
 

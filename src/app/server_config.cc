@@ -1,4 +1,4 @@
-#include "config/server_config.h"
+#include "app/server_config.h"
 
 #include "common/location.h"
 

@@ -1,4 +1,4 @@
-#include "lance/rest/request_util.h"
+#include "api/lance/request_util.h"
 
 #include <charconv>
 

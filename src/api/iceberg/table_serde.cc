@@ -1,4 +1,4 @@
-#include "iceberg/rest/table_serde.h"
+#include "api/iceberg/table_serde.h"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>

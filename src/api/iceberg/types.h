@@ -2,14 +2,14 @@
 
 /// \file
 /// \brief Request and response payloads of the Iceberg REST namespace and config routes,
-/// as plain structs. Their JSON forms live in `iceberg/rest/json_serde`.
+/// as plain structs. Their JSON forms live in `api/iceberg/json_serde`.
 
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "catalog/catalog_service.h"
-#include "store/meta_store.h"
+#include "common/namespace_path.h"
 
 namespace cairn::iceberg_rest {
 

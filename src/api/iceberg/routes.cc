@@ -1,10 +1,10 @@
-#include "iceberg/rest/routes.h"
+#include "api/iceberg/routes.h"
 
 #include <array>
 
-#include "iceberg/rest/handlers.h"
-#include "iceberg/rest/table_handlers.h"
-#include "iceberg/rest/view_handlers.h"
+#include "api/iceberg/handlers.h"
+#include "api/iceberg/table_handlers.h"
+#include "api/iceberg/view_handlers.h"
 
 namespace cairn::iceberg_rest {
 namespace {

@@ -1,4 +1,4 @@
-#include "lance/rest/json_serde.h"
+#include "api/lance/json_serde.h"
 
 #include <initializer_list>
 #include <utility>
@@ -8,7 +8,7 @@
 
 #include "common/json_util.h"
 #include "common/macros.h"
-#include "lance/rest/request_util.h"
+#include "api/lance/request_util.h"
 
 namespace cairn::lance_rest {
 namespace {

@@ -1,11 +1,11 @@
-#include "lance/rest/routes.h"
+#include "api/lance/routes.h"
 
 #include <array>
 
 #include <spdlog/spdlog.h>
 
 #include "http/error_mapping.h"
-#include "lance/rest/handlers.h"
+#include "api/lance/handlers.h"
 
 namespace cairn::lance_rest {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "catalog/catalog_service.h"
 #include "common/result.h"
-#include "iceberg/rest/types.h"
+#include "api/iceberg/types.h"
 
 namespace cairn::iceberg_rest {
 

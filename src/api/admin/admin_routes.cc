@@ -1,4 +1,4 @@
-#include "admin/admin_routes.h"
+#include "api/admin/admin_routes.h"
 
 namespace cairn {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "catalog/lance_service.h"
 #include "common/result.h"
-#include "lance/rest/types.h"
+#include "api/lance/types.h"
 
 namespace cairn::lance_rest {
 

@@ -1,12 +1,12 @@
-#include "iceberg/rest/table_handlers.h"
+#include "api/iceberg/table_handlers.h"
 
 #include <functional>
 
 #include <spdlog/spdlog.h>
 
 #include "common/macros.h"
-#include "iceberg/rest/request_util.h"
-#include "iceberg/rest/table_serde.h"
+#include "api/iceberg/request_util.h"
+#include "api/iceberg/table_serde.h"
 
 namespace cairn::iceberg_rest {
 namespace {

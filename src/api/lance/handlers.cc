@@ -1,9 +1,9 @@
-#include "lance/rest/handlers.h"
+#include "api/lance/handlers.h"
 
 #include "common/macros.h"
 #include "common/url_codec.h"
-#include "lance/rest/json_serde.h"
-#include "lance/rest/request_util.h"
+#include "api/lance/json_serde.h"
+#include "api/lance/request_util.h"
 
 namespace cairn::lance_rest {
 namespace {

@@ -1,10 +1,10 @@
-#include "iceberg/rest/view_handlers.h"
+#include "api/iceberg/view_handlers.h"
 
 #include "common/macros.h"
 #include "common/url_codec.h"
-#include "iceberg/rest/request_util.h"
-#include "iceberg/rest/table_serde.h"
-#include "iceberg/rest/view_serde.h"
+#include "api/iceberg/request_util.h"
+#include "api/iceberg/table_serde.h"
+#include "api/iceberg/view_serde.h"
 
 namespace cairn::iceberg_rest {
 namespace {

@@ -1,9 +1,9 @@
-#include "iceberg/rest/handlers.h"
+#include "api/iceberg/handlers.h"
 
 #include "common/macros.h"
 #include "common/url_codec.h"
-#include "iceberg/rest/json_serde.h"
-#include "iceberg/rest/request_util.h"
+#include "api/iceberg/json_serde.h"
+#include "api/iceberg/request_util.h"
 
 namespace cairn::iceberg_rest {
 namespace {
