@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "catalog/commit.h"
 #include "catalog/entity_common.h"
 #include "catalog/metadata_files.h"
 #include "catalog/names.h"
@@ -559,14 +560,6 @@ Result<LoadedTable> TableService::CreateFromCommit(
   return std::move(written);
 }
 
-Result<bool> TableService::SwapLanded(const CatalogRecord& catalog,
-                                      const TableIdent& ident,
-                                      std::string_view new_location) {
-  CAIRN_ASSIGN_OR_RAISE(auto pointer,
-                        store_.LoadEntityPointer(catalog.id, ident.ns, ident.name));
-  return pointer && pointer->metadata_location == new_location;
-}
-
 void TableService::DeleteDroppedMetadataFiles(const CatalogRecord& catalog,
                                               int64_t entity_id,
                                               const iceberg::TableMetadata& base,
@@ -609,6 +602,81 @@ Result<TableService::LocatedMetadata> TableService::Locate(
   return out;
 }
 
+namespace {
+
+/// `error` with the table it is about named, as transactions report a change's error.
+Error AboutTable(const Error& error, const TableIdent& ident) {
+  return Error{error.kind, fmt::format("{} (table {})", error.message, DottedName(ident))};
+}
+
+}  // namespace
+
+Result<TableService::PreparedChange> TableService::PrepareChange(
+    const CatalogRecord& catalog, const TableIdent& ident,
+    const std::vector<iceberg::TableRequirement>& requirements,
+    const std::vector<iceberg::TableUpdate>& updates, ErrorNaming naming) {
+  const auto named = [&](const Error& error) {
+    return naming == ErrorNaming::kNameTable ? AboutTable(error, ident) : error;
+  };
+  CAIRN_ASSIGN_OR_RAISE(auto current, LoadCurrent(catalog, ident));
+  const iceberg::TableMetadata& base = *current.metadata;
+  // Requirements are checked against the latest state on every attempt: a retry after
+  // a lost swap succeeds only if the client's assumptions still hold.
+  for (const auto& requirement : requirements) {
+    auto checked = iceberg::CheckRequirement(requirement, &base);
+    if (!checked) return tl::unexpected(named(checked.error()));
+  }
+  auto builder =
+      iceberg::MetadataBuilder::FromBase(base, current.pointer.metadata_location, clock_());
+  for (const auto& update : updates) {
+    auto applied = builder.Apply(update);
+    if (!applied) return tl::unexpected(named(applied.error()));
+  }
+  PreparedChange change{ident, std::move(current.pointer), current.metadata, nullptr, {}, {}};
+  if (!builder.HasChanges()) return change;
+  CAIRN_ASSIGN_OR_RAISE(auto built, std::move(builder).Finish());
+  auto located = Locate(catalog, base, std::move(built));
+  if (!located) return tl::unexpected(named(located.error()));
+  change.updated =
+      std::make_shared<const iceberg::TableMetadata>(std::move(located->metadata));
+  change.metadata_dir = std::move(located->metadata_dir);
+  change.claim = std::move(located->claim);
+  return change;
+}
+
+StagedChange TableService::Stage(const CatalogRecord& catalog, PreparedChange prepared,
+                                 LoadedTable* answer) {
+  auto change = std::make_shared<const PreparedChange>(std::move(prepared));
+  auto file = std::make_shared<WrittenMetadata>();
+  StagedChange staged;
+  staged.address = EntityAddress{catalog.id, change->ident.ns, change->ident.name};
+  staged.write = [this, change, file]() -> Result<EntitySwap> {
+    CAIRN_ASSIGN_OR_RAISE(*file, WriteMetadata(*change->updated,
+                                               change->entity.metadata_location,
+                                               change->metadata_dir));
+    EntitySwap swap = SwapTo(change->entity, *change->base, *change->updated, *file);
+    swap.claim = change->claim;
+    return swap;
+  };
+  staged.on_committed = [this, catalog, change, file, answer] {
+    Remember(*file, change->updated);
+    AfterStoreCommit([this, catalog, change] {
+      DeleteDroppedMetadataFiles(catalog, change->entity.id, *change->base,
+                                 *change->updated);
+    });
+    if (answer != nullptr) *answer = std::move(file->table);
+  };
+  return staged;
+}
+
+LoadedTable TableService::Unchanged(const PreparedChange& change) {
+  // Answer with the state the requirements were checked against.
+  const std::string& location = change.entity.metadata_location;
+  auto json = cache_.FindJson(location, MetadataCache::Form::kJson);
+  return LoadedTable{location,
+                     json ? *json : iceberg::TableMetadataToJsonString(*change.base)};
+}
+
 Result<LoadedTable> TableService::CommitTable(
     std::string_view catalog, const TableIdent& ident,
     const std::vector<iceberg::TableRequirement>& requirements,
@@ -631,94 +699,21 @@ Result<LoadedTable> TableService::CommitTable(
   // table cannot take every worker from the others.
   auto queued =
       table_commits_.LockUnlessQueued(TableLockKey(record, ident), kMaxQueuedCommits);
-  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-    CAIRN_ASSIGN_OR_RAISE(auto current, LoadCurrent(record, ident));
-    const EntityPointer& entity = current.pointer;
-    const iceberg::TableMetadata& base = *current.metadata;
-    // Requirements are checked against the latest state on every attempt: a retry after
-    // a lost swap succeeds only if the client's assumptions still hold.
-    for (const auto& requirement : requirements) {
-      CAIRN_RETURN_IF_ERROR(iceberg::CheckRequirement(requirement, &base));
-    }
-    auto builder =
-        iceberg::MetadataBuilder::FromBase(base, entity.metadata_location, clock_());
-    for (const auto& update : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(update));
-    if (!builder.HasChanges()) {
-      // Answer with the state the requirements were checked against.
-      auto json = cache_.FindJson(entity.metadata_location, MetadataCache::Form::kJson);
-      return LoadedTable{entity.metadata_location,
-                         json ? *json : iceberg::TableMetadataToJsonString(base)};
-    }
-    CAIRN_ASSIGN_OR_RAISE(auto built, std::move(builder).Finish());
-    CAIRN_ASSIGN_OR_RAISE(auto located, Locate(record, base, std::move(built)));
-    auto updated = std::make_shared<const iceberg::TableMetadata>(std::move(located.metadata));
-    CAIRN_ASSIGN_OR_RAISE(auto file, WriteMetadata(*updated, entity.metadata_location,
-                                                   located.metadata_dir));
-    const LoadedTable& written = file.table;
-    EntitySwap swap = SwapTo(entity, base, *updated, file);
-    swap.claim = std::move(located.claim);
-    auto swapped = store_.SwapEntities({swap});
-    if (!swapped) {
-      if (!MayHaveLanded(swapped.error())) {
-        (void)io_.DeleteFile(written.metadata_location);
-        return tl::unexpected(swapped.error());
-      }
-      // The new file may be the table's current one: keep it, whatever happens now.
-      auto landed = SwapLanded(record, ident, written.metadata_location);
-      if (!landed || !*landed) {
-        return CommitStateUnknown("Commit state unknown for {}: {}", DottedName(ident),
-                                  swapped.error().message);
-      }
-      swapped = true;
-    }
-    if (*swapped) {
-      Remember(file, updated);
-      AfterStoreCommit([this, record, id = entity.id, base = current.metadata, updated] {
-        DeleteDroppedMetadataFiles(record, id, *base, *updated);
-      });
-      return std::move(file.table);
-    }
-    // Another writer won the swap: our file is an orphan; rebuild on the new state.
-    (void)io_.DeleteFile(written.metadata_location);
-  }
-  return CommitFailed("Commit failed: {} attempts lost to concurrent updates of {}",
-                      kMaxCommitAttempts, DottedName(ident));
-}
-
-Result<std::optional<TableService::PreparedChange>> TableService::PrepareChange(
-    const CatalogRecord& catalog, const TableChange& change) {
-  CAIRN_ASSIGN_OR_RAISE(auto current, LoadCurrent(catalog, change.ident));
-  const EntityPointer& entity = current.pointer;
-  const iceberg::TableMetadata& base = *current.metadata;
-  for (const auto& requirement : change.requirements) {
-    auto checked = iceberg::CheckRequirement(requirement, &base);
-    if (!checked) {
-      return CommitFailed("{} (table {})", checked.error().message,
-                          DottedName(change.ident));
-    }
-  }
-  auto builder =
-      iceberg::MetadataBuilder::FromBase(base, entity.metadata_location, clock_());
-  for (const auto& update : change.updates) {
-    auto applied = builder.Apply(update);
-    if (!applied) {
-      return tl::unexpected(Error{applied.error().kind,
-                                  fmt::format("{} (table {})", applied.error().message,
-                                              DottedName(change.ident))});
-    }
-  }
-  if (!builder.HasChanges()) return std::optional<PreparedChange>{};
-  CAIRN_ASSIGN_OR_RAISE(auto built, std::move(builder).Finish());
-  auto located = Locate(catalog, base, std::move(built));
-  if (!located) {
-    return tl::unexpected(Error{located.error().kind,
-                                fmt::format("{} (table {})", located.error().message,
-                                            DottedName(change.ident))});
-  }
-  return std::optional<PreparedChange>(PreparedChange{
-      change.ident, entity, current.metadata,
-      std::make_shared<const iceberg::TableMetadata>(std::move(located->metadata)),
-      std::move(located->metadata_dir), std::move(located->claim), {}});
+  LoadedTable answer;
+  CAIRN_RETURN_IF_ERROR(RunCommit(
+      store_, io_, kMaxCommitAttempts, CommitSubject{DottedName(ident)},
+      [&]() -> Result<std::vector<StagedChange>> {
+        CAIRN_ASSIGN_OR_RAISE(auto change, PrepareChange(record, ident, requirements,
+                                                         updates, ErrorNaming::kPlain));
+        std::vector<StagedChange> staged;
+        if (!change.updated) {
+          answer = Unchanged(change);
+        } else {
+          staged.push_back(Stage(record, std::move(change), &answer));
+        }
+        return staged;
+      }));
+  return answer;
 }
 
 Status TableService::CommitTransaction(std::string_view catalog,
@@ -739,61 +734,19 @@ Status TableService::CommitTransaction(std::string_view catalog,
     }
   }
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
-  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-    std::vector<PreparedChange> prepared;
-    for (const auto& change : changes) {
-      CAIRN_ASSIGN_OR_RAISE(auto one, PrepareChange(record, change));
-      if (one) prepared.push_back(std::move(*one));
-    }
-    if (prepared.empty()) return Ok();
-    std::vector<EntitySwap> swaps;
-    const auto delete_written = [&] {
-      for (const auto& p : prepared) {
-        if (!p.file.table.metadata_location.empty())
-          (void)io_.DeleteFile(p.file.table.metadata_location);
-      }
-    };
-    for (auto& p : prepared) {
-      auto file = WriteMetadata(*p.updated, p.entity.metadata_location, p.metadata_dir);
-      if (!file) {
-        delete_written();
-        return tl::unexpected(file.error());
-      }
-      // The swap's parts are views of the written text: take the text to its final place
-      // first.
-      p.file = std::move(*file);
-      swaps.push_back(SwapTo(p.entity, *p.base, *p.updated, p.file));
-      swaps.back().claim = p.claim;
-    }
-    auto swapped = store_.SwapEntities(swaps);
-    if (!swapped) {
-      if (!MayHaveLanded(swapped.error())) {
-        delete_written();
-        return tl::unexpected(swapped.error());
-      }
-      // All swaps are one store transaction: the first tells about all of them.
-      const auto& first = prepared.front();
-      auto landed = SwapLanded(record, first.ident, first.file.table.metadata_location);
-      if (!landed || !*landed) {
-        return CommitStateUnknown("Commit state unknown for the transaction: {}",
-                                  swapped.error().message);
-      }
-      swapped = true;
-    }
-    if (*swapped) {
-      for (const auto& p : prepared) {
-        Remember(p.file, p.updated);
-        AfterStoreCommit([this, record, id = p.entity.id, base = p.base,
-                          updated = p.updated] {
-          DeleteDroppedMetadataFiles(record, id, *base, *updated);
-        });
-      }
-      return Ok();
-    }
-    delete_written();  // another writer moved one of the tables: rebuild all of them
-  }
-  return CommitFailed("Commit failed: {} attempts lost to concurrent updates",
-                      kMaxCommitAttempts);
+  // A lost swap of any table retries the whole transaction on the new state.
+  return RunCommit(store_, io_, kMaxCommitAttempts, CommitSubject{},
+                   [&]() -> Result<std::vector<StagedChange>> {
+                     std::vector<StagedChange> staged;
+                     for (const auto& change : changes) {
+                       CAIRN_ASSIGN_OR_RAISE(
+                           auto one, PrepareChange(record, change.ident,
+                                                   change.requirements, change.updates,
+                                                   ErrorNaming::kNameTable));
+                       if (one.updated) staged.push_back(Stage(record, std::move(one)));
+                     }
+                     return staged;
+                   });
 }
 
 }  // namespace cairn

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "catalog/catalog_service.h"
+#include "catalog/commit.h"
 #include "catalog/metadata_cache.h"
 #include "common/keyed_mutex.h"
 #include "common/result.h"
@@ -173,17 +174,17 @@ class TableService {
     EntityPointer pointer;
     std::shared_ptr<const iceberg::TableMetadata> metadata;
   };
-  /// A table's new state, built but not yet swapped in.
+  /// A table's new state, built but not yet written nor swapped in.
   struct PreparedChange {
     TableIdent ident;
     EntityPointer entity;
     std::shared_ptr<const iceberg::TableMetadata> base;
+    /// Null when the change leaves the table as it is.
     std::shared_ptr<const iceberg::TableMetadata> updated;
     /// Where `updated`'s metadata file goes.
     std::string metadata_dir;
     /// The table's new claim when the change moves its locations.
     std::optional<LocationClaim> claim;
-    WrittenMetadata file;
   };
   /// Built metadata with its location in canonical form, checked against the catalog's
   /// allowed locations.
@@ -197,10 +198,20 @@ class TableService {
   Result<LocatedMetadata> Locate(const CatalogRecord& catalog,
                                  const iceberg::TableMetadata& base,
                                  iceberg::TableMetadata updated);
-  /// Loads, checks and builds one change of a transaction; nullopt when it changes
-  /// nothing.
-  Result<std::optional<PreparedChange>> PrepareChange(const CatalogRecord& catalog,
-                                                      const TableChange& change);
+  /// Whether a change's errors name the table (they do in a transaction).
+  enum class ErrorNaming { kPlain, kNameTable };
+  /// Loads, checks and builds one table's change on its current state.
+  Result<PreparedChange> PrepareChange(
+      const CatalogRecord& catalog, const TableIdent& ident,
+      const std::vector<iceberg::TableRequirement>& requirements,
+      const std::vector<iceberg::TableUpdate>& updates, ErrorNaming naming);
+  /// The change as the commit protocol runs it (`catalog/commit.h`): write, then on
+  /// commit remember the file and delete the metadata files it dropped; with `answer`,
+  /// the committed table is moved there.
+  StagedChange Stage(const CatalogRecord& catalog, PreparedChange prepared,
+                     LoadedTable* answer = nullptr);
+  /// The answer to a commit that changes nothing: the table as it was checked.
+  LoadedTable Unchanged(const PreparedChange& change);
 
   Result<LoadedTable> CreateFromCommit(
       const CatalogRecord& catalog, const TableIdent& ident,
@@ -241,9 +252,6 @@ class TableService {
                            const iceberg::TableMetadata& base,
                            const iceberg::TableMetadata& updated,
                            const WrittenMetadata& written);
-  /// After a failed swap whose outcome is unclear: reads the pointer back.
-  Result<bool> SwapLanded(const CatalogRecord& catalog, const TableIdent& ident,
-                          std::string_view new_location);
   /// Deletes a dropped table's files, never those another table still uses.
   void PurgeFiles(const CatalogRecord& catalog, const EntityRecord& dropped);
   /// After a commit of entity `entity_id`: with `write.metadata.delete-after-commit`, the

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "catalog/commit.h"
 #include "catalog/entity_common.h"
 #include "catalog/metadata_files.h"
 #include "catalog/names.h"
@@ -236,10 +237,10 @@ Result<LoadedView> ViewService::RegisterView(std::string_view catalog,
                       /*delete_file_on_failure=*/false, locations.claim);
 }
 
-Result<std::optional<LoadedView>> ViewService::TryReplace(
+Result<std::vector<StagedChange>> ViewService::PrepareReplace(
     const CatalogRecord& catalog, const ViewIdent& ident,
     const std::vector<iceberg::ViewRequirement>& requirements,
-    const std::vector<iceberg::ViewUpdate>& updates) {
+    const std::vector<iceberg::ViewUpdate>& updates, LoadedView& answer) {
   CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(catalog, ident));
   auto parsed = iceberg::ViewMetadataFromJsonString(entity.metadata);
   if (!parsed) {
@@ -257,7 +258,8 @@ Result<std::optional<LoadedView>> ViewService::TryReplace(
   auto builder = iceberg::ViewMetadataBuilder::FromBase(base, clock_());
   for (const auto& update : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(update));
   if (!builder.HasChanges()) {
-    return LoadedView{std::move(entity.metadata_location), std::move(entity.metadata)};
+    answer = LoadedView{std::move(entity.metadata_location), std::move(entity.metadata)};
+    return std::vector<StagedChange>{};
   }
   CAIRN_ASSIGN_OR_RAISE(auto updated, builder.Build());
   // Every replacement is confined, also one that does not move the view.
@@ -266,29 +268,26 @@ Result<std::optional<LoadedView>> ViewService::TryReplace(
   const bool moved =
       !SameLocations(base.location, base.properties, updated.location, updated.properties);
   updated.location = locations.location;
-  CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(updated, entity.metadata_location,
-                                                    locations.metadata_dir));
-  EntitySwap swap{entity.id, entity.metadata_location, written.metadata_location,
-                  written.metadata_json};
-  if (moved) swap.claim = std::move(locations.claim);
-  auto swapped = store_.SwapEntities({swap});
-  if (!swapped) {
-    if (!MayHaveLanded(swapped.error())) {
-      (void)io_.DeleteFile(written.metadata_location);
-      return tl::unexpected(swapped.error());
-    }
-    // The new file may be the view's current one: keep it, whatever happens now.
-    auto now = store_.LoadEntityPointer(catalog.id, ident.ns, ident.name);
-    if (now && *now && (*now)->metadata_location == written.metadata_location)
-      return written;
-    return CommitStateUnknown("Commit state unknown for {}: {}", DottedName(ident),
-                              swapped.error().message);
-  }
-  if (*swapped) return written;
-  // Another writer won the swap: our file is an orphan; the caller rebuilds on the new
-  // state.
-  (void)io_.DeleteFile(written.metadata_location);
-  return std::optional<LoadedView>();
+  std::optional<LocationClaim> claim;
+  if (moved) claim = std::move(locations.claim);
+
+  auto written = std::make_shared<LoadedView>();
+  StagedChange staged;
+  staged.address = EntityAddress{catalog.id, ident.ns, ident.name};
+  staged.write = [this, written, entity = EntityPointer{entity.id, entity.kind,
+                                                        entity.metadata_location},
+                  updated = std::move(updated), dir = std::move(locations.metadata_dir),
+                  claim = std::move(claim)]() -> Result<EntitySwap> {
+    CAIRN_ASSIGN_OR_RAISE(*written, WriteMetadata(updated, entity.metadata_location, dir));
+    EntitySwap swap{entity.id, entity.metadata_location, written->metadata_location,
+                    written->metadata_json};
+    swap.claim = claim;
+    return swap;
+  };
+  staged.on_committed = [written, &answer] { answer = std::move(*written); };
+  std::vector<StagedChange> changes;
+  changes.push_back(std::move(staged));
+  return changes;
 }
 
 Result<LoadedView> ViewService::ReplaceView(
@@ -297,13 +296,13 @@ Result<LoadedView> ViewService::ReplaceView(
     const std::vector<iceberg::ViewUpdate>& updates) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
-  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-    CAIRN_ASSIGN_OR_RAISE(auto committed,
-                          TryReplace(record, ident, requirements, updates));
-    if (committed) return std::move(*committed);
-  }
-  return CommitFailed("Commit failed: {} attempts lost to concurrent updates of {}",
-                      kMaxCommitAttempts, DottedName(ident));
+  LoadedView answer;
+  CAIRN_RETURN_IF_ERROR(RunCommit(store_, io_, kMaxCommitAttempts,
+                                  CommitSubject{DottedName(ident)}, [&] {
+                                    return PrepareReplace(record, ident, requirements,
+                                                          updates, answer);
+                                  }));
+  return answer;
 }
 
 }  // namespace cairn

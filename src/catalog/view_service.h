@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "catalog/catalog_service.h"
+#include "catalog/commit.h"
 #include "catalog/table_service.h"
 #include "common/result.h"
 #include "iceberg/schema.h"
@@ -121,11 +122,13 @@ class ViewService {
   Result<LoadedView> CreateEntity(const CatalogRecord& catalog, const ViewIdent& ident,
                                   LoadedView written, bool delete_file_on_failure,
                                   const LocationClaim& claim);
-  /// One commit attempt on the current state: nullopt when it lost the swap.
-  Result<std::optional<LoadedView>> TryReplace(
+  /// One attempt of a replacement on the current state (`catalog/commit.h`): the view's
+  /// change, or none when the updates change nothing (`answer` is then the view as it
+  /// is); on commit the written view is moved to `answer`.
+  Result<std::vector<StagedChange>> PrepareReplace(
       const CatalogRecord& catalog, const ViewIdent& ident,
       const std::vector<iceberg::ViewRequirement>& requirements,
-      const std::vector<iceberg::ViewUpdate>& updates);
+      const std::vector<iceberg::ViewUpdate>& updates, LoadedView& answer);
 
   MetaStore& store_;
   CatalogService& catalogs_;

@@ -1,0 +1,91 @@
+#include "catalog/commit.h"
+
+#include "catalog/entity_common.h"
+#include "common/macros.h"
+
+namespace cairn {
+namespace {
+
+/// The files one attempt wrote, deleted unless the attempt committed.
+class WrittenFiles {
+ public:
+  explicit WrittenFiles(FileIO& io) : io_(io) {}
+  ~WrittenFiles() {
+    for (const auto& location : locations_) (void)io_.DeleteFile(location);
+  }
+  WrittenFiles(const WrittenFiles&) = delete;
+  WrittenFiles& operator=(const WrittenFiles&) = delete;
+
+  void Add(std::string location) { locations_.push_back(std::move(location)); }
+  /// Keeps every file: the attempt committed, or it may have.
+  void Keep() { locations_.clear(); }
+
+ private:
+  FileIO& io_;
+  std::vector<std::string> locations_;
+};
+
+/// Writes every change's metadata file; on an error, the files already written go.
+Result<std::vector<EntitySwap>> WriteAll(const std::vector<StagedChange>& changes,
+                                         WrittenFiles& written) {
+  std::vector<EntitySwap> swaps;
+  swaps.reserve(changes.size());
+  for (const auto& change : changes) {
+    CAIRN_ASSIGN_OR_RAISE(auto swap, change.write());
+    written.Add(swap.new_location);
+    swaps.push_back(std::move(swap));
+  }
+  return swaps;
+}
+
+/// After a swap failed with an unknown outcome: true when the first entity points at
+/// its new file (all swaps are one store transaction: the first tells about all).
+bool FirstSwapLanded(MetaStore& store, const StagedChange& first,
+                     const EntitySwap& first_swap) {
+  const EntityAddress& at = first.address;
+  auto pointer = store.LoadEntityPointer(at.catalog_id, at.ns, at.name);
+  return pointer && *pointer && (*pointer)->metadata_location == first_swap.new_location;
+}
+
+/// The outcome of one attempt's swap: committed, lost to another writer, or an error.
+Result<bool> Swap(MetaStore& store, const std::vector<StagedChange>& changes,
+                  const std::vector<EntitySwap>& swaps, WrittenFiles& written,
+                  const CommitSubject& subject) {
+  auto swapped = store.SwapEntities(swaps);
+  if (swapped) return *swapped;
+  if (!MayHaveLanded(swapped.error())) return tl::unexpected(swapped.error());
+  // A new file may be an entity's current one now: keep them all, whatever happens.
+  written.Keep();
+  if (FirstSwapLanded(store, changes.front(), swaps.front())) return true;
+  return CommitStateUnknown(
+      "Commit state unknown for {}: {}",
+      subject.name.empty() ? std::string("the transaction") : subject.name,
+      swapped.error().message);
+}
+
+}  // namespace
+
+Status RunCommit(MetaStore& store, FileIO& io, int max_attempts,
+                 const CommitSubject& subject, const CommitAttempt& attempt) {
+  for (int i = 0; i < max_attempts; ++i) {
+    CAIRN_ASSIGN_OR_RAISE(auto changes, attempt());
+    if (changes.empty()) return Ok();
+    WrittenFiles written(io);
+    CAIRN_ASSIGN_OR_RAISE(auto swaps, WriteAll(changes, written));
+    CAIRN_ASSIGN_OR_RAISE(bool committed, Swap(store, changes, swaps, written, subject));
+    if (committed) {
+      written.Keep();
+      for (const auto& change : changes) change.on_committed();
+      return Ok();
+    }
+    // Another writer won: the files are orphans (deleted now); rebuild on the new state.
+  }
+  if (subject.name.empty()) {
+    return CommitFailed("Commit failed: {} attempts lost to concurrent updates",
+                        max_attempts);
+  }
+  return CommitFailed("Commit failed: {} attempts lost to concurrent updates of {}",
+                      max_attempts, subject.name);
+}
+
+}  // namespace cairn

@@ -1,0 +1,61 @@
+#pragma once
+
+/// \file
+/// \brief The commit protocol of DESIGN.md §4, written once for every kind of change:
+/// single-table commits, multi-table transactions and view replacements all run
+/// `RunCommit`. One attempt builds each entity's new metadata from its current state and
+/// writes its metadata file; all pointers then swap in one store transaction. A swap whose
+/// outcome the store could not tell is settled by reading the first pointer back. A
+/// committed attempt runs each change's `on_committed` (cache it, schedule work that must
+/// follow the store commit); a lost one deletes the files it wrote — nobody will ever
+/// point at them — and the next attempt starts over from the new state.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/namespace_path.h"
+#include "common/result.h"
+#include "io/file_io.h"
+#include "store/meta_store.h"
+
+namespace cairn {
+
+/// \brief Where an entity lives, to read its pointer back when a swap's outcome is unknown.
+struct EntityAddress {
+  int64_t catalog_id = 0;
+  NamespacePath ns;
+  std::string name;
+};
+
+/// \brief One entity's change of one attempt: its new metadata, built but not yet written.
+struct StagedChange {
+  EntityAddress address;
+  /// Writes the metadata file and returns the swap from the entity's current pointer to
+  /// it. The swap owns its text. On error nothing of this change is left behind.
+  std::function<Result<EntitySwap>()> write;
+  /// Runs once the swap committed: remember what was written, schedule after-commit work.
+  std::function<void()> on_committed;
+};
+
+/// \brief Builds one attempt from the entities' current state: the changes to swap in
+/// together; empty when there is nothing to change (the commit then succeeds without a
+/// swap). An error ends the commit.
+using CommitAttempt = std::function<Result<std::vector<StagedChange>>()>;
+
+/// \brief What the messages of a failed commit name.
+struct CommitSubject {
+  /// "ns.t" for one entity; empty for a multi-table transaction.
+  std::string name;
+};
+
+/// \brief Runs attempts (at most `max_attempts`) until one commits, nothing is left to
+/// change, or one fails. `store` and `io` must outlive the call. Errors: the attempt's;
+/// the store's (files of the failed attempt are deleted); `kCommitStateUnknown` when the
+/// store cannot tell whether the swaps landed (the written files are kept: one may be
+/// current); `kCommitFailed` after `max_attempts` lost races.
+Status RunCommit(MetaStore& store, FileIO& io, int max_attempts,
+                 const CommitSubject& subject, const CommitAttempt& attempt);
+
+}  // namespace cairn
