@@ -62,4 +62,9 @@ Result<TableListing> ListEntityNames(MetaStore& store, CatalogService& catalogs,
   return listing;
 }
 
+Status ValidateIdent(std::string_view what, const TableIdent& ident) {
+  CAIRN_RETURN_IF_ERROR(ValidateNamespace(ident.ns));
+  return ValidateName(what, ident.name);
+}
+
 }  // namespace cairn

@@ -20,6 +20,10 @@ inline bool MayHaveLanded(const Error& swap_error) {
   return swap_error.kind == ErrorKind::kCommitStateUnknown;
 }
 
+/// \brief Checks the namespace and the name of an identifier; `what` names the name in
+/// messages ("table name", "view name"). Errors: `kBadRequest`.
+Status ValidateIdent(std::string_view what, const TableIdent& ident);
+
 /// \brief `<catalog location>/<ns levels>/<name>-<32 hex>`, each segment percent-encoded:
 /// the random suffix keeps a new table or view off the files of a dropped one.
 std::string UniqueEntityLocation(const CatalogRecord& catalog, const NamespacePath& ns,

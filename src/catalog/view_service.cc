@@ -24,11 +24,6 @@ namespace {
 /// View property: whether dropping the view deletes its current metadata file.
 constexpr std::string_view kGcEnabled = "gc.enabled";
 
-Status ValidateIdent(const ViewIdent& ident) {
-  CAIRN_RETURN_IF_ERROR(ValidateNamespace(ident.ns));
-  return ValidateName("view name", ident.name);
-}
-
 /// Java `PropertyUtil.propertyAsBoolean(properties, "gc.enabled", true)`.
 bool GcEnabled(const iceberg::ViewMetadata& metadata) {
   auto it = metadata.properties.find(std::string(kGcEnabled));
@@ -90,7 +85,7 @@ Result<LoadedView> ViewService::CreateView(std::string_view catalog,
                                            const NamespacePath& ns,
                                            const CreateViewInput& input) {
   const ViewIdent ident{ns, input.name};
-  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   CAIRN_ASSIGN_OR_RAISE(bool ns_exists, store_.NamespaceExists(record.id, ns));
   if (!ns_exists) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ns));
@@ -126,14 +121,14 @@ Result<EntityRecord> ViewService::LoadEntity(const CatalogRecord& catalog,
 
 Result<LoadedView> ViewService::LoadView(std::string_view catalog,
                                          const ViewIdent& ident) {
-  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
   return LoadedView{std::move(entity.metadata_location), std::move(entity.metadata)};
 }
 
 Status ViewService::ViewExists(std::string_view catalog, const ViewIdent& ident) {
-  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   // Existence needs the kind only, not the metadata.
   CAIRN_ASSIGN_OR_RAISE(auto kind, store_.EntityKindOf(record.id, ident.ns, ident.name));
@@ -142,7 +137,7 @@ Status ViewService::ViewExists(std::string_view catalog, const ViewIdent& ident)
 }
 
 Status ViewService::DropView(std::string_view catalog, const ViewIdent& ident) {
-  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
   CAIRN_ASSIGN_OR_RAISE(bool dropped, store_.DropEntity(record.id, ident.ns, ident.name,
@@ -175,8 +170,8 @@ Status ViewService::DropView(std::string_view catalog, const ViewIdent& ident) {
 
 Status ViewService::RenameView(std::string_view catalog, const ViewIdent& from,
                                const ViewIdent& to) {
-  CAIRN_RETURN_IF_ERROR(ValidateIdent(from));
-  CAIRN_RETURN_IF_ERROR(ValidateIdent(to));
+  CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", from));
+  CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", to));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   auto renamed = store_.RenameEntity(record.id, from.ns, from.name, to.ns, to.name,
                                      EntityKind::kIcebergView);
@@ -199,7 +194,7 @@ Status ViewService::RenameView(std::string_view catalog, const ViewIdent& from,
 Result<LoadedView> ViewService::RegisterView(std::string_view catalog,
                                              const ViewIdent& ident,
                                              std::string_view metadata_location) {
-  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", ident));
   CAIRN_PRECHECK(!metadata_location.empty(),
                  "Invalid field 'metadata-location': must not be empty");
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
@@ -294,7 +289,7 @@ Result<LoadedView> ViewService::ReplaceView(
     std::string_view catalog, const ViewIdent& ident,
     const std::vector<iceberg::ViewRequirement>& requirements,
     const std::vector<iceberg::ViewUpdate>& updates) {
-  CAIRN_RETURN_IF_ERROR(ValidateIdent(ident));
+  CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   LoadedView answer;
   CAIRN_RETURN_IF_ERROR(RunCommit(store_, io_, kMaxCommitAttempts,
