@@ -17,6 +17,7 @@ import { call, describeResponse } from './lib/http.mjs';
 import { makeTempDir, removeDir, stderrTail, withServerLog } from './lib/server.mjs';
 import { assertIcebergError } from './lib/spec.mjs';
 import { assertLanceError } from './lib/lance_spec.mjs';
+import { waitFor } from './lib/wait.mjs';
 import {
   CALL_TIMEOUT_MS,
   ERRNO_TEXTS,
@@ -37,12 +38,16 @@ import {
   sleep,
   spellingsOf,
   startCatalog,
+  threadsOpeningFifo,
+  openFiles,
   tableRequest,
   viewRequest,
 } from './lib/files.mjs';
 
 const NS = ['ns'];
 const MiB = 1024 * 1024;
+/** cairn's default --worker-threads. */
+const DEFAULT_WORKERS = 4;
 
 /** One server per describe block; `it` shows its log when a test fails. */
 function withCatalog(options) {
@@ -294,8 +299,11 @@ describe('3. reads that cannot hang or exhaust the server', () => {
         const started = Date.now();
         const res = await own.ice.register(NS, { name: target.name, 'metadata-location': target.location }).catch((e) => e);
         const elapsed = Date.now() - started;
-        await sleep(300); // a server that reads on after answering still shows here
-        clearInterval(watch);
+        // A server that reads on after answering still holds the file open (and grows meanwhile).
+        await waitFor(() => !openFiles(pid).includes('/dev/zero'), {
+          timeoutMs: 3000,
+          what: `the server to close /dev/zero after answering register ${target.location}`,
+        }).finally(() => clearInterval(watch));
 
         const ctx = `register ${target.location}`;
         assert.ok(!killed, `${ctx}: the server's RSS passed ${RSS_LIMIT / MiB} MiB (killed at ${Math.round(peak / MiB)} MiB)`);
@@ -312,10 +320,20 @@ describe('3. reads that cannot hang or exhaust the server', () => {
     mkdirSync(path.dirname(fifo), { recursive: true });
     mkfifo(fifo);
     try {
+      let settled = 0;
       const registers = Array.from({ length: 5 }, (_, i) =>
-        cat.ice.register(NS, { name: `fifo_${i}`, 'metadata-location': `file://${fifo}` }).catch((e) => e),
+        cat.ice
+          .register(NS, { name: `fifo_${i}`, 'metadata-location': `file://${fifo}` })
+          .catch((e) => e)
+          .finally(() => (settled += 1)),
       );
-      await sleep(300); // let them reach the workers
+      // Let them reach the workers: each is answered, or hangs opening the FIFO in the server
+      // (then, once every worker hangs there, the probes below would queue behind them).
+      const pid = cat.server.proc.pid;
+      await waitFor(() => settled + threadsOpeningFifo(pid) >= registers.length || threadsOpeningFifo(pid) >= DEFAULT_WORKERS, {
+        timeoutMs: 5000,
+        what: () => `the FIFO registers to be answered or to hang in the server (${settled} answered, ${threadsOpeningFifo(pid)} threads opening the FIFO)`,
+      });
       const timed = async (target) => {
         const t0 = Date.now();
         const res = await call(cat.base, 'GET', target, { timeoutMs: CALL_TIMEOUT_MS }).catch((e) => e);

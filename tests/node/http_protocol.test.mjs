@@ -10,6 +10,7 @@ import { startServer, withServerLog } from './lib/server.mjs';
 import { call, describeResponse } from './lib/http.mjs';
 import { assertIcebergError } from './lib/spec.mjs';
 import { catalog } from './lib/catalog.mjs';
+import { waitFor } from './lib/wait.mjs';
 
 let server;
 let base;
@@ -283,12 +284,15 @@ it('X-Request-Id is also set on a 413 response', async () => {
 
 it('stalled and idle clients do not block other requests', async () => {
   const socks = [];
+  let halfRequestsSent = 0;
   try {
     for (let i = 0; i < 32; i++) {
       const s = net.connect(server.port, '127.0.0.1');
       s.on('error', () => {});
       // Half a request: headers promise a body that never comes.
-      s.write('POST /iceberg/v1/default/namespaces HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{');
+      s.write('POST /iceberg/v1/default/namespaces HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{', (err) => {
+        if (!err) halfRequestsSent += 1;
+      });
       socks.push(s);
     }
     for (let i = 0; i < 32; i++) {
@@ -296,7 +300,10 @@ it('stalled and idle clients do not block other requests', async () => {
       s.on('error', () => {});
       socks.push(s);
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => halfRequestsSent === 32 && socks.every((s) => !s.connecting && !s.destroyed), {
+      timeoutMs: 5000,
+      what: () => `64 open connections with 32 half requests sent (${halfRequestsSent} sent)`,
+    });
     const t0 = Date.now();
     const res = await call(base, 'GET', '/iceberg/v1/default/namespaces/proto', { timeoutMs: 5000 });
     assert.equal(res.status, 200, describeResponse(res));

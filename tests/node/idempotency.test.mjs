@@ -8,8 +8,10 @@ import { startServer, makeTempDir, removeDir } from './lib/server.mjs';
 import { call } from './lib/http.mjs';
 import { assertIcebergError, validateResponse } from './lib/spec.mjs';
 import { catalog, icall, tableApi, sampleSchema, appendCommit, localPath, T_NAMESPACES, T_TABLE, T_CONFIG } from './lib/catalog.mjs';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { holdWriteLock } from './lib/sqlite_lock.mjs';
+import { waitFor } from './lib/wait.mjs';
 
 const servers = [];
 const dirs = [];
@@ -22,6 +24,15 @@ async function serve(args = [], dataDir) {
   const srv = await startServer({ args, dataDir });
   servers.push(srv);
   return srv;
+}
+
+/** [created_at_ms, expires_at_ms] of a stored Idempotency-Key, read from the SQLite store. */
+function storedKeyTimes(srv, key) {
+  const out = execFileSync('sqlite3', ['-cmd', '.timeout 5000', path.join(srv.dataDir, 'cairn.db'),
+    `SELECT created_at_ms, expires_at_ms FROM idempotency_keys WHERE key = '${key}';`], { encoding: 'utf8' });
+  const times = out.trim().split('|').map(Number);
+  assert.ok(times.length === 2 && times.every(Number.isFinite), `no stored key ${key}: ${JSON.stringify(out)}`);
+  return times;
 }
 
 const withKey = (key) => ({ headers: { 'Idempotency-Key': key } });
@@ -138,7 +149,10 @@ test('keys expire after the configured lifetime', async () => {
   const res = await icall(srv.url, 'GET', '/iceberg/v1/config', T_CONFIG);
   assert.equal(res.json['idempotency-key-lifetime'], 'PT1S');
   assert.equal((await createNs(srv, ['first'], 'short-lived')).status, 200);
-  await new Promise((r) => setTimeout(r, 1200));
+  // The stored key carries its expiry; the server compares it with the same clock as Date.now().
+  const [created, expires] = storedKeyTimes(srv, 'short-lived');
+  assert.equal(expires - created, 1000, 'the key must live for the configured PT1S');
+  await waitFor(() => Date.now() > expires, { timeoutMs: 5000, what: `key "short-lived" to pass its expiry (${expires})` });
   const later = await createNs(srv, ['second'], 'short-lived');
   assert.equal(later.status, 200, later.text);
   assert.deepEqual(later.json.namespace, ['second']);

@@ -8,8 +8,10 @@ import { test, before, after } from 'node:test';
 import { startServer, runCairn, makeTempDir, removeDir, withServerLog } from './lib/server.mjs';
 import { call, describeResponse } from './lib/http.mjs';
 import { assertIcebergError } from './lib/spec.mjs';
-import { catalog, icall, T_CONFIG, T_NAMESPACES, T_NAMESPACE } from './lib/catalog.mjs';
+import { catalog, icall, tableApi, sampleSchema, T_CONFIG, T_NAMESPACES, T_NAMESPACE } from './lib/catalog.mjs';
+import { filesUnder } from './lib/files.mjs';
 import { holdWriteLock } from './lib/sqlite_lock.mjs';
+import { waitFor } from './lib/wait.mjs';
 
 let server;
 let base;
@@ -240,29 +242,47 @@ test('--default-catalog NAME changes the prefix and what the short routes addres
 
 test('overload: with the worker busy and the queue full, the next request gets 503 + Retry-After and changes nothing', async () => {
   // One worker and a queue of one. The store's write lock is held from outside, so the
-  // first create occupies the worker (waiting on the lock) and the second waits in the
-  // queue: the third must be refused at once.
+  // first create occupies the worker (waiting on the lock); of the two creates sent next,
+  // one waits in the queue and the other must be refused at once.
   await withOwnServer(
     { args: ['--worker-threads', '1', '--worker-queue', '1', '--sqlite-busy-timeout-ms', '20000'] },
     async (srv) => {
+      const tables = tableApi(srv.url);
+      await catalog(srv.url).mustCreate(['busy']);
+      const warehouse = path.join(srv.dataDir, 'warehouse');
+      const metadataFiles = () => filesUnder(warehouse).filter((f) => f.endsWith('.metadata.json'));
       const lock = await holdWriteLock(path.join(srv.dataDir, 'cairn.db'));
-      const create = (name) =>
-        icall(srv.url, 'POST', '/iceberg/v1/default/namespaces', T_NAMESPACES, { body: { namespace: [name] } });
-      const first = create('first');
-      await new Promise((r) => setTimeout(r, 300));
-      const second = create('second');
-      await new Promise((r) => setTimeout(r, 300));
-      const third = await create('third');
-      assertIcebergError(third, 503, 'ServiceUnavailableException');
-      assert.equal(third.headers['retry-after'], '1');
-      // Liveness does not need a worker, so it still answers under overload.
-      assert.equal((await call(srv.url, 'GET', '/health/live')).status, 200);
-      await lock.release();
-      assert.equal((await first).status, 200);
-      assert.equal((await second).status, 200);
-      assert.deepEqual(await catalog(srv.url).mustList(), [['first'], ['second']]);
-      const metrics = await call(srv.url, 'GET', '/metrics');
-      assert.match(metrics.text, /^cairn_http_rejected_total 1$/m);
+      try {
+        const create = (name) => tables.create(['busy'], { name, schema: sampleSchema() });
+        const first = create('first');
+        // A table's metadata file is written before its store write: once it is there, the
+        // first create runs on the one worker (and then waits for the lock), the queue is empty.
+        await waitFor(() => metadataFiles().length === 1, { what: 'the first create to write its metadata file on the worker' });
+        // Which of the next two reaches the queue first is up to the network; the other finds
+        // it full. The queued one cannot answer before the lock is released.
+        const next = { second: create('second'), third: create('third') };
+        let refused;
+        for (const [name, answer] of Object.entries(next)) answer.then((res) => (refused ??= { name, res }));
+        await waitFor(() => refused, {
+          timeoutMs: 5000,
+          what: 'one of two creates sent to a busy worker with a full queue to be refused',
+        });
+        assertIcebergError(refused.res, 503, 'ServiceUnavailableException');
+        assert.equal(refused.res.headers['retry-after'], '1');
+        const queuedName = refused.name === 'second' ? 'third' : 'second';
+        // Liveness does not need a worker, so it still answers under overload.
+        assert.equal((await call(srv.url, 'GET', '/health/live')).status, 200);
+        await lock.release();
+        assert.equal((await first).status, 200);
+        assert.equal((await next[queuedName]).status, 200);
+        const listed = (await tables.mustList(['busy'])).map((t) => t.name).sort();
+        assert.deepEqual(listed, ['first', queuedName].sort());
+        assert.equal(metadataFiles().length, 2, `the refused create left files: ${metadataFiles().join(', ')}`);
+        const metrics = await call(srv.url, 'GET', '/metrics');
+        assert.match(metrics.text, /^cairn_http_rejected_total 1$/m);
+      } finally {
+        await lock.release();
+      }
     },
   );
 });
@@ -303,7 +323,10 @@ test('--log-level error silences request logs on stderr', async () => {
   await withOwnServer({ args: ['--log-level', 'error'] }, async (srv) => {
     await catalog(srv.url).mustCreate(['quiet']);
     await call(srv.url, 'GET', '/nope');
-    await new Promise((r) => setTimeout(r, 100));
+    // A request is logged before it is answered, but its line may still be in the pipe: stop
+    // the server and read its stderr to the end (the shutdown's own lines are info too).
+    assert.equal(await srv.stop('SIGTERM'), 0);
+    await waitFor(() => srv.proc.stderr.readableEnded, { timeoutMs: 5000, what: "the end of the stopped server's stderr" });
     assert.doesNotMatch(srv.stderr(), /\binfo\b/, `info lines with --log-level error:\n${srv.stderr()}`);
   });
 });

@@ -16,6 +16,7 @@ import { startServer, makeTempDir, removeDir, stderrTail } from './lib/server.mj
 import { call, describeResponse } from './lib/http.mjs';
 import { validateResponse, assertIcebergError } from './lib/spec.mjs';
 import { catalog, icall, tableApi, agentCall, appendCommit, sampleSchema, T_TABLE, T_TABLES } from './lib/catalog.mjs';
+import { waitFor } from './lib/wait.mjs';
 import {
   postgresAvailable,
   POSTGRES_SKIP_MESSAGE,
@@ -467,20 +468,12 @@ replicaTest(
         agent.destroy();
       }
     };
-    const waitFor = async (what, cond, ms) => {
-      const deadline = Date.now() + ms;
-      while (!(await cond())) {
-        assert.ok(Date.now() < deadline, `timed out after ${ms} ms waiting for ${what}`);
-        await sleep(50);
-      }
-    };
-
     const clients = Promise.all(Array.from({ length: CLIENTS_HA }, (_, i) => client(i)));
     let stopIssuedAt; // pg_ctl stop called
     let outageStart; // pg_ctl stop returned: PostgreSQL is down
     let outageEnd; // pg_ctl start about to be called
     try {
-      await waitFor('8 acknowledged commits before the outage', () => acked.length >= 8, 20_000);
+      await waitFor(() => acked.length >= 8, { timeoutMs: 20_000, intervalMs: 50, what: '8 acknowledged commits before the outage' });
       const mdBefore = (await tableApi(servers[0].url).mustLoad(ns, 'r')).metadata;
       let pgStopped = false;
       try {
@@ -500,8 +493,18 @@ replicaTest(
           const createNs = await call(s.url, 'POST', `${ROOT}/namespaces`, { body: { namespace: ['during'] }, timeoutMs: REQUEST_TIMEOUT_MS });
           assertIcebergError(createNs, 503, 'ServiceUnavailableException');
         }
-        // Let the clients run into the outage for a while.
-        await sleep(Math.max(0, outageStart + 1500 - Date.now()));
+        // Let the clients run into the outage: every one of them, on both replicas, has been
+        // answered 503 several times (and has retried) for requests sent while PostgreSQL is down.
+        const REFUSALS_PER_CLIENT = 10;
+        const refusalsDuringOutage = (client) =>
+          events.filter((e) => e.client === client && e.t0 >= outageStart && e.status === 503).length;
+        const clientIds = [...Array(CLIENTS_HA).keys()];
+        await waitFor(() => clientIds.every((c) => refusalsDuringOutage(c) >= REFUSALS_PER_CLIENT), {
+          timeoutMs: 15_000,
+          intervalMs: 50,
+          what: () =>
+            `${REFUSALS_PER_CLIENT} answers 503 for each client during the outage (got ${clientIds.map(refusalsDuringOutage).join(', ')})`,
+        });
       } finally {
         outageEnd = Date.now();
         // Leave PostgreSQL running whatever happened.
@@ -509,16 +512,19 @@ replicaTest(
       }
       const restartedAt = Date.now();
       await waitFor(
-        '/health/ready 200 on both replicas after the restart',
         async () => {
           for (const s of servers) if ((await call(s.url, 'GET', '/health/ready', { timeoutMs: REQUEST_TIMEOUT_MS })).status !== 200) return false;
           return true;
         },
-        15_000,
+        { timeoutMs: 15_000, intervalMs: 50, what: '/health/ready 200 on both replicas after the restart' },
       );
       readyAt = Date.now();
       t.diagnostic(`outage ${outageEnd - outageStart} ms; both replicas ready ${readyAt - restartedAt} ms after PostgreSQL was back`);
-      await waitFor('3 acknowledged commits through each replica after the restart', () => ackedAfter.every((n) => n >= 3), 20_000);
+      await waitFor(() => ackedAfter.every((n) => n >= 3), {
+        timeoutMs: 20_000,
+        intervalMs: 50,
+        what: '3 acknowledged commits through each replica after the restart',
+      });
     } finally {
       stopClients = true;
       await clients;

@@ -9,14 +9,16 @@ import { test, after } from 'node:test';
 import http from 'node:http';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, makeTempDir, removeDir } from './lib/server.mjs';
 import { describeResponse } from './lib/http.mjs';
 import { validateResponse } from './lib/spec.mjs';
 import { catalog, tableApi, agentCall, appendCommit, sampleSchema, localPath, readMetadataFile, T_TABLE } from './lib/catalog.mjs';
+import { waitFor } from './lib/wait.mjs';
 
 const COMMITTERS = 4;
-const KILL_AFTER_MS = 1000;
+// The kill comes once this many commits of the round were acknowledged and some are in flight.
+const ACKED_BEFORE_KILL = 10 * COMMITTERS;
+const KILL_WAIT_MS = 30_000;
 const ROUNDS = 2;
 const NS = ['crash'];
 const tablePath = '/iceberg/v1/default/namespaces/crash/tables/t';
@@ -122,9 +124,13 @@ test(
       for (let round = 0; round < ROUNDS; round++) {
         const base = server.url;
         const inFlight = new Set();
-        const stopAt = Date.now() + KILL_AFTER_MS + 5_000; // the kill comes first
+        const stopAt = Date.now() + KILL_WAIT_MS + 5_000; // the kill comes first
+        const ackedBefore = acked.size;
         const runs = Array.from({ length: COMMITTERS }, (_, i) => committer(i, round, base, acked, inFlight, sent, stopAt));
-        await sleep(KILL_AFTER_MS);
+        await waitFor(() => acked.size - ackedBefore >= ACKED_BEFORE_KILL && inFlight.size > 0, {
+          timeoutMs: KILL_WAIT_MS,
+          what: () => `${ACKED_BEFORE_KILL} acknowledged commits in round ${round} and one in flight (got ${acked.size - ackedBefore}, ${inFlight.size} in flight)`,
+        });
         const ackedBeforeKill = acked.size;
         await server.stop('SIGKILL');
         const outcomes = await Promise.all(runs);

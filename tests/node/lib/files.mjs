@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { call, nsPath, describeResponse } from './http.mjs';
 import { catalog } from './catalog.mjs';
@@ -288,6 +288,40 @@ export function rssBytes(pid) {
   try {
     const m = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Where the open file descriptors of process `pid` point (readlink of /proc/<pid>/fd/*); [] when it is gone. */
+export function openFiles(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+      try {
+        return [readlinkSync(`/proc/${pid}/fd/${fd}`)];
+      } catch {
+        return []; // closed meanwhile
+      }
+    });
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * How many threads of process `pid` are blocked opening a FIFO that has no writer (the kernel
+ * reports them waiting in `wait_for_partner`). 0 when the process is gone, or where the kernel
+ * does not name wait channels: then only a hang is seen, not where it is.
+ */
+export function threadsOpeningFifo(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/task`).filter((tid) => {
+      try {
+        return readFileSync(`/proc/${pid}/task/${tid}/wchan`, 'utf8').trim() === 'wait_for_partner';
+      } catch {
+        return false; // the thread ended meanwhile
+      }
+    }).length;
   } catch {
     return 0;
   }
