@@ -1,8 +1,9 @@
 #pragma once
 
 /// \file
-/// \brief Private helpers for `iceberg/json_serde.cc`: typed reads from Boost.JSON values
-/// that report errors as `kBadRequest` naming the full field path
+/// \brief Private helpers for the JSON readers and writers of the models
+/// (`iceberg/json_serde*.cc`, `view_json_serde.cc`, the update parsers): typed reads from
+/// Boost.JSON values that report errors as `kBadRequest` naming the full field path
 /// (`schemas[0].fields[2].type`), exact 64-bit integer handling, and a pretty printer.
 /// Include only from .cc files.
 
@@ -151,6 +152,17 @@ template <class T, class Parse>
 Result<std::vector<T>> ReadList(const boost::json::object& obj, std::string_view key,
                                 std::string_view path, Parse parse) {
   CAIRN_ASSIGN_OR_RAISE(const boost::json::array* array, ReadArray(obj, key, path));
+  return ParseList<T>(*array, FieldPath(path, key), parse);
+}
+
+/// \brief As `ReadList`, for a member that may be absent or null: then the list is empty.
+template <class T, class Parse>
+Result<std::vector<T>> ReadOptionalList(const boost::json::object& obj,
+                                        std::string_view key, std::string_view path,
+                                        Parse parse) {
+  CAIRN_ASSIGN_OR_RAISE(const boost::json::array* array,
+                        ReadOptionalArray(obj, key, path));
+  if (array == nullptr) return std::vector<T>{};
   return ParseList<T>(*array, FieldPath(path, key), parse);
 }
 

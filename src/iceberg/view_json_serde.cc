@@ -7,6 +7,7 @@
 
 #include "common/macros.h"
 #include "common/strings.h"
+#include "iceberg/json_keys_internal.h"
 #include "iceberg/json_serde.h"
 #include "iceberg/json_util_internal.h"
 
@@ -15,21 +16,15 @@ namespace {
 
 using namespace json_internal;  // NOLINT(google-build-using-namespace): local readers
 
-constexpr std::string_view kType = "type";
+// The view's own member names; those it shares with table metadata are in
+// json_keys_internal.h.
 constexpr std::string_view kSql = "sql";
 constexpr std::string_view kDialect = "dialect";
 constexpr std::string_view kVersionId = "version-id";
-constexpr std::string_view kTimestampMs = "timestamp-ms";
-constexpr std::string_view kSchemaId = "schema-id";
-constexpr std::string_view kSummary = "summary";
 constexpr std::string_view kDefaultCatalog = "default-catalog";
 constexpr std::string_view kDefaultNamespace = "default-namespace";
 constexpr std::string_view kRepresentations = "representations";
 constexpr std::string_view kViewUuid = "view-uuid";
-constexpr std::string_view kFormatVersion = "format-version";
-constexpr std::string_view kLocation = "location";
-constexpr std::string_view kProperties = "properties";
-constexpr std::string_view kSchemas = "schemas";
 constexpr std::string_view kCurrentVersionId = "current-version-id";
 constexpr std::string_view kVersions = "versions";
 constexpr std::string_view kVersionLog = "version-log";
