@@ -1,0 +1,210 @@
+// The SQL store: metadata stored split into a head and lists of parts (see
+// MetadataParts), written by swaps and read back whole.
+
+#include <algorithm>
+#include <utility>
+
+#include "common/macros.h"
+#include "store/sql_store_internal.h"
+
+namespace cairn::sql_internal {
+namespace {
+
+Status WritePartList(SqlConnection& conn, int64_t id, int64_t list,
+                     const MetadataParts& parts) {
+  size_t keep = 0;
+  if (parts.shared > 0) {
+    CAIRN_ASSIGN_OR_RAISE(auto* count,
+                          conn.Prepare("SELECT part_count FROM split_entities "
+                                       "WHERE entity_id = ? AND list = ?"));
+    Query query(conn, count);
+    query.Bind(id).Bind(list);
+    CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("count entity parts"));
+    if (row && query.Int(0) == static_cast<int64_t>(parts.current_count)) {
+      keep = std::min(parts.shared, parts.parts.size());
+    }
+  }
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* del, conn.Prepare("DELETE FROM entity_parts "
+                              "WHERE entity_id = ? AND list = ? AND position >= ?"));
+  {
+    Query query(conn, del);
+    CAIRN_RETURN_IF_ERROR(query.Bind(id)
+                              .Bind(list)
+                              .Bind(static_cast<int64_t>(keep))
+                              .Run("drop entity parts"));
+  }
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* insert,
+      conn.Prepare("INSERT INTO entity_parts (entity_id, list, position, body) "
+                   "VALUES (?, ?, ?, ?)"));
+  for (size_t i = keep; i < parts.parts.size(); ++i) {
+    Query query(conn, insert);
+    CAIRN_RETURN_IF_ERROR(query.Bind(id)
+                              .Bind(list)
+                              .Bind(static_cast<int64_t>(i))
+                              .Bind(parts.parts[i])
+                              .Run("store entity part"));
+  }
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* layout,
+      conn.Prepare("INSERT INTO split_entities (entity_id, list, parts_at, part_count) "
+                   "VALUES (?, ?, ?, ?) ON CONFLICT (entity_id, list) DO UPDATE SET "
+                   "parts_at = excluded.parts_at, part_count = excluded.part_count"));
+  Query query(conn, layout);
+  return query.Bind(id)
+      .Bind(list)
+      .Bind(static_cast<int64_t>(parts.insert_at))
+      .Bind(static_cast<int64_t>(parts.parts.size()))
+      .Run("store entity layout");
+}
+
+/// The head with each list's parts (rows of `parts`: list, body), joined by `,`, put in
+/// at the list's offset.
+Result<std::string> JoinParts(const std::string& head,
+                              const std::vector<std::pair<int64_t, int64_t>>& lists,
+                              Query& parts) {
+  std::vector<std::pair<int64_t, std::string>> bodies;
+  size_t total = head.size();
+  for (;;) {
+    CAIRN_ASSIGN_OR_RAISE(bool row, parts.Step("load entity parts"));
+    if (!row) break;
+    bodies.emplace_back(parts.Int(0), parts.TakeText(1));
+    total += bodies.back().second.size() + 1;
+  }
+  std::string whole;
+  whole.reserve(total);
+  size_t copied = 0;  // of the head
+  size_t next = 0;    // in bodies
+  for (const auto& [list, at] : lists) {
+    if (at < static_cast<int64_t>(copied) || static_cast<size_t>(at) > head.size()) {
+      return Internal("Stored metadata splits at {}, outside its {} bytes", at,
+                      head.size());
+    }
+    whole.append(head, copied, static_cast<size_t>(at) - copied);
+    copied = static_cast<size_t>(at);
+    while (next < bodies.size() && bodies[next].first < list) ++next;  // never written
+    for (bool first = true; next < bodies.size() && bodies[next].first == list; ++next) {
+      if (!first) whole.push_back(',');
+      first = false;
+      whole.append(bodies[next].second);
+    }
+  }
+  whole.append(head, copied);
+  return whole;
+}
+
+}  // namespace
+
+/// Inside a swap's transaction, after its row was updated: stores the new version's
+/// lists of parts (keeping each list's shared leading parts when the store holds the
+/// current version as the caller believes), or drops an earlier version's parts when
+/// the new metadata is whole.
+Status WriteParts(SqlConnection& conn, const EntitySwap& swap) {
+  const int64_t id = swap.entity_id;
+  const auto lists = static_cast<int64_t>(swap.parts.size());
+  // Lists the new version does not have (all of them when it is whole).
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* drop_lists,
+      conn.Prepare("DELETE FROM split_entities WHERE entity_id = ? AND list >= ?"));
+  {
+    Query query(conn, drop_lists);
+    CAIRN_RETURN_IF_ERROR(query.Bind(id).Bind(lists).Run("drop entity part lists"));
+    if (query.Changes() > 0) {
+      CAIRN_ASSIGN_OR_RAISE(
+          auto* drop_parts,
+          conn.Prepare("DELETE FROM entity_parts WHERE entity_id = ? AND list >= ?"));
+      Query parts(conn, drop_parts);
+      CAIRN_RETURN_IF_ERROR(parts.Bind(id).Bind(lists).Run("drop entity parts"));
+    }
+  }
+  for (int64_t list = 0; list < lists; ++list) {
+    CAIRN_RETURN_IF_ERROR(WritePartList(conn, id, list, swap.parts[list]));
+  }
+  return Ok();
+}
+
+/// Fills the location, version and whole metadata of `record` (whose id and kind are
+/// set): the head with its parts put in, when stored split; false when the entity is
+/// gone. Head and parts are separate
+/// rows: a swap landing between reading one and the other shows as a new version,
+/// and the read starts over.
+Result<bool> ReadMetadata(SqlConnection& conn, EntityRecord& record) {
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* row_stmt,
+      conn.Prepare(
+          "SELECT metadata_location, metadata, version FROM entities WHERE id = ?"));
+  CAIRN_ASSIGN_OR_RAISE(auto* layout_stmt,
+                        conn.Prepare("SELECT list, parts_at FROM split_entities "
+                                     "WHERE entity_id = ? ORDER BY list"));
+  CAIRN_ASSIGN_OR_RAISE(auto* parts_stmt,
+                        conn.Prepare("SELECT list, body FROM entity_parts "
+                                     "WHERE entity_id = ? ORDER BY list, position"));
+  CAIRN_ASSIGN_OR_RAISE(auto* version_stmt,
+                        conn.Prepare("SELECT version FROM entities WHERE id = ?"));
+  constexpr int kMaxReads = 16;
+  for (int read = 0; read < kMaxReads; ++read) {
+    {
+      Query query(conn, row_stmt);
+      query.Bind(record.id);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load entity metadata"));
+      if (!row) return false;
+      record.metadata_location = query.Text(0);
+      record.metadata = query.TakeText(1);
+      record.version = query.Int(2);
+    }
+    // Only Iceberg tables are stored split (MetadataParts): the rest is whole.
+    if (record.kind != EntityKind::kIcebergTable) return true;
+    // nullopt: stored whole. An error here may only mean that the layout read belongs
+    // to a newer version than the head: the version check below tells.
+    Result<std::optional<std::string>> whole = std::optional<std::string>{};
+    {
+      Query layout(conn, layout_stmt);
+      layout.Bind(record.id);
+      std::vector<std::pair<int64_t, int64_t>> lists;  // (list, parts_at)
+      for (;;) {
+        CAIRN_ASSIGN_OR_RAISE(bool row, layout.Step("load entity layout"));
+        if (!row) break;
+        lists.emplace_back(layout.Int(0), layout.Int(1));
+      }
+      if (!lists.empty()) {
+        Query parts(conn, parts_stmt);
+        parts.Bind(record.id);
+        auto joined = JoinParts(record.metadata, lists, parts);
+        if (joined) {
+          whole = std::optional<std::string>(std::move(*joined));
+        } else {
+          whole = tl::unexpected(joined.error());
+        }
+      }
+    }
+    Query again(conn, version_stmt);
+    again.Bind(record.id);
+    CAIRN_ASSIGN_OR_RAISE(bool row, again.Step("check entity version"));
+    if (!row) return false;
+    if (again.Int(0) != record.version) continue;
+    if (!whole) return tl::unexpected(whole.error());  // consistent, yet unreadable
+    if (*whole) record.metadata = std::move(**whole);
+    return true;
+  }
+  return ServiceUnavailable("The metadata of entity {} kept changing while being read",
+                            record.id);
+}
+
+/// ReadMetadata, and when swaps kept landing between its reads (a table committed to
+/// without pause), once more in a transaction that holds them off for that one read,
+/// so that no load is starved by a busy writer. Outside a transaction only.
+Result<bool> ReadMetadataConsistently(SqlConnection& conn, EntityRecord& record) {
+  auto read = ReadMetadata(conn, record);
+  if (read || read.error().kind != ErrorKind::kServiceUnavailable) return read;
+  CAIRN_RETURN_IF_ERROR(conn.Begin());
+  auto locked = [&]() -> Result<bool> {
+    CAIRN_ASSIGN_OR_RAISE(bool exists, conn.LockRow("entities", record.id, false));
+    if (!exists) return false;
+    return ReadMetadata(conn, record);
+  }();
+  conn.Rollback();
+  return locked;
+}
+
+}  // namespace cairn::sql_internal
