@@ -257,31 +257,14 @@ class MetaStore {
 
   /// \brief The entity named `name` in `ns` without its metadata (one indexed read of a
   /// few bytes, whatever the metadata's size — so it reads no column stored after the
-  /// metadata); nullopt when the namespace or name is
-  /// absent. The default reads the whole entity.
-  virtual Result<std::optional<EntityPointer>> LoadEntityPointer(int64_t catalog_id,
-                                                                 const NamespacePath& ns,
-                                                                 std::string_view name) {
-    CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(catalog_id, ns, name));
-    if (!entity) return std::optional<EntityPointer>{};
-    return std::optional<EntityPointer>(
-        EntityPointer{entity->id, entity->kind, entity->metadata_location});
-  }
+  /// metadata); nullopt when the namespace or name is absent.
+  virtual Result<std::optional<EntityPointer>> LoadEntityPointer(
+      int64_t catalog_id, const NamespacePath& ns, std::string_view name) = 0;
 
   /// \brief LoadEntityPointer with the catalog given by name, in one read (the hot read
   /// of a table load); nullopt when the catalog, the namespace or the name is absent.
-  /// The default resolves the catalog first.
   virtual Result<std::optional<EntityPointer>> FindEntityPointer(
-      std::string_view catalog_name, const NamespacePath& ns, std::string_view name) {
-    auto catalog = GetCatalog(catalog_name);
-    if (!catalog) {
-      if (catalog.error().kind == ErrorKind::kNoSuchWarehouse) {
-        return std::optional<EntityPointer>{};
-      }
-      return tl::unexpected(catalog.error());
-    }
-    return LoadEntityPointer(catalog->id, ns, name);
-  }
+      std::string_view catalog_name, const NamespacePath& ns, std::string_view name) = 0;
 
   /// \brief The kind of the entity named `name` in `ns` (one indexed read, no metadata);
   /// nullopt when the namespace or the name is absent.
@@ -310,11 +293,11 @@ class MetaStore {
 
   /// \brief Claims the key of `scope` for its request until `lease_until_ms`, recording
   /// `scope.instance` as the process that holds it: succeeds (nullopt) when the key is
-  /// new, expired, or held by an abandoned claim — no effect applied, and either its lease
-  /// is over or its instance has not beaten since `scope.stale_before_ms` or is no longer
-  /// registered (`BeatInstance`). Otherwise returns the existing record (`status` unset
-  /// while another request is still working on it) without writing, so that duplicates
-  /// of a running request only read.
+  /// new, expired, or held by an abandoned claim — no effect applied, and either its
+  /// lease is over or its instance has not beaten since `scope.stale_before_ms` or is no
+  /// longer registered (`BeatInstance`). Otherwise returns the existing record (`status`
+  /// unset while another request is still working on it) without writing, so that
+  /// duplicates of a running request only read.
   virtual Result<std::optional<StoredResponse>> ClaimIdempotencyKey(
       const IdempotencyScope& scope, int64_t lease_until_ms) = 0;
 
@@ -350,8 +333,8 @@ class MetaStore {
                                      int64_t except_entity_id) = 0;
 
   /// \brief Entities that claim no location (created before claims existed), with an id
-  /// above `after_id`, in id order, at most `limit` of them; `metadata` is what the entity
-  /// row holds (for a table stored split, its head).
+  /// above `after_id`, in id order, at most `limit` of them; `metadata` is what the
+  /// entity row holds (for a table stored split, its head).
   virtual Result<std::vector<UnclaimedEntity>> ListUnclaimedEntities(int64_t after_id,
                                                                      size_t limit) = 0;
 
@@ -367,15 +350,11 @@ class MetaStore {
                                         std::optional<size_t> limit) = 0;
 
   // --- Catalog listing and removal, cascading drops and transaction records (used by the
-  // Lance service). Each has a default that fails with `kUnsupported`, so that decorators
-  // and backends without them keep compiling; every real backend overrides all of them.
+  // Lance service).
 
   /// \brief Keyset-paginated catalog names, as `ListNamespaces`.
   virtual Result<NamePage> ListCatalogs(std::string_view after,
-                                        std::optional<size_t> limit) {
-    (void)after, (void)limit;
-    return Unsupported("This metadata store cannot list catalogs");
-  }
+                                        std::optional<size_t> limit) = 0;
 
   /// \brief Drops a catalog. Without `cascade` it must hold no namespace
   /// (`kNamespaceNotEmpty`); with it, every namespace and entity of the catalog goes in
@@ -383,72 +362,46 @@ class MetaStore {
   /// dropped entities. Returns the dropped entities. Errors: `kNoSuchWarehouse`,
   /// `kNamespaceNotEmpty`, the planner's error (nothing is dropped then).
   virtual Result<std::vector<EntityRecord>> DropCatalog(int64_t catalog_id, bool cascade,
-                                                        const DropPlanner& planner) {
-    (void)catalog_id, (void)cascade, (void)planner;
-    return Unsupported("This metadata store cannot drop catalogs");
-  }
+                                                        const DropPlanner& planner) = 0;
 
   /// \brief Drops namespace `path`, every namespace below it and every entity in them,
   /// and writes the record `planner` returns, all in one store transaction. Returns the
   /// dropped entities. Errors: `kNoSuchNamespace`, the planner's error (nothing is
   /// dropped then).
   virtual Result<std::vector<EntityRecord>> DropNamespaceTree(
-      int64_t catalog_id, const NamespacePath& path, const DropPlanner& planner) {
-    (void)catalog_id, (void)path, (void)planner;
-    return Unsupported("This metadata store cannot drop namespace trees");
-  }
+      int64_t catalog_id, const NamespacePath& path, const DropPlanner& planner) = 0;
 
   /// \brief Removes the entity `name` of `kind` and writes the record `planner` returns
   /// for it, in one store transaction. nullopt (and no record) when no entity of that
   /// kind has the name.
   virtual Result<std::optional<EntityRecord>> DropEntityWithRecord(
       int64_t catalog_id, const NamespacePath& ns, std::string_view name, EntityKind kind,
-      const DropPlanner& planner) {
-    (void)catalog_id, (void)ns, (void)name, (void)kind, (void)planner;
-    return Unsupported("This metadata store cannot record drops");
-  }
+      const DropPlanner& planner) = 0;
 
   /// \brief Entities of `kind` in every catalog with an id above `after_id`, in id order,
   /// at most `limit` of them (nullopt = all).
   virtual Result<EntityPage> ListAllEntities(EntityKind kind, int64_t after_id,
-                                             std::optional<size_t> limit) {
-    (void)kind, (void)after_id, (void)limit;
-    return Unsupported("This metadata store cannot list entities across catalogs");
-  }
+                                             std::optional<size_t> limit) = 0;
 
   /// \brief Writes a new transaction record (its `version` is stored as 0).
   /// Errors: `kAlreadyExists` when the id is taken.
-  virtual Status CreateTransaction(const TransactionRecord& record) {
-    (void)record;
-    return Unsupported("This metadata store has no transaction records");
-  }
+  virtual Status CreateTransaction(const TransactionRecord& record) = 0;
 
   /// \brief The transaction record `id`; nullopt when there is none.
-  virtual Result<std::optional<TransactionRecord>> LoadTransaction(std::string_view id) {
-    (void)id;
-    return Unsupported("This metadata store has no transaction records");
-  }
+  virtual Result<std::optional<TransactionRecord>> LoadTransaction(
+      std::string_view id) = 0;
 
   /// \brief Replaces status, payload and properties of record `updated.id` if its version
   /// is still `expected_version` (then the version is incremented): true when it was.
   virtual Result<bool> UpdateTransaction(const TransactionRecord& updated,
-                                         int64_t expected_version) {
-    (void)updated, (void)expected_version;
-    return Unsupported("This metadata store has no transaction records");
-  }
+                                         int64_t expected_version) = 0;
 
   /// \brief Every transaction record whose status is one of `statuses`, oldest first.
   virtual Result<std::vector<TransactionRecord>> ListTransactions(
-      const std::vector<std::string>& statuses) {
-    (void)statuses;
-    return Unsupported("This metadata store has no transaction records");
-  }
+      const std::vector<std::string>& statuses) = 0;
 
   /// \brief Removes a transaction record; false when there was none.
-  virtual Result<bool> DeleteTransaction(std::string_view id) {
-    (void)id;
-    return Unsupported("This metadata store has no transaction records");
-  }
+  virtual Result<bool> DeleteTransaction(std::string_view id) = 0;
 };
 
 /// \brief Settings of the SQLite backend.
