@@ -72,6 +72,10 @@ class SqlConnection {
 
   /// \brief Opens a write transaction.
   virtual Status Begin() = 0;
+  /// \brief Opens a read-only transaction in which every statement sees one snapshot of
+  /// the database (no change committed after its first read), and that takes no lock a
+  /// writer waits for. End it with `Rollback`.
+  virtual Status BeginSnapshot() = 0;
   /// \brief Commits. Errors: `kCommitStateUnknown` when the connection broke while the
   /// COMMIT was on its way (it may or may not have been applied).
   virtual Status Commit() = 0;

@@ -168,8 +168,8 @@ Status WriteParts(SqlConnection& conn, const EntitySwap& swap);
 /// when swaps kept landing.
 Result<bool> ReadMetadata(SqlConnection& conn, EntityRecord& record);
 /// ReadMetadata, and when swaps kept landing between its reads (a table committed to
-/// without pause), once more in a transaction that holds them off for that one read,
-/// so that no load is starved by a busy writer. Outside a transaction only.
+/// without pause), once more in a read transaction that sees one snapshot (and blocks no
+/// writer), so that no load is starved by a busy writer. Outside a transaction only.
 Result<bool> ReadMetadataConsistently(SqlConnection& conn, EntityRecord& record);
 
 // --- Location claims (sql_store_locations.cc) ---------------------------------------

@@ -197,14 +197,11 @@ Result<bool> ReadMetadata(SqlConnection& conn, EntityRecord& record) {
 Result<bool> ReadMetadataConsistently(SqlConnection& conn, EntityRecord& record) {
   auto read = ReadMetadata(conn, record);
   if (read || read.error().kind != ErrorKind::kServiceUnavailable) return read;
-  CAIRN_RETURN_IF_ERROR(conn.Begin());
-  auto locked = [&]() -> Result<bool> {
-    CAIRN_ASSIGN_OR_RAISE(bool exists, conn.LockRow("entities", record.id, false));
-    if (!exists) return false;
-    return ReadMetadata(conn, record);
-  }();
+  // In one snapshot no swap lands between the reads: the first one is consistent.
+  CAIRN_RETURN_IF_ERROR(conn.BeginSnapshot());
+  auto snapshot = ReadMetadata(conn, record);
   conn.Rollback();
-  return locked;
+  return snapshot;
 }
 
 }  // namespace cairn::sql_internal
