@@ -161,7 +161,7 @@ Result<int64_t> CatalogOfEntity(SqlConnection& conn, int64_t entity_id);
 /// current version as the caller believes), or drops an earlier version's parts when
 /// the new metadata is whole.
 Status WriteParts(SqlConnection& conn, const EntitySwap& swap);
-/// Fills the location, version and whole metadata of `record` (whose id and kind are
+/// Fills the location, version and whole metadata of `record` (whose id is
 /// set): the head with its parts put in, when stored split; false when the entity is
 /// gone. Head and parts are separate rows: a swap landing between reading one and the
 /// other shows as a new version, and the read starts over. Errors: `kServiceUnavailable`

@@ -94,6 +94,31 @@ Result<std::string> JoinParts(const std::string& head,
   return whole;
 }
 
+/// The document of entity `id` stored split, from its `head` and the stored layout and
+/// parts (which may belong to another version than `head` when read without a snapshot:
+/// the caller checks).
+Result<std::string> ReadSplit(SqlConnection& conn, int64_t id, const std::string& head) {
+  CAIRN_ASSIGN_OR_RAISE(auto* layout_stmt,
+                        conn.Prepare("SELECT list, parts_at FROM split_entities "
+                                     "WHERE entity_id = ? ORDER BY list"));
+  CAIRN_ASSIGN_OR_RAISE(auto* parts_stmt,
+                        conn.Prepare("SELECT list, body FROM entity_parts "
+                                     "WHERE entity_id = ? ORDER BY list, position"));
+  std::vector<std::pair<int64_t, int64_t>> lists;  // (list, parts_at)
+  {
+    Query layout(conn, layout_stmt);
+    layout.Bind(id);
+    for (;;) {
+      CAIRN_ASSIGN_OR_RAISE(bool row, layout.Step("load entity layout"));
+      if (!row) break;
+      lists.emplace_back(layout.Int(0), layout.Int(1));
+    }
+  }
+  Query parts(conn, parts_stmt);
+  parts.Bind(id);
+  return JoinParts(head, lists, parts);
+}
+
 }  // namespace
 
 /// Inside a swap's transaction, after its row was updated: stores the new version's
@@ -124,26 +149,19 @@ Status WriteParts(SqlConnection& conn, const EntitySwap& swap) {
   return Ok();
 }
 
-/// Fills the location, version and whole metadata of `record` (whose id and kind are
-/// set): the head with its parts put in, when stored split; false when the entity is
-/// gone. Head and parts are separate
-/// rows: a swap landing between reading one and the other shows as a new version,
-/// and the read starts over.
 Result<bool> ReadMetadata(SqlConnection& conn, EntityRecord& record) {
+  // Whether the entity is stored split comes in the same statement (one snapshot) as
+  // its row, so that an entity stored whole costs one read.
   CAIRN_ASSIGN_OR_RAISE(
       auto* row_stmt,
-      conn.Prepare(
-          "SELECT metadata_location, metadata, version FROM entities WHERE id = ?"));
-  CAIRN_ASSIGN_OR_RAISE(auto* layout_stmt,
-                        conn.Prepare("SELECT list, parts_at FROM split_entities "
-                                     "WHERE entity_id = ? ORDER BY list"));
-  CAIRN_ASSIGN_OR_RAISE(auto* parts_stmt,
-                        conn.Prepare("SELECT list, body FROM entity_parts "
-                                     "WHERE entity_id = ? ORDER BY list, position"));
+      conn.Prepare("SELECT metadata_location, metadata, version, CASE WHEN EXISTS "
+                   "(SELECT 1 FROM split_entities s WHERE s.entity_id = entities.id) "
+                   "THEN 1 ELSE 0 END FROM entities WHERE id = ?"));
   CAIRN_ASSIGN_OR_RAISE(auto* version_stmt,
                         conn.Prepare("SELECT version FROM entities WHERE id = ?"));
   constexpr int kMaxReads = 16;
   for (int read = 0; read < kMaxReads; ++read) {
+    bool split = false;
     {
       Query query(conn, row_stmt);
       query.Bind(record.id);
@@ -152,39 +170,19 @@ Result<bool> ReadMetadata(SqlConnection& conn, EntityRecord& record) {
       record.metadata_location = query.Text(0);
       record.metadata = query.TakeText(1);
       record.version = query.Int(2);
+      split = query.Int(3) != 0;
     }
-    // Only Iceberg tables are stored split (MetadataParts): the rest is whole.
-    if (record.kind != EntityKind::kIcebergTable) return true;
-    // nullopt: stored whole. An error here may only mean that the layout read belongs
-    // to a newer version than the head: the version check below tells.
-    Result<std::optional<std::string>> whole = std::optional<std::string>{};
-    {
-      Query layout(conn, layout_stmt);
-      layout.Bind(record.id);
-      std::vector<std::pair<int64_t, int64_t>> lists;  // (list, parts_at)
-      for (;;) {
-        CAIRN_ASSIGN_OR_RAISE(bool row, layout.Step("load entity layout"));
-        if (!row) break;
-        lists.emplace_back(layout.Int(0), layout.Int(1));
-      }
-      if (!lists.empty()) {
-        Query parts(conn, parts_stmt);
-        parts.Bind(record.id);
-        auto joined = JoinParts(record.metadata, lists, parts);
-        if (joined) {
-          whole = std::optional<std::string>(std::move(*joined));
-        } else {
-          whole = tl::unexpected(joined.error());
-        }
-      }
-    }
+    if (!split) return true;
+    // An error here may only mean that the parts read belong to a newer version than
+    // the head: the version check below tells.
+    auto whole = ReadSplit(conn, record.id, record.metadata);
     Query again(conn, version_stmt);
     again.Bind(record.id);
     CAIRN_ASSIGN_OR_RAISE(bool row, again.Step("check entity version"));
     if (!row) return false;
     if (again.Int(0) != record.version) continue;
     if (!whole) return tl::unexpected(whole.error());  // consistent, yet unreadable
-    if (*whole) record.metadata = std::move(**whole);
+    record.metadata = std::move(*whole);
     return true;
   }
   return ServiceUnavailable("The metadata of entity {} kept changing while being read",
