@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/macros.h"
@@ -100,17 +101,27 @@ struct StoredResponse {
   std::string etag;
 };
 
-/// \brief One list of parts of an Iceberg table's metadata stored split (other kinds are
-/// always stored whole): a head plus lists of parts, so that a version that keeps most
-/// parts of the one before (a commit adding a snapshot to a long history) stores only
-/// what changed. The document is the head with each list's parts, joined by `,`, put in
-/// at its `insert_at`; loads get it whole.
+/// \brief A byte range `[begin, end)` of a text.
+struct TextSpan {
+  size_t begin = 0;
+  size_t end = 0;
+
+  size_t size() const { return end - begin; }
+  bool operator==(const TextSpan&) const = default;
+};
+
+/// \brief One list of parts of metadata stored split (whether to store an entity's
+/// metadata split is the caller's choice; the store records it and reads it back without
+/// knowing kinds): a head plus lists of parts, so that a version that keeps most parts of
+/// the one before (a commit adding a snapshot to a long history) stores only what
+/// changed. The list is a range of the document holding its parts joined by `,`; the head
+/// is the document without the ranges of its lists. Loads get the document whole.
 struct MetadataParts {
-  /// Byte offset in the head where the joined parts go; the lists of one entity are
-  /// given in ascending order of this offset.
-  size_t insert_at = 0;
-  /// Every part of the new version, in order. Only valid during the call.
-  std::vector<std::string_view> parts;
+  /// Where the list lies in the document; the lists of one swap are given in ascending
+  /// order and do not overlap.
+  TextSpan range;
+  /// Every part of the new version, in order, inside `range`.
+  std::vector<TextSpan> parts;
   /// How many leading parts the new version shares with the current one, and how many
   /// the current one has. The store keeps the shared ones only when it holds the
   /// current version's list split into exactly `current_count` parts; otherwise it
@@ -140,16 +151,35 @@ struct UnclaimedEntity {
   std::string metadata;
 };
 
-/// \brief One compare-and-swap of an entity's metadata pointer.
+/// \brief One compare-and-swap of an entity's metadata pointer. It owns what it carries:
+/// it stays valid wherever it is kept, and copies share the document.
 struct EntitySwap {
+  EntitySwap() = default;
+  /// \brief A swap to `metadata`, stored whole.
+  EntitySwap(int64_t entity_id, std::string expected_location, std::string new_location,
+             std::string metadata)
+      : EntitySwap(entity_id, std::move(expected_location), std::move(new_location),
+                   std::make_shared<const std::string>(std::move(metadata))) {}
+  /// \brief A swap to the document `metadata` (not null), stored split into `parts` (see
+  /// `MetadataParts`) or, when they are empty, whole.
+  EntitySwap(int64_t entity_id, std::string expected_location, std::string new_location,
+             std::shared_ptr<const std::string> metadata,
+             std::vector<MetadataParts> parts = {})
+      : entity_id(entity_id),
+        expected_location(std::move(expected_location)),
+        new_location(std::move(new_location)),
+        metadata(std::move(metadata)),
+        parts(std::move(parts)) {}
+
   int64_t entity_id = 0;
   /// The swap applies only while the entity still points here.
   std::string expected_location;
   std::string new_location;
-  /// The new metadata, or with `parts` its head.
-  std::string new_metadata;
-  /// The lists of parts when the new metadata is stored split; empty: stored whole.
-  std::vector<MetadataParts> parts = {};
+  /// The new metadata document, whole; never null.
+  std::shared_ptr<const std::string> metadata = std::make_shared<const std::string>();
+  /// The lists of parts (ranges of `metadata`) when the new metadata is stored split;
+  /// empty: stored whole.
+  std::vector<MetadataParts> parts;
   /// Set when the entity's locations change: replaces its claim (see `LocationClaim`).
   std::optional<LocationClaim> claim = std::nullopt;
 };

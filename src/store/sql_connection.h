@@ -121,6 +121,12 @@ class Query {
     params_.emplace_back(std::string(value));
     return *this;
   }
+  /// \brief Binds a text it takes (for large values: no copy).
+  Query& Bind(std::string&& value) {
+    params_.emplace_back(std::move(value));
+    return *this;
+  }
+  Query& Bind(const char* value) { return Bind(std::string_view(value)); }
 
   /// \brief Runs the statement on the first call; then true while a row is available.
   Result<bool> Step(std::string_view what) {

@@ -188,7 +188,10 @@ Result<bool> SqlStore::SwapEntities(const std::vector<EntitySwap>& unordered) {
   // Rows are updated in id order, so that two multi-table commits never wait for each
   // other's rows in opposite orders (a deadlock).
   std::vector<const EntitySwap*> swaps;
-  for (const auto& swap : unordered) swaps.push_back(&swap);
+  for (const auto& swap : unordered) {
+    CAIRN_RETURN_IF_ERROR(CheckParts(swap));
+    swaps.push_back(&swap);
+  }
   std::sort(swaps.begin(), swaps.end(),
             [](const auto* a, const auto* b) { return a->entity_id < b->entity_id; });
   int64_t session = 0;
@@ -203,7 +206,7 @@ Result<bool> SqlStore::SwapEntities(const std::vector<EntitySwap>& unordered) {
     for (const auto* swap : swaps) {
       Query query(*conn, update);
       CAIRN_RETURN_IF_ERROR(query.Bind(swap->new_location)
-                                .Bind(swap->new_metadata)
+                                .Bind(HeadOf(*swap))
                                 .Bind(now)
                                 .Bind(swap->entity_id)
                                 .Bind(swap->expected_location)

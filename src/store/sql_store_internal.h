@@ -161,6 +161,11 @@ Result<int64_t> CatalogOfEntity(SqlConnection& conn, int64_t entity_id);
 /// current version as the caller believes), or drops an earlier version's parts when
 /// the new metadata is whole.
 Status WriteParts(SqlConnection& conn, const EntitySwap& swap);
+/// Before a swap: its metadata is set, and its lists and their parts lie in it in order.
+/// Errors: `kInvalidArgument`.
+Status CheckParts(const EntitySwap& swap);
+/// What the entity row of a swap holds: its document without the range of each list.
+std::string HeadOf(const EntitySwap& swap);
 /// Fills the location, version and whole metadata of `record` (whose id is
 /// set): the head with its parts put in, when stored split; false when the entity is
 /// gone. Head and parts are separate rows: a swap landing between reading one and the

@@ -10,8 +10,16 @@
 namespace cairn::sql_internal {
 namespace {
 
+/// The text of `span` in `document`.
+std::string_view TextOf(const std::string& document, TextSpan span) {
+  return std::string_view(document).substr(span.begin, span.size());
+}
+
+/// Stores list `list` of `document` for entity `id`; `insert_at`: where in the head its
+/// parts go.
 Status WritePartList(SqlConnection& conn, int64_t id, int64_t list,
-                     const MetadataParts& parts) {
+                     const std::string& document, const MetadataParts& parts,
+                     size_t insert_at) {
   size_t keep = 0;
   if (parts.shared > 0) {
     CAIRN_ASSIGN_OR_RAISE(auto* count,
@@ -43,7 +51,7 @@ Status WritePartList(SqlConnection& conn, int64_t id, int64_t list,
     CAIRN_RETURN_IF_ERROR(query.Bind(id)
                               .Bind(list)
                               .Bind(static_cast<int64_t>(i))
-                              .Bind(parts.parts[i])
+                              .Bind(TextOf(document, parts.parts[i]))
                               .Run("store entity part"));
   }
   CAIRN_ASSIGN_OR_RAISE(
@@ -54,7 +62,7 @@ Status WritePartList(SqlConnection& conn, int64_t id, int64_t list,
   Query query(conn, layout);
   return query.Bind(id)
       .Bind(list)
-      .Bind(static_cast<int64_t>(parts.insert_at))
+      .Bind(static_cast<int64_t>(insert_at))
       .Bind(static_cast<int64_t>(parts.parts.size()))
       .Run("store entity layout");
 }
@@ -143,10 +151,52 @@ Status WriteParts(SqlConnection& conn, const EntitySwap& swap) {
       CAIRN_RETURN_IF_ERROR(parts.Bind(id).Bind(lists).Run("drop entity parts"));
     }
   }
+  size_t cut = 0;  // bytes of the document cut out of the head before this list
   for (int64_t list = 0; list < lists; ++list) {
-    CAIRN_RETURN_IF_ERROR(WritePartList(conn, id, list, swap.parts[list]));
+    const MetadataParts& parts = swap.parts[static_cast<size_t>(list)];
+    CAIRN_RETURN_IF_ERROR(
+        WritePartList(conn, id, list, *swap.metadata, parts, parts.range.begin - cut));
+    cut += parts.range.size();
   }
   return Ok();
+}
+
+Status CheckParts(const EntitySwap& swap) {
+  if (!swap.metadata)
+    return InvalidArgument("A swap of entity {} has no metadata", swap.entity_id);
+  size_t at = 0;
+  for (const MetadataParts& list : swap.parts) {
+    bool inside = list.range.begin >= at && list.range.begin <= list.range.end &&
+                  list.range.end <= swap.metadata->size();
+    size_t part_at = list.range.begin;
+    for (const TextSpan& part : list.parts) {
+      inside = inside && part.begin >= part_at && part.begin <= part.end &&
+               part.end <= list.range.end;
+      part_at = part.end;
+    }
+    if (!inside) {
+      return InvalidArgument("The parts of a swap of entity {} lie outside its metadata",
+                             swap.entity_id);
+    }
+    at = list.range.end;
+  }
+  return Ok();
+}
+
+std::string HeadOf(const EntitySwap& swap) {
+  const std::string& document = *swap.metadata;
+  if (swap.parts.empty()) return document;
+  std::string head;
+  size_t cut = 0;
+  for (const MetadataParts& list : swap.parts) cut += list.range.size();
+  head.reserve(document.size() - cut);
+  size_t copied = 0;
+  for (const MetadataParts& list : swap.parts) {
+    head.append(document, copied, list.range.begin - copied);
+    copied = list.range.end;
+  }
+  head.append(document, copied);
+  return head;
 }
 
 Result<bool> ReadMetadata(SqlConnection& conn, EntityRecord& record) {
