@@ -90,17 +90,13 @@ namespace {
 
 using Span = iceberg::EncodedTableMetadata::Span;
 
-/// One list of parts: views of `items` in `json`, put in the head at `insert_at`.
-MetadataParts PartsOf(const std::string& json, size_t insert_at,
-                      const std::vector<Span>& items, size_t shared,
+/// One list of parts: the items `items` of the array whose insides are `range`.
+MetadataParts PartsOf(Span range, const std::vector<Span>& items, size_t shared,
                       size_t current_count) {
   MetadataParts parts;
-  parts.insert_at = insert_at;
+  parts.range = TextSpan{range.begin, range.end};
   parts.parts.reserve(items.size());
-  for (const Span& item : items) {
-    parts.parts.push_back(
-        std::string_view(json).substr(item.begin, item.end - item.begin));
-  }
+  for (const Span& item : items) parts.parts.push_back(TextSpan{item.begin, item.end});
   parts.shared = shared;
   parts.current_count = current_count;
   return parts;
@@ -119,31 +115,24 @@ EntitySwap TableService::SwapTo(const EntityPointer& entity,
                                 const iceberg::TableMetadata& base,
                                 const iceberg::TableMetadata& updated,
                                 const WrittenMetadata& written) {
-  // The head is the text without the insides of the two arrays that grow with every
-  // commit; their items are stored as parts, of which the store keeps those it has.
-  const std::string& json = written.table.metadata_json;
+  // The insides of the two arrays that grow with every commit are stored as parts, of
+  // which the store keeps those it has; the rest of the text is the head.
   const Span snapshots = written.layout.snapshots;
   const Span log = written.layout.snapshot_log;
-  std::string head;
-  head.reserve(json.size() - (snapshots.end - snapshots.begin) - (log.end - log.begin));
-  head.append(json, 0, snapshots.begin);
-  head.append(json, snapshots.end, log.begin - snapshots.end);
-  head.append(json, log.end);
-  EntitySwap swap{entity.id, entity.metadata_location, written.table.metadata_location,
-                  std::move(head)};
+  std::vector<MetadataParts> lists;
   // Entries are shared between versions: the same pointer is the same snapshot text.
-  swap.parts.push_back(
-      PartsOf(json, snapshots.begin, written.layout.snapshot_items,
+  lists.push_back(
+      PartsOf(snapshots, written.layout.snapshot_items,
               SharedPrefix(base.snapshots.entries(), updated.snapshots.entries(),
                            [](const auto& a, const auto& b) { return a == b; }),
               base.snapshots.size()));
-  swap.parts.push_back(
-      PartsOf(json, log.begin - (snapshots.end - snapshots.begin),
-              written.layout.snapshot_log_items,
-              SharedPrefix(base.snapshot_log, updated.snapshot_log,
-                           [](const auto& a, const auto& b) { return a == b; }),
-              base.snapshot_log.size()));
-  return swap;
+  lists.push_back(PartsOf(log, written.layout.snapshot_log_items,
+                          SharedPrefix(base.snapshot_log, updated.snapshot_log,
+                                       [](const auto& a, const auto& b) { return a == b; }),
+                          base.snapshot_log.size()));
+  return EntitySwap(entity.id, entity.metadata_location, written.table.metadata_location,
+                    std::make_shared<const std::string>(written.table.metadata_json),
+                    std::move(lists));
 }
 
 Result<LoadedTable> TableService::CreateTable(std::string_view catalog,

@@ -246,8 +246,8 @@ class TableService {
                                         std::string_view metadata_dir);
   /// The swap from `base` (the table's current metadata, at `entity`) to `updated`
   /// (written to `written`), storing the new metadata split so that the snapshots it
-  /// shares with `base` are not stored again. The swap's parts are views of `written`'s
-  /// text: `written` must stay in place until the swap is done.
+  /// shares with `base` are not stored again. The swap holds its own copy of `written`'s
+  /// text.
   static EntitySwap SwapTo(const EntityPointer& entity,
                            const iceberg::TableMetadata& base,
                            const iceberg::TableMetadata& updated,

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/macros.h"
@@ -100,17 +101,27 @@ struct StoredResponse {
   std::string etag;
 };
 
-/// \brief One list of parts of an Iceberg table's metadata stored split (other kinds are
-/// always stored whole): a head plus lists of parts, so that a version that keeps most
-/// parts of the one before (a commit adding a snapshot to a long history) stores only
-/// what changed. The document is the head with each list's parts, joined by `,`, put in
-/// at its `insert_at`; loads get it whole.
+/// \brief A byte range `[begin, end)` of a text.
+struct TextSpan {
+  size_t begin = 0;
+  size_t end = 0;
+
+  size_t size() const { return end - begin; }
+  bool operator==(const TextSpan&) const = default;
+};
+
+/// \brief One list of parts of metadata stored split (whether to store an entity's
+/// metadata split is the caller's choice; the store records it and reads it back without
+/// knowing kinds): a head plus lists of parts, so that a version that keeps most parts of
+/// the one before (a commit adding a snapshot to a long history) stores only what
+/// changed. The list is a range of the document holding its parts joined by `,`; the head
+/// is the document without the ranges of its lists. Loads get the document whole.
 struct MetadataParts {
-  /// Byte offset in the head where the joined parts go; the lists of one entity are
-  /// given in ascending order of this offset.
-  size_t insert_at = 0;
-  /// Every part of the new version, in order. Only valid during the call.
-  std::vector<std::string_view> parts;
+  /// Where the list lies in the document; the lists of one swap are given in ascending
+  /// order and do not overlap.
+  TextSpan range;
+  /// Every part of the new version, in order, inside `range`.
+  std::vector<TextSpan> parts;
   /// How many leading parts the new version shares with the current one, and how many
   /// the current one has. The store keeps the shared ones only when it holds the
   /// current version's list split into exactly `current_count` parts; otherwise it
@@ -140,16 +151,35 @@ struct UnclaimedEntity {
   std::string metadata;
 };
 
-/// \brief One compare-and-swap of an entity's metadata pointer.
+/// \brief One compare-and-swap of an entity's metadata pointer. It owns what it carries:
+/// it stays valid wherever it is kept, and copies share the document.
 struct EntitySwap {
+  EntitySwap() = default;
+  /// \brief A swap to `metadata`, stored whole.
+  EntitySwap(int64_t entity_id, std::string expected_location, std::string new_location,
+             std::string metadata)
+      : EntitySwap(entity_id, std::move(expected_location), std::move(new_location),
+                   std::make_shared<const std::string>(std::move(metadata))) {}
+  /// \brief A swap to the document `metadata` (not null), stored split into `parts` (see
+  /// `MetadataParts`) or, when they are empty, whole.
+  EntitySwap(int64_t entity_id, std::string expected_location, std::string new_location,
+             std::shared_ptr<const std::string> metadata,
+             std::vector<MetadataParts> parts = {})
+      : entity_id(entity_id),
+        expected_location(std::move(expected_location)),
+        new_location(std::move(new_location)),
+        metadata(std::move(metadata)),
+        parts(std::move(parts)) {}
+
   int64_t entity_id = 0;
   /// The swap applies only while the entity still points here.
   std::string expected_location;
   std::string new_location;
-  /// The new metadata, or with `parts` its head.
-  std::string new_metadata;
-  /// The lists of parts when the new metadata is stored split; empty: stored whole.
-  std::vector<MetadataParts> parts = {};
+  /// The new metadata document, whole; never null.
+  std::shared_ptr<const std::string> metadata = std::make_shared<const std::string>();
+  /// The lists of parts (ranges of `metadata`) when the new metadata is stored split;
+  /// empty: stored whole.
+  std::vector<MetadataParts> parts;
   /// Set when the entity's locations change: replaces its claim (see `LocationClaim`).
   std::optional<LocationClaim> claim = std::nullopt;
 };
@@ -257,31 +287,14 @@ class MetaStore {
 
   /// \brief The entity named `name` in `ns` without its metadata (one indexed read of a
   /// few bytes, whatever the metadata's size — so it reads no column stored after the
-  /// metadata); nullopt when the namespace or name is
-  /// absent. The default reads the whole entity.
-  virtual Result<std::optional<EntityPointer>> LoadEntityPointer(int64_t catalog_id,
-                                                                 const NamespacePath& ns,
-                                                                 std::string_view name) {
-    CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(catalog_id, ns, name));
-    if (!entity) return std::optional<EntityPointer>{};
-    return std::optional<EntityPointer>(
-        EntityPointer{entity->id, entity->kind, entity->metadata_location});
-  }
+  /// metadata); nullopt when the namespace or name is absent.
+  virtual Result<std::optional<EntityPointer>> LoadEntityPointer(
+      int64_t catalog_id, const NamespacePath& ns, std::string_view name) = 0;
 
   /// \brief LoadEntityPointer with the catalog given by name, in one read (the hot read
   /// of a table load); nullopt when the catalog, the namespace or the name is absent.
-  /// The default resolves the catalog first.
   virtual Result<std::optional<EntityPointer>> FindEntityPointer(
-      std::string_view catalog_name, const NamespacePath& ns, std::string_view name) {
-    auto catalog = GetCatalog(catalog_name);
-    if (!catalog) {
-      if (catalog.error().kind == ErrorKind::kNoSuchWarehouse) {
-        return std::optional<EntityPointer>{};
-      }
-      return tl::unexpected(catalog.error());
-    }
-    return LoadEntityPointer(catalog->id, ns, name);
-  }
+      std::string_view catalog_name, const NamespacePath& ns, std::string_view name) = 0;
 
   /// \brief The kind of the entity named `name` in `ns` (one indexed read, no metadata);
   /// nullopt when the namespace or the name is absent.
@@ -310,11 +323,11 @@ class MetaStore {
 
   /// \brief Claims the key of `scope` for its request until `lease_until_ms`, recording
   /// `scope.instance` as the process that holds it: succeeds (nullopt) when the key is
-  /// new, expired, or held by an abandoned claim — no effect applied, and either its lease
-  /// is over or its instance has not beaten since `scope.stale_before_ms` or is no longer
-  /// registered (`BeatInstance`). Otherwise returns the existing record (`status` unset
-  /// while another request is still working on it) without writing, so that duplicates
-  /// of a running request only read.
+  /// new, expired, or held by an abandoned claim — no effect applied, and either its
+  /// lease is over or its instance has not beaten since `scope.stale_before_ms` or is no
+  /// longer registered (`BeatInstance`). Otherwise returns the existing record (`status`
+  /// unset while another request is still working on it) without writing, so that
+  /// duplicates of a running request only read.
   virtual Result<std::optional<StoredResponse>> ClaimIdempotencyKey(
       const IdempotencyScope& scope, int64_t lease_until_ms) = 0;
 
@@ -350,8 +363,8 @@ class MetaStore {
                                      int64_t except_entity_id) = 0;
 
   /// \brief Entities that claim no location (created before claims existed), with an id
-  /// above `after_id`, in id order, at most `limit` of them; `metadata` is what the entity
-  /// row holds (for a table stored split, its head).
+  /// above `after_id`, in id order, at most `limit` of them; `metadata` is what the
+  /// entity row holds (for a table stored split, its head).
   virtual Result<std::vector<UnclaimedEntity>> ListUnclaimedEntities(int64_t after_id,
                                                                      size_t limit) = 0;
 
@@ -367,15 +380,11 @@ class MetaStore {
                                         std::optional<size_t> limit) = 0;
 
   // --- Catalog listing and removal, cascading drops and transaction records (used by the
-  // Lance service). Each has a default that fails with `kUnsupported`, so that decorators
-  // and backends without them keep compiling; every real backend overrides all of them.
+  // Lance service).
 
   /// \brief Keyset-paginated catalog names, as `ListNamespaces`.
   virtual Result<NamePage> ListCatalogs(std::string_view after,
-                                        std::optional<size_t> limit) {
-    (void)after, (void)limit;
-    return Unsupported("This metadata store cannot list catalogs");
-  }
+                                        std::optional<size_t> limit) = 0;
 
   /// \brief Drops a catalog. Without `cascade` it must hold no namespace
   /// (`kNamespaceNotEmpty`); with it, every namespace and entity of the catalog goes in
@@ -383,72 +392,46 @@ class MetaStore {
   /// dropped entities. Returns the dropped entities. Errors: `kNoSuchWarehouse`,
   /// `kNamespaceNotEmpty`, the planner's error (nothing is dropped then).
   virtual Result<std::vector<EntityRecord>> DropCatalog(int64_t catalog_id, bool cascade,
-                                                        const DropPlanner& planner) {
-    (void)catalog_id, (void)cascade, (void)planner;
-    return Unsupported("This metadata store cannot drop catalogs");
-  }
+                                                        const DropPlanner& planner) = 0;
 
   /// \brief Drops namespace `path`, every namespace below it and every entity in them,
   /// and writes the record `planner` returns, all in one store transaction. Returns the
   /// dropped entities. Errors: `kNoSuchNamespace`, the planner's error (nothing is
   /// dropped then).
   virtual Result<std::vector<EntityRecord>> DropNamespaceTree(
-      int64_t catalog_id, const NamespacePath& path, const DropPlanner& planner) {
-    (void)catalog_id, (void)path, (void)planner;
-    return Unsupported("This metadata store cannot drop namespace trees");
-  }
+      int64_t catalog_id, const NamespacePath& path, const DropPlanner& planner) = 0;
 
   /// \brief Removes the entity `name` of `kind` and writes the record `planner` returns
   /// for it, in one store transaction. nullopt (and no record) when no entity of that
   /// kind has the name.
   virtual Result<std::optional<EntityRecord>> DropEntityWithRecord(
       int64_t catalog_id, const NamespacePath& ns, std::string_view name, EntityKind kind,
-      const DropPlanner& planner) {
-    (void)catalog_id, (void)ns, (void)name, (void)kind, (void)planner;
-    return Unsupported("This metadata store cannot record drops");
-  }
+      const DropPlanner& planner) = 0;
 
   /// \brief Entities of `kind` in every catalog with an id above `after_id`, in id order,
   /// at most `limit` of them (nullopt = all).
   virtual Result<EntityPage> ListAllEntities(EntityKind kind, int64_t after_id,
-                                             std::optional<size_t> limit) {
-    (void)kind, (void)after_id, (void)limit;
-    return Unsupported("This metadata store cannot list entities across catalogs");
-  }
+                                             std::optional<size_t> limit) = 0;
 
   /// \brief Writes a new transaction record (its `version` is stored as 0).
   /// Errors: `kAlreadyExists` when the id is taken.
-  virtual Status CreateTransaction(const TransactionRecord& record) {
-    (void)record;
-    return Unsupported("This metadata store has no transaction records");
-  }
+  virtual Status CreateTransaction(const TransactionRecord& record) = 0;
 
   /// \brief The transaction record `id`; nullopt when there is none.
-  virtual Result<std::optional<TransactionRecord>> LoadTransaction(std::string_view id) {
-    (void)id;
-    return Unsupported("This metadata store has no transaction records");
-  }
+  virtual Result<std::optional<TransactionRecord>> LoadTransaction(
+      std::string_view id) = 0;
 
   /// \brief Replaces status, payload and properties of record `updated.id` if its version
   /// is still `expected_version` (then the version is incremented): true when it was.
   virtual Result<bool> UpdateTransaction(const TransactionRecord& updated,
-                                         int64_t expected_version) {
-    (void)updated, (void)expected_version;
-    return Unsupported("This metadata store has no transaction records");
-  }
+                                         int64_t expected_version) = 0;
 
   /// \brief Every transaction record whose status is one of `statuses`, oldest first.
   virtual Result<std::vector<TransactionRecord>> ListTransactions(
-      const std::vector<std::string>& statuses) {
-    (void)statuses;
-    return Unsupported("This metadata store has no transaction records");
-  }
+      const std::vector<std::string>& statuses) = 0;
 
   /// \brief Removes a transaction record; false when there was none.
-  virtual Result<bool> DeleteTransaction(std::string_view id) {
-    (void)id;
-    return Unsupported("This metadata store has no transaction records");
-  }
+  virtual Result<bool> DeleteTransaction(std::string_view id) = 0;
 };
 
 /// \brief Settings of the SQLite backend.

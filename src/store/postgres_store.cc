@@ -170,14 +170,18 @@ std::string NumberPlaceholders(const char* sql) {
   return out;
 }
 
-/// The row-lock statements `LockRow` runs (literals, so that they are prepared once).
+/// The row-lock statements `LockRow` runs (literals, so that they are prepared once);
+/// nullptr for a table rows of which are never locked.
 const char* LockSql(std::string_view table, bool exclusive) {
   if (table == "catalogs") {
     return exclusive ? "SELECT 1 FROM catalogs WHERE id = ? FOR UPDATE"
                      : "SELECT 1 FROM catalogs WHERE id = ? FOR SHARE";
   }
-  return exclusive ? "SELECT 1 FROM namespaces WHERE id = ? FOR UPDATE"
-                   : "SELECT 1 FROM namespaces WHERE id = ? FOR SHARE";
+  if (table == "namespaces") {
+    return exclusive ? "SELECT 1 FROM namespaces WHERE id = ? FOR UPDATE"
+                     : "SELECT 1 FROM namespaces WHERE id = ? FOR SHARE";
+  }
+  return nullptr;
 }
 
 /// libpq's message on one line, for logs and error bodies.
@@ -231,7 +235,8 @@ class PgConnection final : public SqlConnection {
   Result<SqlStatement*> Prepare(const char* sql) override {
     auto it = statements_.find(sql);
     if (it != statements_.end()) return it->second.get();
-    auto statement = std::make_unique<PgStatement>(fmt::format("s{}", statements_.size()));
+    auto statement =
+        std::make_unique<PgStatement>(fmt::format("s{}", statements_.size()));
     PgResult result(PQprepare(conn_, statement->name().c_str(),
                               NumberPlaceholders(sql).c_str(), 0, nullptr));
     if (PQresultStatus(result.get()) != PGRES_COMMAND_OK)
@@ -283,6 +288,11 @@ class PgConnection final : public SqlConnection {
   }
 
   Status Begin() override { return ExecScript("BEGIN", "begin transaction"); }
+  // READ COMMITTED (the default) takes a new snapshot per statement: a read of several
+  // statements that must agree needs REPEATABLE READ, which never blocks writers.
+  Status BeginSnapshot() override {
+    return ExecScript("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", "begin read");
+  }
 
   Status Commit() override {
     PgResult result(PQexec(conn_, "COMMIT"));
@@ -307,7 +317,9 @@ class PgConnection final : public SqlConnection {
   bool SerializesWriters() const override { return false; }
 
   Result<bool> LockRow(const char* table, int64_t id, bool exclusive) override {
-    CAIRN_ASSIGN_OR_RAISE(auto* statement, Prepare(LockSql(table, exclusive)));
+    const char* sql = LockSql(table, exclusive);
+    if (sql == nullptr) return Internal("Rows of table {} are not locked", table);
+    CAIRN_ASSIGN_OR_RAISE(auto* statement, Prepare(sql));
     CAIRN_ASSIGN_OR_RAISE(auto result, Execute(statement, {SqlParam{id}}, "lock row"));
     return !result.rows.empty();
   }

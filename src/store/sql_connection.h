@@ -72,6 +72,10 @@ class SqlConnection {
 
   /// \brief Opens a write transaction.
   virtual Status Begin() = 0;
+  /// \brief Opens a read-only transaction in which every statement sees one snapshot of
+  /// the database (no change committed after its first read), and that takes no lock a
+  /// writer waits for. End it with `Rollback`.
+  virtual Status BeginSnapshot() = 0;
   /// \brief Commits. Errors: `kCommitStateUnknown` when the connection broke while the
   /// COMMIT was on its way (it may or may not have been applied).
   virtual Status Commit() = 0;
@@ -117,6 +121,12 @@ class Query {
     params_.emplace_back(std::string(value));
     return *this;
   }
+  /// \brief Binds a text it takes (for large values: no copy).
+  Query& Bind(std::string&& value) {
+    params_.emplace_back(std::move(value));
+    return *this;
+  }
+  Query& Bind(const char* value) { return Bind(std::string_view(value)); }
 
   /// \brief Runs the statement on the first call; then true while a row is available.
   Result<bool> Step(std::string_view what) {

@@ -228,6 +228,8 @@ class SqliteConnection final : public SqlConnection {
   }
 
   Status Begin() override { return ExecScript("BEGIN IMMEDIATE", "begin transaction"); }
+  // In WAL mode a deferred transaction reads one snapshot, taken at its first read.
+  Status BeginSnapshot() override { return ExecScript("BEGIN DEFERRED", "begin read"); }
   Status Commit() override { return ExecScript("COMMIT", "commit"); }
   void Rollback() override { (void)ExecScript("ROLLBACK", "rollback"); }
   bool SerializesWriters() const override { return true; }

@@ -1006,19 +1006,31 @@ TEST_P(MetaStoreTest, DropEntityWithRecordDropsOnlyThatKind) {
   EXPECT_EQ((*record)->payload, "a.t;");
 }
 
-/// A swap that stores `doc` = `{"a":1,"s":[` parts `],"z":2}` split into its parts (views
-/// of `parts`: use it within the expression that makes the swap).
+/// Appends `parts` joined by `,` to `doc`, and returns them as a list of parts of it.
+MetadataParts AppendList(std::string& doc, const std::vector<std::string>& parts,
+                         size_t shared, size_t current_count) {
+  MetadataParts list;
+  list.range.begin = doc.size();
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) doc += ',';
+    list.parts.push_back(TextSpan{doc.size(), doc.size() + parts[i].size()});
+    doc += parts[i];
+  }
+  list.range.end = doc.size();
+  list.shared = shared;
+  list.current_count = current_count;
+  return list;
+}
+
+/// A swap that stores `doc` = `{"a":1,"s":[` parts `],"z":2}` split into its parts.
 EntitySwap SplitSwap(int64_t id, std::string from, std::string to,
                      const std::vector<std::string>& parts, size_t shared,
                      size_t current_count) {
-  EntitySwap swap{id, std::move(from), std::move(to), R"({"a":1,"s":[],"z":2})"};
-  MetadataParts list;
-  list.insert_at = std::string_view(R"({"a":1,"s":[)").size();
-  for (const auto& part : parts) list.parts.push_back(part);
-  list.shared = shared;
-  list.current_count = current_count;
-  swap.parts.push_back(std::move(list));
-  return swap;
+  std::string doc = R"({"a":1,"s":[)";
+  MetadataParts list = AppendList(doc, parts, shared, current_count);
+  doc += R"(],"z":2})";
+  return EntitySwap(id, std::move(from), std::move(to),
+                    std::make_shared<const std::string>(std::move(doc)), {list});
 }
 
 std::string Whole(std::string_view parts) {
@@ -1078,28 +1090,38 @@ TEST_P(MetaStoreTest, SplitMetadataLoadsWholeAndStoresOnlyNewParts) {
   EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole(""));
 }
 
+TEST_P(MetaStoreTest, SplitMetadataOutsideItsDocumentIsRefused) {
+  Create({"db"});
+  auto created =
+      store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "m0", "{}");
+  ASSERT_THAT(created, IsOk());
+  MetadataParts list;
+  list.range = TextSpan{1, 9};  // the document has 4 bytes
+  list.parts = {TextSpan{1, 9}};
+  EXPECT_THAT(store_->SwapEntities({EntitySwap(created->id, "m0", "m1",
+                                               std::make_shared<const std::string>("[xy]"),
+                                               {list})}),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), "{}");
+}
+
 TEST_P(MetaStoreTest, SplitMetadataHasListsThatChangeIndependently) {
   Create({"db"});
   auto created =
       store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "m0", "{}");
   ASSERT_THAT(created, IsOk());
   // `{"s":[` list 0 `],"l":[` list 1 `]}`
-  const std::string head = R"({"s":[],"l":[]})";
   const auto swap = [&](std::string from, std::string to, std::vector<std::string> s,
                         size_t s_shared, size_t s_count, std::vector<std::string> l,
                         size_t l_shared, size_t l_count) {
-    EntitySwap out{created->id, std::move(from), std::move(to), head};
-    static std::vector<std::vector<std::string>> keep;  // the views must outlive the call
-    keep.push_back(std::move(s));
-    keep.push_back(std::move(l));
-    const auto& s_parts = keep[keep.size() - 2];
-    const auto& l_parts = keep.back();
-    MetadataParts first{6, {}, s_shared, s_count};
-    for (const auto& p : s_parts) first.parts.push_back(p);
-    MetadataParts second{13, {}, l_shared, l_count};
-    for (const auto& p : l_parts) second.parts.push_back(p);
-    out.parts = {first, second};
-    return out;
+    std::string doc = R"({"s":[)";
+    MetadataParts first = AppendList(doc, s, s_shared, s_count);
+    doc += R"(],"l":[)";
+    MetadataParts second = AppendList(doc, l, l_shared, l_count);
+    doc += "]}";
+    return EntitySwap(created->id, std::move(from), std::move(to),
+                      std::make_shared<const std::string>(std::move(doc)),
+                      {first, second});
   };
   ASSERT_THAT(store_->SwapEntities({swap("m0", "m1", {"1"}, 0, 0, {"a", "b"}, 0, 0)}),
               ::testing::Optional(true));
@@ -1126,15 +1148,11 @@ TEST_P(MetaStoreTest, SplitMetadataIsNeverReadHalfOldHalfNew) {
   // as its head says. Each head is longer than the one before, so a newer layout does
   // not even fit an older head.
   const auto version = [](int k, const std::vector<std::string>& parts) {
-    EntitySwap swap{0, "v" + std::to_string(k - 1), "v" + std::to_string(k),
-                    "[" + std::string(static_cast<size_t>(k), 'h') + ",]"};
-    MetadataParts list;
-    list.insert_at = swap.new_metadata.size() - 1;
-    for (const auto& part : parts) list.parts.push_back(part);
-    list.shared = parts.size() - 1;
-    list.current_count = parts.size() - 1;
-    swap.parts.push_back(std::move(list));
-    return swap;
+    std::string doc = "[" + std::string(static_cast<size_t>(k), 'h') + ",";
+    MetadataParts list = AppendList(doc, parts, parts.size() - 1, parts.size() - 1);
+    doc += "]";
+    return EntitySwap(0, "v" + std::to_string(k - 1), "v" + std::to_string(k),
+                      std::make_shared<const std::string>(std::move(doc)), {list});
   };
   constexpr int kVersions = 300;
   std::atomic<bool> done{false};

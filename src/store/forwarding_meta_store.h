@@ -1,0 +1,182 @@
+#pragma once
+
+/// \file
+/// \brief A `MetaStore` that forwards every method to another one: the base of
+/// decorators (tests that inject failures or interleave a competing writer), which
+/// override only the methods they change. Because every method forwards, a decorator
+/// never silently runs a different code path than the store it wraps.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/meta_store.h"
+
+namespace cairn {
+
+/// \brief Forwards every method to `base`, which must outlive it. Thread-safe as `base`.
+class ForwardingMetaStore : public MetaStore {
+ public:
+  explicit ForwardingMetaStore(MetaStore& base) : base_(base) {}
+
+  /// \brief The wrapped store.
+  MetaStore& base() { return base_; }
+
+  Status Ping() override { return base_.Ping(); }
+  Result<CatalogRecord> CreateCatalog(std::string_view name, std::string_view location,
+                                      const Properties& properties) override {
+    return base_.CreateCatalog(name, location, properties);
+  }
+  Result<CatalogRecord> GetCatalog(std::string_view name) override {
+    return base_.GetCatalog(name);
+  }
+  Result<NamePage> ListCatalogs(std::string_view after,
+                                std::optional<size_t> limit) override {
+    return base_.ListCatalogs(after, limit);
+  }
+  Status CreateNamespace(int64_t catalog_id, const NamespacePath& path,
+                         const Properties& properties) override {
+    return base_.CreateNamespace(catalog_id, path, properties);
+  }
+  Result<NamespaceRecord> LoadNamespace(int64_t catalog_id,
+                                        const NamespacePath& path) override {
+    return base_.LoadNamespace(catalog_id, path);
+  }
+  Result<bool> NamespaceExists(int64_t catalog_id, const NamespacePath& path) override {
+    return base_.NamespaceExists(catalog_id, path);
+  }
+  Result<NamePage> ListNamespaces(int64_t catalog_id, const NamespacePath& parent,
+                                  std::string_view after,
+                                  std::optional<size_t> limit) override {
+    return base_.ListNamespaces(catalog_id, parent, after, limit);
+  }
+  Status DropNamespace(int64_t catalog_id, const NamespacePath& path) override {
+    return base_.DropNamespace(catalog_id, path);
+  }
+  Result<PropertiesUpdateOutcome> UpdateNamespaceProperties(
+      int64_t catalog_id, const NamespacePath& path, const Properties& updates,
+      const std::vector<std::string>& removals) override {
+    return base_.UpdateNamespaceProperties(catalog_id, path, updates, removals);
+  }
+  Result<EntityRecord> CreateEntity(int64_t catalog_id, const NamespacePath& ns,
+                                    std::string_view name, EntityKind kind,
+                                    std::string_view metadata_location,
+                                    std::string_view metadata,
+                                    const LocationClaim& claim) override {
+    return base_.CreateEntity(catalog_id, ns, name, kind, metadata_location, metadata,
+                              claim);
+  }
+  Result<std::optional<EntityRecord>> LoadEntity(int64_t catalog_id,
+                                                 const NamespacePath& ns,
+                                                 std::string_view name) override {
+    return base_.LoadEntity(catalog_id, ns, name);
+  }
+  Result<std::optional<EntityPointer>> LoadEntityPointer(int64_t catalog_id,
+                                                         const NamespacePath& ns,
+                                                         std::string_view name) override {
+    return base_.LoadEntityPointer(catalog_id, ns, name);
+  }
+  Result<std::optional<EntityPointer>> FindEntityPointer(std::string_view catalog_name,
+                                                         const NamespacePath& ns,
+                                                         std::string_view name) override {
+    return base_.FindEntityPointer(catalog_name, ns, name);
+  }
+  Result<std::optional<EntityKind>> EntityKindOf(int64_t catalog_id,
+                                                 const NamespacePath& ns,
+                                                 std::string_view name) override {
+    return base_.EntityKindOf(catalog_id, ns, name);
+  }
+  Result<bool> SwapEntities(const std::vector<EntitySwap>& swaps) override {
+    return base_.SwapEntities(swaps);
+  }
+  Result<bool> DropEntity(int64_t catalog_id, const NamespacePath& ns,
+                          std::string_view name, EntityKind kind) override {
+    return base_.DropEntity(catalog_id, ns, name, kind);
+  }
+  Status RenameEntity(int64_t catalog_id, const NamespacePath& from_ns,
+                      std::string_view from_name, const NamespacePath& to_ns,
+                      std::string_view to_name, EntityKind kind) override {
+    return base_.RenameEntity(catalog_id, from_ns, from_name, to_ns, to_name, kind);
+  }
+  Result<NamePage> ListEntities(int64_t catalog_id, const NamespacePath& ns,
+                                EntityKind kind, std::string_view after,
+                                std::optional<size_t> limit) override {
+    return base_.ListEntities(catalog_id, ns, kind, after, limit);
+  }
+  Result<EntityPage> ListAllEntities(EntityKind kind, int64_t after_id,
+                                     std::optional<size_t> limit) override {
+    return base_.ListAllEntities(kind, after_id, limit);
+  }
+  Result<bool> LocationInUse(std::string_view location,
+                             int64_t except_entity_id) override {
+    return base_.LocationInUse(location, except_entity_id);
+  }
+  Result<std::vector<UnclaimedEntity>> ListUnclaimedEntities(int64_t after_id,
+                                                             size_t limit) override {
+    return base_.ListUnclaimedEntities(after_id, limit);
+  }
+  Status RecordLegacyClaim(int64_t entity_id, const LocationClaim& claim) override {
+    return base_.RecordLegacyClaim(entity_id, claim);
+  }
+  Result<std::optional<StoredResponse>> ClaimIdempotencyKey(
+      const IdempotencyScope& scope, int64_t lease_until_ms) override {
+    return base_.ClaimIdempotencyKey(scope, lease_until_ms);
+  }
+  Status BeatInstance(std::string_view instance, int64_t now_ms,
+                      int64_t forget_before_ms) override {
+    return base_.BeatInstance(instance, now_ms, forget_before_ms);
+  }
+  Status RemoveInstance(std::string_view instance) override {
+    return base_.RemoveInstance(instance);
+  }
+  Result<std::optional<StoredResponse>> LoadIdempotentResponse(std::string_view key,
+                                                               int64_t now_ms) override {
+    return base_.LoadIdempotentResponse(key, now_ms);
+  }
+  Status SaveIdempotentResponse(const IdempotencyScope& scope,
+                                const StoredResponse& response) override {
+    return base_.SaveIdempotentResponse(scope, response);
+  }
+  Status ReleaseIdempotencyKey(const IdempotencyScope& scope) override {
+    return base_.ReleaseIdempotencyKey(scope);
+  }
+  Result<std::vector<EntityRecord>> DropCatalog(int64_t catalog_id, bool cascade,
+                                                const DropPlanner& planner) override {
+    return base_.DropCatalog(catalog_id, cascade, planner);
+  }
+  Result<std::vector<EntityRecord>> DropNamespaceTree(
+      int64_t catalog_id, const NamespacePath& path,
+      const DropPlanner& planner) override {
+    return base_.DropNamespaceTree(catalog_id, path, planner);
+  }
+  Result<std::optional<EntityRecord>> DropEntityWithRecord(
+      int64_t catalog_id, const NamespacePath& ns, std::string_view name, EntityKind kind,
+      const DropPlanner& planner) override {
+    return base_.DropEntityWithRecord(catalog_id, ns, name, kind, planner);
+  }
+  Status CreateTransaction(const TransactionRecord& record) override {
+    return base_.CreateTransaction(record);
+  }
+  Result<std::optional<TransactionRecord>> LoadTransaction(std::string_view id) override {
+    return base_.LoadTransaction(id);
+  }
+  Result<bool> UpdateTransaction(const TransactionRecord& updated,
+                                 int64_t expected_version) override {
+    return base_.UpdateTransaction(updated, expected_version);
+  }
+  Result<std::vector<TransactionRecord>> ListTransactions(
+      const std::vector<std::string>& statuses) override {
+    return base_.ListTransactions(statuses);
+  }
+  Result<bool> DeleteTransaction(std::string_view id) override {
+    return base_.DeleteTransaction(id);
+  }
+
+ private:
+  MetaStore& base_;
+};
+
+}  // namespace cairn

@@ -1,0 +1,255 @@
+// The SQL store: metadata stored split into a head and lists of parts (see
+// MetadataParts), written by swaps and read back whole.
+
+#include <algorithm>
+#include <utility>
+
+#include "common/macros.h"
+#include "store/sql_store_internal.h"
+
+namespace cairn::sql_internal {
+namespace {
+
+/// The text of `span` in `document`.
+std::string_view TextOf(const std::string& document, TextSpan span) {
+  return std::string_view(document).substr(span.begin, span.size());
+}
+
+/// Stores list `list` of `document` for entity `id`; `insert_at`: where in the head its
+/// parts go.
+Status WritePartList(SqlConnection& conn, int64_t id, int64_t list,
+                     const std::string& document, const MetadataParts& parts,
+                     size_t insert_at) {
+  size_t keep = 0;
+  if (parts.shared > 0) {
+    CAIRN_ASSIGN_OR_RAISE(auto* count,
+                          conn.Prepare("SELECT part_count FROM split_entities "
+                                       "WHERE entity_id = ? AND list = ?"));
+    Query query(conn, count);
+    query.Bind(id).Bind(list);
+    CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("count entity parts"));
+    if (row && query.Int(0) == static_cast<int64_t>(parts.current_count)) {
+      keep = std::min(parts.shared, parts.parts.size());
+    }
+  }
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* del, conn.Prepare("DELETE FROM entity_parts "
+                              "WHERE entity_id = ? AND list = ? AND position >= ?"));
+  {
+    Query query(conn, del);
+    CAIRN_RETURN_IF_ERROR(query.Bind(id)
+                              .Bind(list)
+                              .Bind(static_cast<int64_t>(keep))
+                              .Run("drop entity parts"));
+  }
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* insert,
+      conn.Prepare("INSERT INTO entity_parts (entity_id, list, position, body) "
+                   "VALUES (?, ?, ?, ?)"));
+  for (size_t i = keep; i < parts.parts.size(); ++i) {
+    Query query(conn, insert);
+    CAIRN_RETURN_IF_ERROR(query.Bind(id)
+                              .Bind(list)
+                              .Bind(static_cast<int64_t>(i))
+                              .Bind(TextOf(document, parts.parts[i]))
+                              .Run("store entity part"));
+  }
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* layout,
+      conn.Prepare("INSERT INTO split_entities (entity_id, list, parts_at, part_count) "
+                   "VALUES (?, ?, ?, ?) ON CONFLICT (entity_id, list) DO UPDATE SET "
+                   "parts_at = excluded.parts_at, part_count = excluded.part_count"));
+  Query query(conn, layout);
+  return query.Bind(id)
+      .Bind(list)
+      .Bind(static_cast<int64_t>(insert_at))
+      .Bind(static_cast<int64_t>(parts.parts.size()))
+      .Run("store entity layout");
+}
+
+/// The head with each list's parts (rows of `parts`: list, body), joined by `,`, put in
+/// at the list's offset.
+Result<std::string> JoinParts(const std::string& head,
+                              const std::vector<std::pair<int64_t, int64_t>>& lists,
+                              Query& parts) {
+  std::vector<std::pair<int64_t, std::string>> bodies;
+  size_t total = head.size();
+  for (;;) {
+    CAIRN_ASSIGN_OR_RAISE(bool row, parts.Step("load entity parts"));
+    if (!row) break;
+    bodies.emplace_back(parts.Int(0), parts.TakeText(1));
+    total += bodies.back().second.size() + 1;
+  }
+  std::string whole;
+  whole.reserve(total);
+  size_t copied = 0;  // of the head
+  size_t next = 0;    // in bodies
+  for (const auto& [list, at] : lists) {
+    if (at < static_cast<int64_t>(copied) || static_cast<size_t>(at) > head.size()) {
+      return Internal("Stored metadata splits at {}, outside its {} bytes", at,
+                      head.size());
+    }
+    whole.append(head, copied, static_cast<size_t>(at) - copied);
+    copied = static_cast<size_t>(at);
+    while (next < bodies.size() && bodies[next].first < list) ++next;  // never written
+    for (bool first = true; next < bodies.size() && bodies[next].first == list; ++next) {
+      if (!first) whole.push_back(',');
+      first = false;
+      whole.append(bodies[next].second);
+    }
+  }
+  whole.append(head, copied);
+  return whole;
+}
+
+/// The document of entity `id` stored split, from its `head` and the stored layout and
+/// parts (which may belong to another version than `head` when read without a snapshot:
+/// the caller checks).
+Result<std::string> ReadSplit(SqlConnection& conn, int64_t id, const std::string& head) {
+  CAIRN_ASSIGN_OR_RAISE(auto* layout_stmt,
+                        conn.Prepare("SELECT list, parts_at FROM split_entities "
+                                     "WHERE entity_id = ? ORDER BY list"));
+  CAIRN_ASSIGN_OR_RAISE(auto* parts_stmt,
+                        conn.Prepare("SELECT list, body FROM entity_parts "
+                                     "WHERE entity_id = ? ORDER BY list, position"));
+  std::vector<std::pair<int64_t, int64_t>> lists;  // (list, parts_at)
+  {
+    Query layout(conn, layout_stmt);
+    layout.Bind(id);
+    for (;;) {
+      CAIRN_ASSIGN_OR_RAISE(bool row, layout.Step("load entity layout"));
+      if (!row) break;
+      lists.emplace_back(layout.Int(0), layout.Int(1));
+    }
+  }
+  Query parts(conn, parts_stmt);
+  parts.Bind(id);
+  return JoinParts(head, lists, parts);
+}
+
+}  // namespace
+
+/// Inside a swap's transaction, after its row was updated: stores the new version's
+/// lists of parts (keeping each list's shared leading parts when the store holds the
+/// current version as the caller believes), or drops an earlier version's parts when
+/// the new metadata is whole.
+Status WriteParts(SqlConnection& conn, const EntitySwap& swap) {
+  const int64_t id = swap.entity_id;
+  const auto lists = static_cast<int64_t>(swap.parts.size());
+  // Lists the new version does not have (all of them when it is whole).
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* drop_lists,
+      conn.Prepare("DELETE FROM split_entities WHERE entity_id = ? AND list >= ?"));
+  {
+    Query query(conn, drop_lists);
+    CAIRN_RETURN_IF_ERROR(query.Bind(id).Bind(lists).Run("drop entity part lists"));
+    if (query.Changes() > 0) {
+      CAIRN_ASSIGN_OR_RAISE(
+          auto* drop_parts,
+          conn.Prepare("DELETE FROM entity_parts WHERE entity_id = ? AND list >= ?"));
+      Query parts(conn, drop_parts);
+      CAIRN_RETURN_IF_ERROR(parts.Bind(id).Bind(lists).Run("drop entity parts"));
+    }
+  }
+  size_t cut = 0;  // bytes of the document cut out of the head before this list
+  for (int64_t list = 0; list < lists; ++list) {
+    const MetadataParts& parts = swap.parts[static_cast<size_t>(list)];
+    CAIRN_RETURN_IF_ERROR(
+        WritePartList(conn, id, list, *swap.metadata, parts, parts.range.begin - cut));
+    cut += parts.range.size();
+  }
+  return Ok();
+}
+
+Status CheckParts(const EntitySwap& swap) {
+  if (!swap.metadata)
+    return InvalidArgument("A swap of entity {} has no metadata", swap.entity_id);
+  size_t at = 0;
+  for (const MetadataParts& list : swap.parts) {
+    bool inside = list.range.begin >= at && list.range.begin <= list.range.end &&
+                  list.range.end <= swap.metadata->size();
+    size_t part_at = list.range.begin;
+    for (const TextSpan& part : list.parts) {
+      inside = inside && part.begin >= part_at && part.begin <= part.end &&
+               part.end <= list.range.end;
+      part_at = part.end;
+    }
+    if (!inside) {
+      return InvalidArgument("The parts of a swap of entity {} lie outside its metadata",
+                             swap.entity_id);
+    }
+    at = list.range.end;
+  }
+  return Ok();
+}
+
+std::string HeadOf(const EntitySwap& swap) {
+  const std::string& document = *swap.metadata;
+  if (swap.parts.empty()) return document;
+  std::string head;
+  size_t cut = 0;
+  for (const MetadataParts& list : swap.parts) cut += list.range.size();
+  head.reserve(document.size() - cut);
+  size_t copied = 0;
+  for (const MetadataParts& list : swap.parts) {
+    head.append(document, copied, list.range.begin - copied);
+    copied = list.range.end;
+  }
+  head.append(document, copied);
+  return head;
+}
+
+Result<bool> ReadMetadata(SqlConnection& conn, EntityRecord& record) {
+  // Whether the entity is stored split comes in the same statement (one snapshot) as
+  // its row, so that an entity stored whole costs one read.
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* row_stmt,
+      conn.Prepare("SELECT metadata_location, metadata, version, CASE WHEN EXISTS "
+                   "(SELECT 1 FROM split_entities s WHERE s.entity_id = entities.id) "
+                   "THEN 1 ELSE 0 END FROM entities WHERE id = ?"));
+  CAIRN_ASSIGN_OR_RAISE(auto* version_stmt,
+                        conn.Prepare("SELECT version FROM entities WHERE id = ?"));
+  constexpr int kMaxReads = 16;
+  for (int read = 0; read < kMaxReads; ++read) {
+    bool split = false;
+    {
+      Query query(conn, row_stmt);
+      query.Bind(record.id);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load entity metadata"));
+      if (!row) return false;
+      record.metadata_location = query.Text(0);
+      record.metadata = query.TakeText(1);
+      record.version = query.Int(2);
+      split = query.Int(3) != 0;
+    }
+    if (!split) return true;
+    // An error here may only mean that the parts read belong to a newer version than
+    // the head: the version check below tells.
+    auto whole = ReadSplit(conn, record.id, record.metadata);
+    Query again(conn, version_stmt);
+    again.Bind(record.id);
+    CAIRN_ASSIGN_OR_RAISE(bool row, again.Step("check entity version"));
+    if (!row) return false;
+    if (again.Int(0) != record.version) continue;
+    if (!whole) return tl::unexpected(whole.error());  // consistent, yet unreadable
+    record.metadata = std::move(*whole);
+    return true;
+  }
+  return ServiceUnavailable("The metadata of entity {} kept changing while being read",
+                            record.id);
+}
+
+/// ReadMetadata, and when swaps kept landing between its reads (a table committed to
+/// without pause), once more in a transaction that holds them off for that one read,
+/// so that no load is starved by a busy writer. Outside a transaction only.
+Result<bool> ReadMetadataConsistently(SqlConnection& conn, EntityRecord& record) {
+  auto read = ReadMetadata(conn, record);
+  if (read || read.error().kind != ErrorKind::kServiceUnavailable) return read;
+  // In one snapshot no swap lands between the reads: the first one is consistent.
+  CAIRN_RETURN_IF_ERROR(conn.BeginSnapshot());
+  auto snapshot = ReadMetadata(conn, record);
+  conn.Rollback();
+  return snapshot;
+}
+
+}  // namespace cairn::sql_internal
