@@ -248,7 +248,7 @@ Result<Properties> LanceService::CreateNamespace(const LanceId& id, LanceCreateM
 Result<Properties> LanceService::CreateCatalog(const std::string& name,
                                                LanceCreateMode mode,
                                                const Properties& properties) {
-  auto existing = store_.GetCatalog(name);
+  auto existing = catalogs_.ResolveCatalog(name);
   if (!existing && existing.error().kind != ErrorKind::kNoSuchWarehouse) {
     return tl::unexpected(existing.error());
   }
@@ -261,10 +261,10 @@ Result<Properties> LanceService::CreateCatalog(const std::string& name,
       case LanceCreateMode::kOverwrite:
         break;
     }
-    if (name == settings_.default_catalog) {
+    if (catalogs_.IsDefaultCatalog(name)) {
       return BadRequest("The default catalog '{}' cannot be replaced", name);
     }
-    auto dropped = store_.DropCatalog(existing->id, /*cascade=*/false, nullptr);
+    auto dropped = catalogs_.DropCatalog(*existing, /*cascade=*/false, nullptr);
     if (!dropped && dropped.error().kind == ErrorKind::kNamespaceNotEmpty) {
       return NamespaceNotEmpty(
           "Cannot overwrite catalog {}: it is not empty (drop it with behavior Cascade "
@@ -275,18 +275,15 @@ Result<Properties> LanceService::CreateCatalog(const std::string& name,
       return tl::unexpected(dropped.error());
     }
   }
+  // On the Lance wire the warehouse is the `location` property; the catalog keeps it apart.
   Properties catalog_properties = properties;
-  std::string location =
-      StripTrailingSlashes(settings_.warehouse_root) + "/" + PercentEncodeSegment(name);
+  std::optional<std::string> location;
   if (auto it = catalog_properties.find(std::string(kCatalogLocationProperty));
       it != catalog_properties.end()) {
     location = it->second;
     catalog_properties.erase(it);
   }
-  // A client may name the warehouse, but only under the server's allowed locations.
-  CAIRN_ASSIGN_OR_RAISE(location,
-                        catalogs_.locations().CheckNewCatalog(location, catalog_properties));
-  auto created = store_.CreateCatalog(name, location, catalog_properties);
+  auto created = catalogs_.CreateCatalog(name, location, std::move(catalog_properties));
   if (!created && created.error().kind == ErrorKind::kAlreadyExists) {
     return NamespaceAlreadyExists("Namespace (catalog) already exists: {}", name);
   }
@@ -378,7 +375,7 @@ Result<LanceDropOutcome> LanceService::DropNamespace(const LanceId& id,
     transaction_id = plan ? std::optional<std::string>(plan->id) : std::nullopt;
     return plan;
   };
-  auto dropped = store_.DropNamespaceTree(catalog.id, ns, planner);
+  auto dropped = catalogs_.DropNamespaceTree(catalog.name, ns, planner);
   if (!dropped && dropped.error().kind == ErrorKind::kNoSuchNamespace &&
       mode == LanceDropMode::kSkip) {
     outcome.dropped = false;
@@ -404,9 +401,6 @@ Result<LanceDropOutcome> LanceService::DropCatalog(const std::string& name,
     }
     return tl::unexpected(catalog.error());
   }
-  if (name == settings_.default_catalog) {
-    return BadRequest("The default catalog '{}' cannot be dropped", name);
-  }
   outcome.properties = CatalogProperties(*catalog);
   const bool cascade = behavior == LanceDropBehavior::kCascade;
   std::optional<std::string> transaction_id;
@@ -417,7 +411,7 @@ Result<LanceDropOutcome> LanceService::DropCatalog(const std::string& name,
     transaction_id = plan ? std::optional<std::string>(plan->id) : std::nullopt;
     return plan;
   };
-  auto dropped = store_.DropCatalog(catalog->id, cascade, planner);
+  auto dropped = catalogs_.DropCatalog(*catalog, cascade, planner);
   if (!dropped && dropped.error().kind == ErrorKind::kNamespaceNotEmpty) {
     return NamespaceNotEmpty(
         "Catalog {} is not empty; drop its namespaces first or use behavior Cascade",
@@ -718,7 +712,7 @@ Result<LanceTransactionInfo> LanceService::AlterTransaction(
 // --- private ---------------------------------------------------------------------------
 
 Result<CatalogRecord> LanceService::ResolveCatalog(const std::string& name) {
-  auto catalog = store_.GetCatalog(name);
+  auto catalog = catalogs_.ResolveCatalog(name);
   if (!catalog && catalog.error().kind == ErrorKind::kNoSuchWarehouse) {
     return NoSuchNamespace("Namespace (catalog) does not exist: {}", name);
   }
@@ -779,7 +773,7 @@ Error LanceService::TableMissing(const TableRef& ref, const LanceId& id) {
 
 Error LanceService::NamespaceMissing(const LanceId& id, Error original) {
   if (original.kind != ErrorKind::kNoSuchNamespace || id.size() < 3) return original;
-  auto catalog = store_.GetCatalog(id[0]);
+  auto catalog = catalogs_.ResolveCatalog(id[0]);
   if (!catalog) return original;
   auto kind = store_.EntityKindOf(catalog->id,
                                   NamespacePath(id.begin() + 1, id.end() - 1), id.back());

@@ -61,11 +61,8 @@ enum class LanceTransactionStatus { kQueued, kRunning, kSucceeded, kFailed, kCan
 std::string_view LanceTransactionStatusName(LanceTransactionStatus status);
 
 /// \brief Settings of the Lance service.
+/// (Where new catalogs go and which one is the default, the `CatalogService` decides.)
 struct LanceSettings {
-  /// Absolute URI under which new catalogs get their warehouse (`<root>/<catalog>`).
-  std::string warehouse_root;
-  /// The catalog Iceberg requests without a prefix use; it cannot be dropped or replaced.
-  std::string default_catalog = "default";
   /// A drop whose datasets hold more files than this continues in the background and
   /// answers with a transaction id (0: every drop of a non-empty dataset does).
   size_t async_drop_files = 10000;
