@@ -5,34 +5,21 @@
 
 #include <boost/json.hpp>
 #include <fmt/ranges.h>
-#include <spdlog/spdlog.h>
 
+#include "catalog/lance_datasets.h"
+#include "catalog/lance_drop_record.h"
 #include "catalog/names.h"
 #include "common/json_util.h"
 #include "common/location.h"
 #include "common/macros.h"
 #include "common/url_codec.h"
-#include "common/uuid.h"
-#include "lance/dataset.h"
 
 namespace cairn {
 namespace {
 
-/// Compare-and-swap attempts on a transaction record before giving up.
-constexpr int kMaxSwapAttempts = 10;
-
-// Keys of the JSON kept in an entity's `metadata` and in a transaction's payload.
+// Keys of the JSON kept in an entity's `metadata`.
 constexpr std::string_view kPropertiesKey = "properties";
 constexpr std::string_view kManagedKey = "managed-location";
-constexpr std::string_view kDatasetsKey = "datasets";
-constexpr std::string_view kLocationKey = "location";
-
-// Transaction properties the server sets.
-constexpr std::string_view kOperationProperty = "operation";
-constexpr std::string_view kTargetProperty = "target";
-constexpr std::string_view kLocationProperty = "location";
-constexpr std::string_view kDatasetsProperty = "datasets";
-constexpr std::string_view kErrorProperty = "error";
 
 /// The catalog property that holds its warehouse location on the Lance wire.
 constexpr std::string_view kCatalogLocationProperty = "location";
@@ -75,15 +62,6 @@ void ReadTableMetadata(std::string_view text, LanceTableInfo& table) {
 
 std::string TransactionStatusText(LanceTransactionStatus status) {
   return std::string(LanceTransactionStatusName(status));
-}
-
-Result<LanceTransactionStatus> ParseStoredStatus(std::string_view text) {
-  for (auto status : {LanceTransactionStatus::kQueued, LanceTransactionStatus::kRunning,
-                      LanceTransactionStatus::kSucceeded, LanceTransactionStatus::kFailed,
-                      LanceTransactionStatus::kCanceled}) {
-    if (LanceTransactionStatusName(status) == text) return status;
-  }
-  return Internal("Unknown transaction status '{}' in the metadata store", text);
 }
 
 LanceTransactionInfo ToInfo(const TransactionRecord& record,
@@ -147,54 +125,20 @@ std::string FormatLanceId(const LanceId& id) {
   return fmt::format("{}", fmt::join(id, "$"));
 }
 
-std::string_view LanceTransactionStatusName(LanceTransactionStatus status) {
-  switch (status) {
-    case LanceTransactionStatus::kQueued:
-      return "QUEUED";
-    case LanceTransactionStatus::kRunning:
-      return "RUNNING";
-    case LanceTransactionStatus::kSucceeded:
-      return "SUCCEEDED";
-    case LanceTransactionStatus::kFailed:
-      return "FAILED";
-    case LanceTransactionStatus::kCanceled:
-      return "CANCELED";
-  }
-  return "FAILED";
-}
-
 LanceService::LanceService(MetaStore& store, CatalogService& catalogs, FileIO& io,
                            LanceSettings settings)
-    : store_(store), catalogs_(catalogs), io_(io), settings_(std::move(settings)) {}
+    : store_(store),
+      catalogs_(catalogs),
+      io_(io),
+      drop_worker_(store, io,
+                   LanceDropWorkerSettings{settings.async_drop_files,
+                                           settings.run_background_work}) {}
 
-LanceService::~LanceService() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  work_ready_.notify_all();
-  if (worker_.joinable()) worker_.join();
-}
+LanceService::~LanceService() { drop_worker_.Stop(); }
 
-Status LanceService::Start() {
-  CAIRN_ASSIGN_OR_RAISE(
-      auto pending,
-      store_.ListTransactions({TransactionStatusText(LanceTransactionStatus::kQueued),
-                               TransactionStatusText(LanceTransactionStatus::kRunning)}));
-  for (auto& record : pending) {
-    spdlog::info("resuming Lance transaction {} ({} {})", record.id, record.status,
-                 record.properties[std::string(kTargetProperty)]);
-    Enqueue(std::move(record.id));
-  }
-  if (settings_.run_background_work) worker_ = std::thread([this] { WorkLoop(); });
-  return Ok();
-}
+Status LanceService::Start() { return drop_worker_.Start(); }
 
-void LanceService::WaitForBackgroundWork() {
-  std::unique_lock lock(mutex_);
-  if (!worker_.joinable()) return;
-  work_done_.wait(lock, [this] { return stopping_ || (queue_.empty() && !busy_); });
-}
+void LanceService::WaitForBackgroundWork() { drop_worker_.WaitUntilIdle(); }
 
 // --- namespaces ------------------------------------------------------------------------
 
@@ -369,13 +313,8 @@ Result<LanceDropOutcome> LanceService::DropNamespace(const LanceId& id,
     return outcome;
   }
   std::optional<std::string> transaction_id;
-  auto planner = [&](const std::vector<EntityRecord>& dropped)
-      -> Result<std::optional<TransactionRecord>> {
-    CAIRN_ASSIGN_OR_RAISE(auto plan, PlanDeletion(dropped, "DropNamespace", id));
-    transaction_id = plan ? std::optional<std::string>(plan->id) : std::nullopt;
-    return plan;
-  };
-  auto dropped = catalogs_.DropNamespaceTree(catalog.name, ns, planner);
+  auto dropped = catalogs_.DropNamespaceTree(
+      catalog.name, ns, PlanDeletion("DropNamespace", id, transaction_id));
   if (!dropped && dropped.error().kind == ErrorKind::kNoSuchNamespace &&
       mode == LanceDropMode::kSkip) {
     outcome.dropped = false;
@@ -383,7 +322,7 @@ Result<LanceDropOutcome> LanceService::DropNamespace(const LanceId& id,
   }
   if (!dropped) return tl::unexpected(dropped.error());
   if (transaction_id) {
-    CAIRN_ASSIGN_OR_RAISE(outcome.transaction_id, FinishDrop(*transaction_id));
+    CAIRN_ASSIGN_OR_RAISE(outcome.transaction_id, drop_worker_.Submit(*transaction_id));
   }
   return outcome;
 }
@@ -404,14 +343,8 @@ Result<LanceDropOutcome> LanceService::DropCatalog(const std::string& name,
   outcome.properties = CatalogProperties(*catalog);
   const bool cascade = behavior == LanceDropBehavior::kCascade;
   std::optional<std::string> transaction_id;
-  auto planner = [&](const std::vector<EntityRecord>& dropped)
-      -> Result<std::optional<TransactionRecord>> {
-    CAIRN_ASSIGN_OR_RAISE(auto plan,
-                          PlanDeletion(dropped, "DropNamespace", {name}));
-    transaction_id = plan ? std::optional<std::string>(plan->id) : std::nullopt;
-    return plan;
-  };
-  auto dropped = catalogs_.DropCatalog(*catalog, cascade, planner);
+  auto dropped = catalogs_.DropCatalog(
+      *catalog, cascade, PlanDeletion("DropNamespace", {name}, transaction_id));
   if (!dropped && dropped.error().kind == ErrorKind::kNamespaceNotEmpty) {
     return NamespaceNotEmpty(
         "Catalog {} is not empty; drop its namespaces first or use behavior Cascade",
@@ -424,7 +357,7 @@ Result<LanceDropOutcome> LanceService::DropCatalog(const std::string& name,
   }
   if (!dropped) return tl::unexpected(dropped.error());
   if (transaction_id) {
-    CAIRN_ASSIGN_OR_RAISE(outcome.transaction_id, FinishDrop(*transaction_id));
+    CAIRN_ASSIGN_OR_RAISE(outcome.transaction_id, drop_worker_.Submit(*transaction_id));
   }
   return outcome;
 }
@@ -450,7 +383,7 @@ Result<LanceNameListing> LanceService::ListTables(const LanceId& ns_id,
     if (!include_declared) {
       CAIRN_ASSIGN_OR_RAISE(auto entity, store_.LoadEntityPointer(catalog.id, ns, name));
       if (!entity) continue;  // dropped meanwhile
-      auto versioned = HasVersion(entity->metadata_location);
+      auto versioned = LanceDatasetHasVersion(io_, entity->metadata_location);
       if (!versioned || !*versioned) continue;
     }
     listing.names.push_back(std::move(name));
@@ -556,7 +489,7 @@ Result<LanceTableInfo> LanceService::RegisterTable(const LanceId& id,
   LanceTableInfo table{id, {}, properties, false};
   CAIRN_ASSIGN_OR_RAISE(table.location,
                         catalogs_.locations().Confine(ref.catalog, location, "location"));
-  CAIRN_RETURN_IF_ERROR(CheckDataset(table.location));
+  CAIRN_RETURN_IF_ERROR(CheckLanceDataset(io_, table.location));
   const LocationClaim claim = LocationPolicy::ClaimOf(ref.catalog, table.location);
   const std::string metadata = TableMetadataJson(table.properties, false);
   if (mode == LanceRegisterMode::kOverwrite) {
@@ -596,7 +529,7 @@ Result<LanceTableInfo> LanceService::DescribeTable(const LanceId& id) {
 }
 
 Result<bool> LanceService::IsOnlyDeclared(const LanceTableInfo& table) {
-  CAIRN_ASSIGN_OR_RAISE(bool versioned, HasVersion(table.location));
+  CAIRN_ASSIGN_OR_RAISE(bool versioned, LanceDatasetHasVersion(io_, table.location));
   return !versioned;
 }
 
@@ -609,15 +542,10 @@ Status LanceService::TableExists(const LanceId& id) {
 Result<LanceDropOutcome> LanceService::DropTable(const LanceId& id) {
   CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
   std::optional<std::string> transaction_id;
-  auto planner = [&](const std::vector<EntityRecord>& dropped)
-      -> Result<std::optional<TransactionRecord>> {
-    CAIRN_ASSIGN_OR_RAISE(auto plan, PlanDeletion(dropped, "DropTable", id));
-    transaction_id = plan ? std::optional<std::string>(plan->id) : std::nullopt;
-    return plan;
-  };
-  CAIRN_ASSIGN_OR_RAISE(auto dropped,
-                        store_.DropEntityWithRecord(ref.catalog.id, ref.ns, ref.name,
-                                                    EntityKind::kLanceTable, planner));
+  CAIRN_ASSIGN_OR_RAISE(
+      auto dropped,
+      store_.DropEntityWithRecord(ref.catalog.id, ref.ns, ref.name, EntityKind::kLanceTable,
+                                  PlanDeletion("DropTable", id, transaction_id)));
   if (!dropped) return tl::unexpected(TableMissing(ref, id));
   LanceTableInfo table{id, dropped->metadata_location, {}, false};
   ReadTableMetadata(dropped->metadata, table);
@@ -625,7 +553,7 @@ Result<LanceDropOutcome> LanceService::DropTable(const LanceId& id) {
   outcome.properties = std::move(table.properties);
   outcome.location = std::move(table.location);
   if (transaction_id) {
-    CAIRN_ASSIGN_OR_RAISE(outcome.transaction_id, FinishDrop(*transaction_id));
+    CAIRN_ASSIGN_OR_RAISE(outcome.transaction_id, drop_worker_.Submit(*transaction_id));
   }
   return outcome;
 }
@@ -682,16 +610,16 @@ Status LanceService::RenameTable(const LanceId& id,
 Result<LanceTransactionInfo> LanceService::DescribeTransaction(std::string_view id) {
   CAIRN_ASSIGN_OR_RAISE(auto record, store_.LoadTransaction(id));
   if (!record) return NoSuchTransaction("Transaction does not exist: {}", id);
-  CAIRN_ASSIGN_OR_RAISE(auto status, ParseStoredStatus(record->status));
+  CAIRN_ASSIGN_OR_RAISE(auto status, ParseLanceTransactionStatus(record->status));
   return ToInfo(*record, status);
 }
 
 Result<LanceTransactionInfo> LanceService::AlterTransaction(
     std::string_view id, const std::vector<LanceTransactionAction>& actions) {
-  for (int attempt = 0; attempt < kMaxSwapAttempts; ++attempt) {
+  for (int attempt = 0; attempt < kMaxTransactionSwapAttempts; ++attempt) {
     CAIRN_ASSIGN_OR_RAISE(auto record, store_.LoadTransaction(id));
     if (!record) return NoSuchTransaction("Transaction does not exist: {}", id);
-    CAIRN_ASSIGN_OR_RAISE(auto status, ParseStoredStatus(record->status));
+    CAIRN_ASSIGN_OR_RAISE(auto status, ParseLanceTransactionStatus(record->status));
     const LanceTransactionStatus before = status;
     TransactionRecord updated = *record;
     CAIRN_RETURN_IF_ERROR(ApplyActions(updated.id, actions, status, updated.properties));
@@ -703,7 +631,7 @@ Result<LanceTransactionInfo> LanceService::AlterTransaction(
                           store_.UpdateTransaction(updated, record->version));
     if (!swapped) continue;  // the background thread or another client got there first
     if (status == LanceTransactionStatus::kQueued && before != status)
-      Enqueue(updated.id);
+      drop_worker_.Enqueue(updated.id);
     return ToInfo(updated, status);
   }
   return CommitFailed("Transaction {} is changing concurrently; retry", id);
@@ -787,280 +715,15 @@ Error LanceService::NamespaceMissing(const LanceId& id, Error original) {
                fmt::format("Namespace does not exist: {}", FormatLanceId(id))};
 }
 
-Result<std::optional<TransactionRecord>> LanceService::PlanDeletion(
-    const std::vector<EntityRecord>& dropped, std::string_view operation,
-    const LanceId& target) {
-  boost::json::array datasets;
-  for (const auto& entity : dropped) {
-    if (entity.kind != EntityKind::kLanceTable || entity.metadata_location.empty())
-      continue;
-    datasets.push_back(boost::json::object{{kLocationKey, entity.metadata_location}});
-  }
-  if (datasets.empty()) return std::optional<TransactionRecord>{};
-  TransactionRecord record;
-  record.id = RandomUuid();
-  record.status = TransactionStatusText(LanceTransactionStatus::kQueued);
-  record.properties[std::string(kOperationProperty)] = std::string(operation);
-  record.properties[std::string(kTargetProperty)] = FormatLanceId(target);
-  record.properties[std::string(kDatasetsProperty)] = std::to_string(datasets.size());
-  if (datasets.size() == 1) {
-    record.properties[std::string(kLocationProperty)] =
-        std::string(datasets[0].as_object().at(kLocationKey).as_string());
-  }
-  boost::json::object payload;
-  payload[kDatasetsKey] = std::move(datasets);
-  record.payload = boost::json::serialize(payload);
-  return std::optional<TransactionRecord>(std::move(record));
-}
-
-namespace {
-
-/// The dataset locations of a drop's payload. (Payloads of earlier versions also name
-/// a `managed-root` per dataset; it is ignored: only a dataset's known parts go.)
-Result<std::vector<std::string>> ParsePayload(std::string_view payload) {
-  CAIRN_ASSIGN_OR_RAISE(auto obj, ParseJsonObject(payload));
-  const auto* datasets = FindNonNull(obj, kDatasetsKey);
-  if (datasets == nullptr || !datasets->is_array()) {
-    return Internal("Transaction payload without datasets");
-  }
-  std::vector<std::string> out;
-  for (const auto& item : datasets->as_array()) {
-    if (!item.is_object())
-      return Internal("Transaction payload with a malformed dataset");
-    CAIRN_ASSIGN_OR_RAISE(auto location, GetString(item.as_object(), kLocationKey));
-    out.push_back(std::move(location));
-  }
-  return out;
-}
-
-}  // namespace
-
-Result<std::optional<std::string>> LanceService::FinishDrop(
-    const std::string& transaction_id) {
-  CAIRN_ASSIGN_OR_RAISE(auto record, store_.LoadTransaction(transaction_id));
-  if (!record) return std::optional<std::string>{};  // finished and forgotten meanwhile
-  CAIRN_ASSIGN_OR_RAISE(auto datasets, ParsePayload(record->payload));
-  // Deletion time grows with the number of objects, so the decision counts files.
-  bool in_background = false;
-  size_t files = 0;
-  for (const auto& dataset : datasets) {
-    // Non-local storage, or trouble listing, goes to the background (which reports it).
-    auto listed = LocalPathOf(dataset).and_then([&](const std::string&) {
-      return io_.List(dataset);
-    });
-    if (!listed) {
-      in_background = true;
-      break;
-    }
-    files += listed->size();
-  }
-  if (in_background || files > settings_.async_drop_files) {
-    Enqueue(transaction_id);
-    return std::optional<std::string>(transaction_id);
-  }
-  RunTransaction(transaction_id);
-  CAIRN_ASSIGN_OR_RAISE(auto finished, store_.LoadTransaction(transaction_id));
-  if (finished &&
-      finished->status == TransactionStatusText(LanceTransactionStatus::kSucceeded)) {
-    // Nobody can ask about a transaction it was never told of.
-    (void)store_.DeleteTransaction(transaction_id);
-    return std::optional<std::string>{};
-  }
-  return std::optional<std::string>(transaction_id);
-}
-
-void LanceService::RunTransaction(const std::string& id) {
-  TransactionRecord record;
-  for (int attempt = 0;; ++attempt) {
-    auto loaded = store_.LoadTransaction(id);
-    if (!loaded) {
-      spdlog::error("Lance transaction {}: cannot load it: {}", id,
-                    loaded.error().message);
-      return;
-    }
-    if (!*loaded) return;
-    record = std::move(**loaded);
-    auto status = ParseStoredStatus(record.status);
-    if (!status) return;
-    if (*status == LanceTransactionStatus::kRunning) break;
-    if (*status != LanceTransactionStatus::kQueued) return;  // canceled or finished
-    TransactionRecord running = record;
-    running.status = TransactionStatusText(LanceTransactionStatus::kRunning);
-    // Only datasets that are there are deleted; checked once, when the work starts, so
-    // that a deletion interrupted after `_versions` went still finishes after a restart.
-    running.payload = KeepDatasets(record.payload);
-    auto swapped = store_.UpdateTransaction(running, record.version);
-    if (!swapped) {
-      spdlog::error("Lance transaction {}: cannot start it: {}", id,
-                    swapped.error().message);
-      return;  // stays QUEUED; the next start retries it
-    }
-    if (*swapped) {
-      record = std::move(running);
-      ++record.version;
-      break;
-    }
-    if (attempt + 1 >= kMaxSwapAttempts) return;
-  }
-
-  std::vector<std::string> problems;
-  auto datasets = ParsePayload(record.payload);
-  if (!datasets) {
-    problems.push_back(datasets.error().message);
-  } else {
-    for (const auto& location : *datasets) {
-      if (Stopping()) return;  // stays RUNNING; resumed at the next start
-      if (auto problem = DeleteDataset(location)) {
-        problems.push_back(std::move(*problem));
-      }
-    }
-  }
-
-  for (int attempt = 0; attempt < kMaxSwapAttempts; ++attempt) {
-    TransactionRecord done = record;
-    done.status =
-        TransactionStatusText(problems.empty() ? LanceTransactionStatus::kSucceeded
-                                               : LanceTransactionStatus::kFailed);
-    if (problems.empty()) {
-      done.properties.erase(std::string(kErrorProperty));
-    } else {
-      done.properties[std::string(kErrorProperty)] =
-          fmt::format("{}", fmt::join(problems, "; "));
-    }
-    auto swapped = store_.UpdateTransaction(done, record.version);
-    if (!swapped) {
-      spdlog::error("Lance transaction {}: cannot record its end: {}", id,
-                    swapped.error().message);
-      return;
-    }
-    if (*swapped) {
-      spdlog::info(
-          "Lance transaction {} {}{}", id, done.status,
-          problems.empty() ? "" : ": " + done.properties[std::string(kErrorProperty)]);
-      return;
-    }
-    // A client changed its properties meanwhile: keep them, record the end again.
-    auto reloaded = store_.LoadTransaction(id);
-    if (!reloaded || !*reloaded || (*reloaded)->status != record.status) return;
-    record = std::move(**reloaded);
-  }
-}
-
-std::optional<std::string> LanceService::DeleteDataset(std::string_view stored) {
-  auto canonical = CanonicalLocation(stored);
-  if (!canonical) {
-    return fmt::format("cannot delete {}: {}", ShortLocation(stored),
-                       canonical.error().message);
-  }
-  const std::string& location = *canonical;
-  if (LocalPathOfCanonical(location).empty()) {
-    return fmt::format("cannot delete {}: no FileIO serves its storage", location);
-  }
-  // Never at, above or below what another entity still uses.
-  auto used = store_.LocationInUse(location, 0);
-  if (!used) return fmt::format("cannot delete {}: {}", location, used.error().message);
-  if (*used) {
-    return fmt::format(
-        "kept {}: another table uses that location, or one above or below it", location);
-  }
-  // Only what a Lance dataset consists of goes (`KeepDatasets` made sure one is there):
-  // the directory may hold other files, whoever chose it; it goes only once empty.
-  for (std::string_view entry : lance::kDatasetEntries) {
-    const std::string target = location + "/" + std::string(entry);
-    if (auto status = io_.DeleteTree(target, location); !status) {
-      return fmt::format("cannot delete {}: {}", target, status.error().message);
-    }
-  }
-  if (auto status = io_.DeleteEmptyDirectory(location); !status) {
-    return fmt::format("cannot delete {}: {}", location, status.error().message);
-  }
-  return std::nullopt;
-}
-
-std::string LanceService::KeepDatasets(std::string_view payload) {
-  auto datasets = ParsePayload(payload);
-  if (!datasets) return std::string(payload);  // RunTransaction reports it
-  boost::json::array kept;
-  for (const auto& location : *datasets) {
-    auto canonical = CanonicalLocation(location);
-    auto dataset = canonical ? CheckDataset(*canonical)
-                             : Status(tl::unexpected(canonical.error()));
-    // Storage without a FileIO is kept in the list: its deletion fails, and says so.
-    if (!dataset && dataset.error().kind != ErrorKind::kUnsupported) {
-      spdlog::info("Lance drop keeps {}: {}", ShortLocation(location),
-                   dataset.error().message);
-      continue;
-    }
-    kept.push_back(boost::json::object{{kLocationKey, location}});
-  }
-  boost::json::object out;
-  out[kDatasetsKey] = std::move(kept);
-  return boost::json::serialize(out);
-}
-
-Result<bool> LanceService::HasVersion(std::string_view location) {
-  CAIRN_ASSIGN_OR_RAISE(auto listed, io_.List(std::string(location) + "/" +
-                                              std::string(lance::kVersionsDir)));
-  return !lance::ManifestsNewestFirst(listed).empty();
-}
-
-Status LanceService::CheckDataset(std::string_view location) {
-  if (LocalPathOfCanonical(location).empty()) {
-    return Unsupported("No FileIO serves the storage of {}", ShortLocation(location));
-  }
-  auto listed = io_.List(std::string(location) + "/" + std::string(lance::kVersionsDir));
-  if (!listed) {
-    return BadRequest("No Lance dataset at {}: {}", location, listed.error().message);
-  }
-  const auto manifests = lance::ManifestsNewestFirst(*listed);
-  if (manifests.empty()) {
-    return BadRequest("No Lance dataset at {}: no manifest under {}/", location,
-                      lance::kVersionsDir);
-  }
-  auto bytes = io_.ReadFile(manifests.front());
-  if (!bytes) {
-    return BadRequest("No Lance dataset at {}: cannot read {}: {}", location,
-                      manifests.front(), bytes.error().message);
-  }
-  if (auto valid = lance::ValidateManifest(*bytes); !valid) {
-    return BadRequest("No Lance dataset at {}: {}: {}", location, manifests.front(),
-                      valid.error().message);
-  }
-  return Ok();
-}
-
-void LanceService::Enqueue(std::string id) {
-  {
-    std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(id));
-  }
-  work_ready_.notify_one();
-}
-
-bool LanceService::Stopping() {
-  std::lock_guard lock(mutex_);
-  return stopping_;
-}
-
-void LanceService::WorkLoop() {
-  for (;;) {
-    std::string id;
-    {
-      std::unique_lock lock(mutex_);
-      work_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (stopping_) break;
-      id = std::move(queue_.front());
-      queue_.pop_front();
-      busy_ = true;
-    }
-    RunTransaction(id);
-    {
-      std::lock_guard lock(mutex_);
-      busy_ = false;
-    }
-    work_done_.notify_all();
-  }
-  work_done_.notify_all();
+DropPlanner LanceService::PlanDeletion(std::string_view operation, const LanceId& target,
+                                       std::optional<std::string>& transaction_id) {
+  return [operation = std::string(operation), target = FormatLanceId(target),
+          &transaction_id](const std::vector<EntityRecord>& dropped)
+             -> Result<std::optional<TransactionRecord>> {
+    auto record = MakeDropRecord(dropped, operation, target);
+    transaction_id = record ? std::optional<std::string>(record->id) : std::nullopt;
+    return record;
+  };
 }
 
 }  // namespace cairn
