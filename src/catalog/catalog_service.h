@@ -62,7 +62,8 @@ class CatalogService {
 
   /// \brief Creates catalog `name`. Its warehouse is `location` when given, else
   /// `DefaultWarehouseOf(name)`; either way it must lie under the allowed locations and is
-  /// stored canonical, as is its `allowed-locations` property. Errors: `kBadRequest` (invalid name or location), `kAlreadyExists`.
+  /// stored canonical, as is its `allowed-locations` property. Errors: `kBadRequest`
+  /// (invalid name or location), `kAlreadyExists`.
   Result<CatalogRecord> CreateCatalog(std::string_view name,
                                       const std::optional<std::string>& location,
                                       Properties properties);

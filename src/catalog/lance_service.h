@@ -218,6 +218,11 @@ class LanceService {
     std::string name;
   };
 
+  /// Keys must not be empty (`kBadRequest`).
+  static Status ValidatePropertyKeys(const Properties& properties);
+  /// A valid catalog name, then valid namespace levels (`kBadRequest`); the root is
+  /// valid.
+  static Status ValidateNamespaceId(const LanceId& id);
   /// The catalog `name`; `kNoSuchNamespace` when missing (a catalog is a Lance
   /// namespace).
   Result<CatalogRecord> ResolveCatalog(const std::string& name);
@@ -225,6 +230,12 @@ class LanceService {
   static Properties CatalogProperties(const CatalogRecord& catalog);
   Result<TableRef> ResolveTable(const LanceId& id);
   Result<LanceTableInfo> LoadTable(const TableRef& ref, const LanceId& id);
+  /// `<catalog warehouse>/<namespace levels>/<name>.lance`, when the namespace exists and
+  /// nothing uses or lies at that location.
+  Result<std::string> FreeDefaultLocation(const TableRef& ref, const LanceId& id);
+  /// Records the Lance table; `kAlreadyExists` or `kNoSuchNamespace` worded for `id`.
+  Status InsertTable(const TableRef& ref, const LanceId& id, const std::string& location,
+                     const std::string& metadata, const LocationClaim& claim);
   /// The error for a table id that names no Lance table: a namespace, another kind, none.
   Error TableMissing(const TableRef& ref, const LanceId& id);
   /// The error for a namespace id that names no namespace: maybe it names a table.

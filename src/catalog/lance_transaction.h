@@ -55,6 +55,14 @@ struct UnsetTransactionProperty {
 using LanceTransactionAction =
     std::variant<SetTransactionStatus, SetTransactionProperty, UnsetTransactionProperty>;
 
+/// \brief Applies a client's `actions` to `transaction`, in order, all or nothing;
+/// returns the changed copy. Status changes follow `LanceTransactionStatus`; setting a
+/// status a transaction already has changes nothing. Errors: `kBadRequest` (a status only
+/// the server sets, an empty key, a Fail mode that fails), `kCommitFailed` (the status
+/// does not allow the change).
+Result<LanceTransactionInfo> ApplyTransactionActions(
+    LanceTransactionInfo transaction, const std::vector<LanceTransactionAction>& actions);
+
 /// \brief Compare-and-swap attempts on a transaction record before giving up.
 inline constexpr int kMaxTransactionSwapAttempts = 10;
 
