@@ -151,10 +151,9 @@ Status CatalogService::DropNamespace(std::string_view catalog, const NamespacePa
 }
 
 Result<std::vector<EntityRecord>> CatalogService::DropNamespaceTree(
-    std::string_view catalog, const NamespacePath& path, const DropPlanner& planner) {
+    const CatalogRecord& catalog, const NamespacePath& path, const DropPlanner& planner) {
   CAIRN_RETURN_IF_ERROR(ValidateNamespace(path));
-  CAIRN_ASSIGN_OR_RAISE(auto record, ResolveCatalog(catalog));
-  return store_.DropNamespaceTree(record.id, path, planner);
+  return store_.DropNamespaceTree(catalog.id, path, planner);
 }
 
 Result<PropertiesUpdateOutcome> CatalogService::UpdateNamespaceProperties(

@@ -111,11 +111,11 @@ class CatalogService {
   /// `kNamespaceNotEmpty`.
   Status DropNamespace(std::string_view catalog, const NamespacePath& path);
 
-  /// \brief Drops namespace `path` with every namespace below it and every entity in
-  /// them, in one store transaction with the record `planner` returns for the dropped
-  /// entities. Returns the dropped entities. Errors: `kBadRequest`, `kNoSuchWarehouse`,
+  /// \brief Drops namespace `path` of `catalog` with every namespace below it and every
+  /// entity in them, in one store transaction with the record `planner` returns for the
+  /// dropped entities. Returns the dropped entities. Errors: `kBadRequest`,
   /// `kNoSuchNamespace`, the planner's error (nothing is dropped then).
-  Result<std::vector<EntityRecord>> DropNamespaceTree(std::string_view catalog,
+  Result<std::vector<EntityRecord>> DropNamespaceTree(const CatalogRecord& catalog,
                                                       const NamespacePath& path,
                                                       const DropPlanner& planner);
 

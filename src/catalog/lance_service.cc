@@ -215,7 +215,7 @@ Result<LanceDropOutcome> LanceService::DropNamespace(const LanceId& id,
   }
   std::optional<std::string> transaction_id;
   auto dropped = catalogs_.DropNamespaceTree(
-      catalog.name, ns, PlanDeletion("DropNamespace", id, transaction_id));
+      catalog, ns, PlanDeletion("DropNamespace", id, transaction_id));
   if (!dropped && dropped.error().kind == ErrorKind::kNoSuchNamespace &&
       mode == LanceDropMode::kSkip) {
     outcome.dropped = false;
