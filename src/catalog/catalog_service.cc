@@ -56,18 +56,37 @@ Status CatalogService::EnsureDefaultCatalog() {
   if (existing.error().kind != ErrorKind::kNoSuchWarehouse) {
     return tl::unexpected(existing.error());
   }
-  Properties properties;
-  CAIRN_ASSIGN_OR_RAISE(
-      const std::string location,
-      locations_.CheckNewCatalog(StripTrailingSlashes(settings_.warehouse_root) + "/" +
-                                     PercentEncodeSegment(settings_.default_catalog),
-                                 properties));
-  auto created = store_.CreateCatalog(settings_.default_catalog, location, properties);
+  auto created = CreateCatalog(settings_.default_catalog, std::nullopt, {});
   // Another replica may have created it between our read and our insert.
   if (!created && created.error().kind != ErrorKind::kAlreadyExists) {
     return tl::unexpected(created.error());
   }
   return Ok();
+}
+
+Result<CatalogRecord> CatalogService::CreateCatalog(
+    std::string_view name, const std::optional<std::string>& location,
+    Properties properties) {
+  CAIRN_RETURN_IF_ERROR(ValidateCatalogName(name));
+  // A client may name the warehouse, but only under the server's allowed locations.
+  CAIRN_ASSIGN_OR_RAISE(
+      const std::string warehouse,
+      locations_.CheckNewCatalog(location ? *location : DefaultWarehouseOf(name),
+                                 properties));
+  return store_.CreateCatalog(name, warehouse, properties);
+}
+
+Result<std::vector<EntityRecord>> CatalogService::DropCatalog(const CatalogRecord& catalog,
+                                                              bool cascade,
+                                                              const DropPlanner& planner) {
+  if (IsDefaultCatalog(catalog.name)) {
+    return BadRequest("The default catalog '{}' cannot be dropped", catalog.name);
+  }
+  return store_.DropCatalog(catalog.id, cascade, planner);
+}
+
+std::string CatalogService::DefaultWarehouseOf(std::string_view name) const {
+  return StripTrailingSlashes(settings_.warehouse_root) + "/" + PercentEncodeSegment(name);
 }
 
 Result<CatalogRecord> CatalogService::ResolveCatalog(std::string_view name) {
@@ -129,6 +148,12 @@ Status CatalogService::DropNamespace(std::string_view catalog, const NamespacePa
   CAIRN_RETURN_IF_ERROR(ValidateNamespace(path));
   CAIRN_ASSIGN_OR_RAISE(auto record, ResolveCatalog(catalog));
   return store_.DropNamespace(record.id, path);
+}
+
+Result<std::vector<EntityRecord>> CatalogService::DropNamespaceTree(
+    const CatalogRecord& catalog, const NamespacePath& path, const DropPlanner& planner) {
+  CAIRN_RETURN_IF_ERROR(ValidateNamespace(path));
+  return store_.DropNamespaceTree(catalog.id, path, planner);
 }
 
 Result<PropertiesUpdateOutcome> CatalogService::UpdateNamespaceProperties(

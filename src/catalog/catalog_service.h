@@ -54,8 +54,36 @@ class CatalogService {
   /// \brief `store` must outlive the service.
   CatalogService(MetaStore& store, CatalogSettings settings);
 
+  // --- catalogs ----------------------------------------------------------------------
+
   /// \brief Creates the default catalog (with its warehouse location) when it is missing.
+  /// Errors: `kBadRequest` (invalid default name or warehouse root), store errors.
   Status EnsureDefaultCatalog();
+
+  /// \brief Creates catalog `name`. Its warehouse is `location` when given, else
+  /// `DefaultWarehouseOf(name)`; either way it must lie under the allowed locations and is
+  /// stored canonical, as is its `allowed-locations` property. Errors: `kBadRequest`
+  /// (invalid name or location), `kAlreadyExists`.
+  Result<CatalogRecord> CreateCatalog(std::string_view name,
+                                      const std::optional<std::string>& location,
+                                      Properties properties);
+
+  /// \brief Drops `catalog`. Without `cascade` it must hold no namespace; with it, every
+  /// namespace and entity of the catalog goes too, in one store transaction with the
+  /// record `planner` returns for the dropped entities (may be empty: no record). Returns
+  /// the dropped entities. Errors: `kBadRequest` (the default catalog, which is never
+  /// dropped), `kNoSuchWarehouse`, `kNamespaceNotEmpty`, the planner's error.
+  Result<std::vector<EntityRecord>> DropCatalog(const CatalogRecord& catalog, bool cascade,
+                                                const DropPlanner& planner);
+
+  /// \brief The warehouse of a new catalog that names none:
+  /// `<warehouse root>/<name, percent-encoded>` (not yet checked against the policy).
+  std::string DefaultWarehouseOf(std::string_view name) const;
+
+  /// \brief True for the catalog requests without a catalog name use.
+  bool IsDefaultCatalog(std::string_view name) const {
+    return name == settings_.default_catalog;
+  }
 
   /// \brief Resolves a catalog by name; an empty name means the default catalog.
   /// Errors: `kNoSuchWarehouse`.
@@ -82,6 +110,14 @@ class CatalogService {
   /// \brief Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`,
   /// `kNamespaceNotEmpty`.
   Status DropNamespace(std::string_view catalog, const NamespacePath& path);
+
+  /// \brief Drops namespace `path` of `catalog` with every namespace below it and every
+  /// entity in them, in one store transaction with the record `planner` returns for the
+  /// dropped entities. Returns the dropped entities. Errors: `kBadRequest`,
+  /// `kNoSuchNamespace`, the planner's error (nothing is dropped then).
+  Result<std::vector<EntityRecord>> DropNamespaceTree(const CatalogRecord& catalog,
+                                                      const NamespacePath& path,
+                                                      const DropPlanner& planner);
 
   /// \brief Errors: `kBadRequest`, `kUnprocessableEntity` (a key both updated and removed),
   /// `kNoSuchWarehouse`, `kNoSuchNamespace`.

@@ -1,145 +1,23 @@
 #include "catalog/lance_service.h"
 
+// LanceService: its life cycle, the namespace tree (level 1 = catalog) and transactions.
+// Tables are in lance_tables.cc, the deletion of dropped datasets in
+// lance_drop_worker.cc.
+
 #include <algorithm>
-#include <charconv>
 
-#include <boost/json.hpp>
 #include <fmt/ranges.h>
-#include <spdlog/spdlog.h>
 
+#include "catalog/lance_drop_record.h"
 #include "catalog/names.h"
-#include "common/json_util.h"
-#include "common/location.h"
 #include "common/macros.h"
 #include "common/url_codec.h"
-#include "common/uuid.h"
-#include "lance/dataset.h"
 
 namespace cairn {
 namespace {
 
-/// Compare-and-swap attempts on a transaction record before giving up.
-constexpr int kMaxSwapAttempts = 10;
-
-// Keys of the JSON kept in an entity's `metadata` and in a transaction's payload.
-constexpr std::string_view kPropertiesKey = "properties";
-constexpr std::string_view kManagedKey = "managed-location";
-constexpr std::string_view kDatasetsKey = "datasets";
-constexpr std::string_view kLocationKey = "location";
-
-// Transaction properties the server sets.
-constexpr std::string_view kOperationProperty = "operation";
-constexpr std::string_view kTargetProperty = "target";
-constexpr std::string_view kLocationProperty = "location";
-constexpr std::string_view kDatasetsProperty = "datasets";
-constexpr std::string_view kErrorProperty = "error";
-
 /// The catalog property that holds its warehouse location on the Lance wire.
 constexpr std::string_view kCatalogLocationProperty = "location";
-
-Status ValidatePropertyKeys(const Properties& properties) {
-  for (const auto& [key, value] : properties) {
-    CAIRN_PRECHECK(!key.empty(), "Invalid properties: keys must not be empty");
-  }
-  return Ok();
-}
-
-Status ValidateNamespaceId(const LanceId& id) {
-  if (id.empty()) return Ok();
-  CAIRN_RETURN_IF_ERROR(ValidateCatalogName(id[0]));
-  if (id.size() > 1)
-    CAIRN_RETURN_IF_ERROR(ValidateNamespace(NamespacePath(id.begin() + 1, id.end())));
-  return Ok();
-}
-
-std::string TableMetadataJson(const Properties& properties, bool managed) {
-  boost::json::object props;
-  for (const auto& [key, value] : properties) props[key] = value;
-  boost::json::object obj;
-  obj[kPropertiesKey] = std::move(props);
-  obj[kManagedKey] = managed;
-  return boost::json::serialize(obj);
-}
-
-/// Reads what `TableMetadataJson` wrote; anything unreadable counts as no properties and
-/// an unmanaged location (the safe choice: never delete a whole directory by mistake).
-void ReadTableMetadata(std::string_view text, LanceTableInfo& table) {
-  auto obj = ParseJsonObject(text);
-  if (!obj) return;
-  if (auto props = GetOptionalStringMap(*obj, kPropertiesKey)) table.properties = *props;
-  if (const auto* managed = FindNonNull(*obj, kManagedKey);
-      managed && managed->is_bool()) {
-    table.managed_location = managed->as_bool();
-  }
-}
-
-std::string TransactionStatusText(LanceTransactionStatus status) {
-  return std::string(LanceTransactionStatusName(status));
-}
-
-Result<LanceTransactionStatus> ParseStoredStatus(std::string_view text) {
-  for (auto status : {LanceTransactionStatus::kQueued, LanceTransactionStatus::kRunning,
-                      LanceTransactionStatus::kSucceeded, LanceTransactionStatus::kFailed,
-                      LanceTransactionStatus::kCanceled}) {
-    if (LanceTransactionStatusName(status) == text) return status;
-  }
-  return Internal("Unknown transaction status '{}' in the metadata store", text);
-}
-
-LanceTransactionInfo ToInfo(const TransactionRecord& record,
-                            LanceTransactionStatus status) {
-  return LanceTransactionInfo{record.id, status, record.properties};
-}
-
-/// A status change a client asks for, checked against the current status.
-Status CheckStatusChange(const std::string& id, LanceTransactionStatus from,
-                         LanceTransactionStatus to) {
-  using S = LanceTransactionStatus;
-  if (from == to) return Ok();
-  if (to == S::kRunning || to == S::kSucceeded || to == S::kFailed) {
-    return BadRequest("Invalid status change of transaction {}: only the server sets {}",
-                      id, LanceTransactionStatusName(to));
-  }
-  const bool allowed =
-      (to == S::kCanceled && (from == S::kQueued || from == S::kFailed)) ||
-      (to == S::kQueued && (from == S::kFailed || from == S::kCanceled));
-  if (!allowed) {
-    return CommitFailed("Transaction {} is {}; it cannot become {}", id,
-                        LanceTransactionStatusName(from), LanceTransactionStatusName(to));
-  }
-  return Ok();
-}
-
-/// Applies `actions` to a copy of (status, properties); all or nothing.
-Status ApplyActions(const std::string& id,
-                    const std::vector<LanceTransactionAction>& actions,
-                    LanceTransactionStatus& status, Properties& properties) {
-  for (const auto& action : actions) {
-    if (const auto* set_status = std::get_if<SetTransactionStatus>(&action)) {
-      CAIRN_RETURN_IF_ERROR(CheckStatusChange(id, status, set_status->status));
-      status = set_status->status;
-    } else if (const auto* set = std::get_if<SetTransactionProperty>(&action)) {
-      CAIRN_PRECHECK(!set->key.empty(),
-                     "Invalid setPropertyAction: key must not be empty");
-      const bool exists = properties.count(set->key) > 0;
-      if (exists && set->mode == LancePropertyMode::kFail) {
-        return BadRequest("Transaction {} already has property '{}' (mode Fail)", id,
-                          set->key);
-      }
-      if (!exists || set->mode == LancePropertyMode::kOverwrite) {
-        properties[set->key] = set->value;
-      }
-    } else if (const auto* unset = std::get_if<UnsetTransactionProperty>(&action)) {
-      CAIRN_PRECHECK(!unset->key.empty(),
-                     "Invalid unsetPropertyAction: key must not be empty");
-      if (properties.erase(unset->key) == 0 && unset->mode == LancePropertyMode::kFail) {
-        return BadRequest("Transaction {} has no property '{}' (mode Fail)", id,
-                          unset->key);
-      }
-    }
-  }
-  return Ok();
-}
 
 }  // namespace
 
@@ -147,54 +25,20 @@ std::string FormatLanceId(const LanceId& id) {
   return fmt::format("{}", fmt::join(id, "$"));
 }
 
-std::string_view LanceTransactionStatusName(LanceTransactionStatus status) {
-  switch (status) {
-    case LanceTransactionStatus::kQueued:
-      return "QUEUED";
-    case LanceTransactionStatus::kRunning:
-      return "RUNNING";
-    case LanceTransactionStatus::kSucceeded:
-      return "SUCCEEDED";
-    case LanceTransactionStatus::kFailed:
-      return "FAILED";
-    case LanceTransactionStatus::kCanceled:
-      return "CANCELED";
-  }
-  return "FAILED";
-}
-
 LanceService::LanceService(MetaStore& store, CatalogService& catalogs, FileIO& io,
                            LanceSettings settings)
-    : store_(store), catalogs_(catalogs), io_(io), settings_(std::move(settings)) {}
+    : store_(store),
+      catalogs_(catalogs),
+      io_(io),
+      drop_worker_(store, io,
+                   LanceDropWorkerSettings{settings.async_drop_files,
+                                           settings.run_background_work}) {}
 
-LanceService::~LanceService() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  work_ready_.notify_all();
-  if (worker_.joinable()) worker_.join();
-}
+LanceService::~LanceService() { drop_worker_.Stop(); }
 
-Status LanceService::Start() {
-  CAIRN_ASSIGN_OR_RAISE(
-      auto pending,
-      store_.ListTransactions({TransactionStatusText(LanceTransactionStatus::kQueued),
-                               TransactionStatusText(LanceTransactionStatus::kRunning)}));
-  for (auto& record : pending) {
-    spdlog::info("resuming Lance transaction {} ({} {})", record.id, record.status,
-                 record.properties[std::string(kTargetProperty)]);
-    Enqueue(std::move(record.id));
-  }
-  if (settings_.run_background_work) worker_ = std::thread([this] { WorkLoop(); });
-  return Ok();
-}
+Status LanceService::Start() { return drop_worker_.Start(); }
 
-void LanceService::WaitForBackgroundWork() {
-  std::unique_lock lock(mutex_);
-  if (!worker_.joinable()) return;
-  work_done_.wait(lock, [this] { return stopping_ || (queue_.empty() && !busy_); });
-}
+void LanceService::WaitForBackgroundWork() { drop_worker_.WaitUntilIdle(); }
 
 // --- namespaces ------------------------------------------------------------------------
 
@@ -248,7 +92,7 @@ Result<Properties> LanceService::CreateNamespace(const LanceId& id, LanceCreateM
 Result<Properties> LanceService::CreateCatalog(const std::string& name,
                                                LanceCreateMode mode,
                                                const Properties& properties) {
-  auto existing = store_.GetCatalog(name);
+  auto existing = catalogs_.ResolveCatalog(name);
   if (!existing && existing.error().kind != ErrorKind::kNoSuchWarehouse) {
     return tl::unexpected(existing.error());
   }
@@ -261,10 +105,10 @@ Result<Properties> LanceService::CreateCatalog(const std::string& name,
       case LanceCreateMode::kOverwrite:
         break;
     }
-    if (name == settings_.default_catalog) {
+    if (catalogs_.IsDefaultCatalog(name)) {
       return BadRequest("The default catalog '{}' cannot be replaced", name);
     }
-    auto dropped = store_.DropCatalog(existing->id, /*cascade=*/false, nullptr);
+    auto dropped = catalogs_.DropCatalog(*existing, /*cascade=*/false, nullptr);
     if (!dropped && dropped.error().kind == ErrorKind::kNamespaceNotEmpty) {
       return NamespaceNotEmpty(
           "Cannot overwrite catalog {}: it is not empty (drop it with behavior Cascade "
@@ -275,18 +119,16 @@ Result<Properties> LanceService::CreateCatalog(const std::string& name,
       return tl::unexpected(dropped.error());
     }
   }
+  // On the Lance wire the warehouse is the `location` property; the catalog keeps it
+  // apart.
   Properties catalog_properties = properties;
-  std::string location =
-      StripTrailingSlashes(settings_.warehouse_root) + "/" + PercentEncodeSegment(name);
+  std::optional<std::string> location;
   if (auto it = catalog_properties.find(std::string(kCatalogLocationProperty));
       it != catalog_properties.end()) {
     location = it->second;
     catalog_properties.erase(it);
   }
-  // A client may name the warehouse, but only under the server's allowed locations.
-  CAIRN_ASSIGN_OR_RAISE(location,
-                        catalogs_.locations().CheckNewCatalog(location, catalog_properties));
-  auto created = store_.CreateCatalog(name, location, catalog_properties);
+  auto created = catalogs_.CreateCatalog(name, location, std::move(catalog_properties));
   if (!created && created.error().kind == ErrorKind::kAlreadyExists) {
     return NamespaceAlreadyExists("Namespace (catalog) already exists: {}", name);
   }
@@ -372,13 +214,8 @@ Result<LanceDropOutcome> LanceService::DropNamespace(const LanceId& id,
     return outcome;
   }
   std::optional<std::string> transaction_id;
-  auto planner = [&](const std::vector<EntityRecord>& dropped)
-      -> Result<std::optional<TransactionRecord>> {
-    CAIRN_ASSIGN_OR_RAISE(auto plan, PlanDeletion(dropped, "DropNamespace", id));
-    transaction_id = plan ? std::optional<std::string>(plan->id) : std::nullopt;
-    return plan;
-  };
-  auto dropped = store_.DropNamespaceTree(catalog.id, ns, planner);
+  auto dropped = catalogs_.DropNamespaceTree(
+      catalog, ns, PlanDeletion("DropNamespace", id, transaction_id));
   if (!dropped && dropped.error().kind == ErrorKind::kNoSuchNamespace &&
       mode == LanceDropMode::kSkip) {
     outcome.dropped = false;
@@ -386,7 +223,7 @@ Result<LanceDropOutcome> LanceService::DropNamespace(const LanceId& id,
   }
   if (!dropped) return tl::unexpected(dropped.error());
   if (transaction_id) {
-    CAIRN_ASSIGN_OR_RAISE(outcome.transaction_id, FinishDrop(*transaction_id));
+    CAIRN_ASSIGN_OR_RAISE(outcome.transaction_id, drop_worker_.Submit(*transaction_id));
   }
   return outcome;
 }
@@ -404,20 +241,11 @@ Result<LanceDropOutcome> LanceService::DropCatalog(const std::string& name,
     }
     return tl::unexpected(catalog.error());
   }
-  if (name == settings_.default_catalog) {
-    return BadRequest("The default catalog '{}' cannot be dropped", name);
-  }
   outcome.properties = CatalogProperties(*catalog);
   const bool cascade = behavior == LanceDropBehavior::kCascade;
   std::optional<std::string> transaction_id;
-  auto planner = [&](const std::vector<EntityRecord>& dropped)
-      -> Result<std::optional<TransactionRecord>> {
-    CAIRN_ASSIGN_OR_RAISE(auto plan,
-                          PlanDeletion(dropped, "DropNamespace", {name}));
-    transaction_id = plan ? std::optional<std::string>(plan->id) : std::nullopt;
-    return plan;
-  };
-  auto dropped = store_.DropCatalog(catalog->id, cascade, planner);
+  auto dropped = catalogs_.DropCatalog(
+      *catalog, cascade, PlanDeletion("DropNamespace", {name}, transaction_id));
   if (!dropped && dropped.error().kind == ErrorKind::kNamespaceNotEmpty) {
     return NamespaceNotEmpty(
         "Catalog {} is not empty; drop its namespaces first or use behavior Cascade",
@@ -430,257 +258,9 @@ Result<LanceDropOutcome> LanceService::DropCatalog(const std::string& name,
   }
   if (!dropped) return tl::unexpected(dropped.error());
   if (transaction_id) {
-    CAIRN_ASSIGN_OR_RAISE(outcome.transaction_id, FinishDrop(*transaction_id));
+    CAIRN_ASSIGN_OR_RAISE(outcome.transaction_id, drop_worker_.Submit(*transaction_id));
   }
   return outcome;
-}
-
-Result<LanceNameListing> LanceService::ListTables(const LanceId& ns_id,
-                                                  const PageRequest& page,
-                                                  bool include_declared) {
-  CAIRN_RETURN_IF_ERROR(ValidateNamespaceId(ns_id));
-  LanceNameListing listing;
-  // The root holds catalogs and a catalog holds namespaces: neither holds tables.
-  if (ns_id.empty()) return listing;
-  CAIRN_ASSIGN_OR_RAISE(auto catalog, ResolveCatalog(ns_id[0]));
-  if (ns_id.size() == 1) return listing;
-  const NamespacePath ns(ns_id.begin() + 1, ns_id.end());
-  CAIRN_ASSIGN_OR_RAISE(std::string after, HexDecode(page.token, "page_token"));
-  const size_t limit = std::min(page.page_size.value_or(kMaxPageSize), kMaxPageSize);
-  auto names = store_.ListEntities(catalog.id, ns, EntityKind::kLanceTable, after, limit);
-  if (!names) return tl::unexpected(NamespaceMissing(ns_id, names.error()));
-  if (names->has_more && !names->names.empty()) {
-    listing.next_page_token = HexEncode(names->names.back());
-  }
-  for (auto& name : names->names) {
-    if (!include_declared) {
-      CAIRN_ASSIGN_OR_RAISE(auto entity, store_.LoadEntityPointer(catalog.id, ns, name));
-      if (!entity) continue;  // dropped meanwhile
-      auto versioned = HasVersion(entity->metadata_location);
-      if (!versioned || !*versioned) continue;
-    }
-    listing.names.push_back(std::move(name));
-  }
-  return listing;
-}
-
-Result<LanceIdListing> LanceService::ListAllTables(const PageRequest& page) {
-  int64_t after = 0;
-  if (!page.token.empty()) {
-    const auto* end = page.token.data() + page.token.size();
-    const auto [ptr, ec] = std::from_chars(page.token.data(), end, after);
-    if (ec != std::errc() || ptr != end || after < 0) {
-      return BadRequest("Invalid page_token '{}'", page.token);
-    }
-  }
-  const size_t limit = std::min(page.page_size.value_or(kMaxPageSize), kMaxPageSize);
-  CAIRN_ASSIGN_OR_RAISE(auto entities,
-                        store_.ListAllEntities(EntityKind::kLanceTable, after, limit));
-  LanceIdListing listing;
-  for (auto& entity : entities.entities) {
-    LanceId id{std::move(entity.catalog)};
-    id.insert(id.end(), entity.ns.begin(), entity.ns.end());
-    id.push_back(std::move(entity.name));
-    listing.ids.push_back(std::move(id));
-  }
-  if (entities.has_more && !entities.entities.empty()) {
-    listing.next_page_token = std::to_string(entities.entities.back().id);
-  }
-  return listing;
-}
-
-// --- tables
-// --------------------------------------------------------------------------------
-
-Result<LanceTableInfo> LanceService::DeclareTable(
-    const LanceId& id, const std::optional<std::string>& location,
-    const Properties& properties) {
-  CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
-  CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys(properties));
-  LanceTableInfo table{id, {}, properties, !location.has_value()};
-  if (location) {
-    CAIRN_ASSIGN_OR_RAISE(table.location,
-                          catalogs_.locations().Confine(ref.catalog, *location, "location"));
-  } else {
-    // The namespace first, so that a missing one is reported as such, not as a location.
-    CAIRN_ASSIGN_OR_RAISE(bool ns_exists,
-                          catalogs_.NamespaceExists(ref.catalog.name, ref.ns));
-    if (!ns_exists) {
-      return NoSuchNamespace("Namespace does not exist: {}",
-                             FormatLanceId(LanceId(id.begin(), id.end() - 1)));
-    }
-    table.location = StripTrailingSlashes(ref.catalog.location);
-    // Appended piecewise: `"/" + std::string&&` trips a GCC 12 -O3 false positive
-    // (-Wrestrict, GCC bug 105329).
-    for (const auto& level : ref.ns)
-      table.location.append("/").append(PercentEncodeSegment(level));
-    table.location.append("/").append(PercentEncodeSegment(ref.name)).append(".lance");
-    CAIRN_ASSIGN_OR_RAISE(table.location, catalogs_.locations().Confine(
-                                              ref.catalog, table.location, "location"));
-    // A dropped table's files may still be being deleted, a deregistered or renamed one's
-    // are kept: never hand out a directory that holds something.
-    CAIRN_ASSIGN_OR_RAISE(bool used, store_.LocationInUse(table.location, 0));
-    if (used) {
-      return AlreadyExists(
-          "The location {} of table {} is used by another table; declare it "
-          "with another location",
-          table.location, FormatLanceId(id));
-    }
-    if (!LocalPathOfCanonical(table.location).empty()) {
-      CAIRN_ASSIGN_OR_RAISE(auto files, io_.List(table.location));
-      if (!files.empty()) {
-        return AlreadyExists(
-            "The location {} of table {} already holds files (of a dropped, deregistered "
-            "or "
-            "renamed table?); register that dataset, or declare with another location",
-            table.location, FormatLanceId(id));
-      }
-    }
-  }
-  auto created = store_.CreateEntity(
-      ref.catalog.id, ref.ns, ref.name, EntityKind::kLanceTable, table.location,
-      TableMetadataJson(table.properties, table.managed_location),
-      LocationPolicy::ClaimOf(ref.catalog, table.location));
-  if (!created && created.error().kind == ErrorKind::kAlreadyExists) {
-    return AlreadyExists("Table already exists: {} ({})", FormatLanceId(id),
-                         created.error().message);
-  }
-  if (!created && created.error().kind == ErrorKind::kNoSuchNamespace) {
-    return NoSuchNamespace("Namespace does not exist: {}",
-                           FormatLanceId(LanceId(id.begin(), id.end() - 1)));
-  }
-  if (!created) return tl::unexpected(created.error());
-  return table;
-}
-
-Result<LanceTableInfo> LanceService::RegisterTable(const LanceId& id,
-                                                   std::string_view location,
-                                                   LanceRegisterMode mode,
-                                                   const Properties& properties) {
-  CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
-  CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys(properties));
-  LanceTableInfo table{id, {}, properties, false};
-  CAIRN_ASSIGN_OR_RAISE(table.location,
-                        catalogs_.locations().Confine(ref.catalog, location, "location"));
-  CAIRN_RETURN_IF_ERROR(CheckDataset(table.location));
-  const LocationClaim claim = LocationPolicy::ClaimOf(ref.catalog, table.location);
-  const std::string metadata = TableMetadataJson(table.properties, false);
-  if (mode == LanceRegisterMode::kOverwrite) {
-    CAIRN_ASSIGN_OR_RAISE(auto existing,
-                          store_.LoadEntity(ref.catalog.id, ref.ns, ref.name));
-    if (existing && existing->kind != EntityKind::kLanceTable) {
-      return AlreadyExists("Name {} is already used by an {}", FormatLanceId(id),
-                           EntityKindName(existing->kind));
-    }
-    if (existing) {
-      EntitySwap swap{existing->id, existing->metadata_location, table.location, metadata};
-      swap.claim = claim;
-      CAIRN_ASSIGN_OR_RAISE(bool swapped, store_.SwapEntities({swap}));
-      if (!swapped)
-        return CommitFailed("Table {} was changed concurrently", FormatLanceId(id));
-      return table;
-    }
-  }
-  auto created = store_.CreateEntity(ref.catalog.id, ref.ns, ref.name,
-                                     EntityKind::kLanceTable, table.location, metadata,
-                                     claim);
-  if (!created && created.error().kind == ErrorKind::kAlreadyExists) {
-    return AlreadyExists("Table already exists: {} ({})", FormatLanceId(id),
-                         created.error().message);
-  }
-  if (!created && created.error().kind == ErrorKind::kNoSuchNamespace) {
-    return NoSuchNamespace("Namespace does not exist: {}",
-                           FormatLanceId(LanceId(id.begin(), id.end() - 1)));
-  }
-  if (!created) return tl::unexpected(created.error());
-  return table;
-}
-
-Result<LanceTableInfo> LanceService::DescribeTable(const LanceId& id) {
-  CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
-  return LoadTable(ref, id);
-}
-
-Result<bool> LanceService::IsOnlyDeclared(const LanceTableInfo& table) {
-  CAIRN_ASSIGN_OR_RAISE(bool versioned, HasVersion(table.location));
-  return !versioned;
-}
-
-Status LanceService::TableExists(const LanceId& id) {
-  CAIRN_ASSIGN_OR_RAISE(auto table, DescribeTable(id));
-  (void)table;
-  return Ok();
-}
-
-Result<LanceDropOutcome> LanceService::DropTable(const LanceId& id) {
-  CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
-  std::optional<std::string> transaction_id;
-  auto planner = [&](const std::vector<EntityRecord>& dropped)
-      -> Result<std::optional<TransactionRecord>> {
-    CAIRN_ASSIGN_OR_RAISE(auto plan, PlanDeletion(dropped, "DropTable", id));
-    transaction_id = plan ? std::optional<std::string>(plan->id) : std::nullopt;
-    return plan;
-  };
-  CAIRN_ASSIGN_OR_RAISE(auto dropped,
-                        store_.DropEntityWithRecord(ref.catalog.id, ref.ns, ref.name,
-                                                    EntityKind::kLanceTable, planner));
-  if (!dropped) return tl::unexpected(TableMissing(ref, id));
-  LanceTableInfo table{id, dropped->metadata_location, {}, false};
-  ReadTableMetadata(dropped->metadata, table);
-  LanceDropOutcome outcome;
-  outcome.properties = std::move(table.properties);
-  outcome.location = std::move(table.location);
-  if (transaction_id) {
-    CAIRN_ASSIGN_OR_RAISE(outcome.transaction_id, FinishDrop(*transaction_id));
-  }
-  return outcome;
-}
-
-Result<LanceTableInfo> LanceService::DeregisterTable(const LanceId& id) {
-  CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
-  CAIRN_ASSIGN_OR_RAISE(auto table, LoadTable(ref, id));
-  CAIRN_ASSIGN_OR_RAISE(bool dropped, store_.DropEntity(ref.catalog.id, ref.ns, ref.name,
-                                                        EntityKind::kLanceTable));
-  if (!dropped) return tl::unexpected(TableMissing(ref, id));
-  return table;
-}
-
-Status LanceService::RenameTable(const LanceId& id,
-                                 const std::optional<LanceId>& to_namespace,
-                                 std::string_view new_name) {
-  CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
-  CAIRN_RETURN_IF_ERROR(ValidateName("new table name", new_name));
-  LanceId target_ns(id.begin(), id.end() - 1);
-  if (to_namespace) {
-    CAIRN_PRECHECK(
-        to_namespace->size() >= 2,
-        "Invalid new namespace id '{}': a table lives in a namespace of a catalog "
-        "(at least two levels)",
-        FormatLanceId(*to_namespace));
-    CAIRN_PRECHECK((*to_namespace)[0] == id[0],
-                   "Cannot move table {} to another catalog ({})", FormatLanceId(id),
-                   (*to_namespace)[0]);
-    CAIRN_RETURN_IF_ERROR(ValidateNamespaceId(*to_namespace));
-    target_ns = *to_namespace;
-  }
-  LanceId target = target_ns;
-  target.emplace_back(new_name);
-  auto renamed =
-      store_.RenameEntity(ref.catalog.id, ref.ns, ref.name,
-                          NamespacePath(target_ns.begin() + 1, target_ns.end()), new_name,
-                          EntityKind::kLanceTable);
-  if (renamed) return Ok();
-  switch (renamed.error().kind) {
-    case ErrorKind::kNoSuchTable:
-      return tl::unexpected(TableMissing(ref, id));
-    case ErrorKind::kNoSuchNamespace:
-      return NoSuchNamespace("Namespace does not exist: {}", FormatLanceId(target_ns));
-    case ErrorKind::kAlreadyExists:
-      return AlreadyExists("Table already exists: {} ({})", FormatLanceId(target),
-                           renamed.error().message);
-    default:
-      return renamed;
-  }
 }
 
 // --- transactions ----------------------------------------------------------------------
@@ -688,37 +268,55 @@ Status LanceService::RenameTable(const LanceId& id,
 Result<LanceTransactionInfo> LanceService::DescribeTransaction(std::string_view id) {
   CAIRN_ASSIGN_OR_RAISE(auto record, store_.LoadTransaction(id));
   if (!record) return NoSuchTransaction("Transaction does not exist: {}", id);
-  CAIRN_ASSIGN_OR_RAISE(auto status, ParseStoredStatus(record->status));
-  return ToInfo(*record, status);
+  CAIRN_ASSIGN_OR_RAISE(auto status, ParseLanceTransactionStatus(record->status));
+  return LanceTransactionInfo{record->id, status, record->properties};
 }
 
 Result<LanceTransactionInfo> LanceService::AlterTransaction(
     std::string_view id, const std::vector<LanceTransactionAction>& actions) {
-  for (int attempt = 0; attempt < kMaxSwapAttempts; ++attempt) {
+  for (int attempt = 0; attempt < kMaxTransactionSwapAttempts; ++attempt) {
     CAIRN_ASSIGN_OR_RAISE(auto record, store_.LoadTransaction(id));
     if (!record) return NoSuchTransaction("Transaction does not exist: {}", id);
-    CAIRN_ASSIGN_OR_RAISE(auto status, ParseStoredStatus(record->status));
-    const LanceTransactionStatus before = status;
-    TransactionRecord updated = *record;
-    CAIRN_RETURN_IF_ERROR(ApplyActions(updated.id, actions, status, updated.properties));
-    updated.status = TransactionStatusText(status);
-    if (updated.status == record->status && updated.properties == record->properties) {
-      return ToInfo(*record, status);
+    CAIRN_ASSIGN_OR_RAISE(auto before, ParseLanceTransactionStatus(record->status));
+    CAIRN_ASSIGN_OR_RAISE(
+        auto altered,
+        ApplyTransactionActions(
+            LanceTransactionInfo{record->id, before, record->properties}, actions));
+    if (altered.status == before && altered.properties == record->properties) {
+      return altered;
     }
+    TransactionRecord updated = *record;
+    updated.status = std::string(LanceTransactionStatusName(altered.status));
+    updated.properties = altered.properties;
     CAIRN_ASSIGN_OR_RAISE(bool swapped,
                           store_.UpdateTransaction(updated, record->version));
     if (!swapped) continue;  // the background thread or another client got there first
-    if (status == LanceTransactionStatus::kQueued && before != status)
-      Enqueue(updated.id);
-    return ToInfo(updated, status);
+    if (altered.status == LanceTransactionStatus::kQueued && before != altered.status)
+      drop_worker_.Enqueue(updated.id);
+    return altered;
   }
   return CommitFailed("Transaction {} is changing concurrently; retry", id);
 }
 
 // --- private ---------------------------------------------------------------------------
 
+Status LanceService::ValidatePropertyKeys(const Properties& properties) {
+  for (const auto& [key, value] : properties) {
+    CAIRN_PRECHECK(!key.empty(), "Invalid properties: keys must not be empty");
+  }
+  return Ok();
+}
+
+Status LanceService::ValidateNamespaceId(const LanceId& id) {
+  if (id.empty()) return Ok();
+  CAIRN_RETURN_IF_ERROR(ValidateCatalogName(id[0]));
+  if (id.size() > 1)
+    CAIRN_RETURN_IF_ERROR(ValidateNamespace(NamespacePath(id.begin() + 1, id.end())));
+  return Ok();
+}
+
 Result<CatalogRecord> LanceService::ResolveCatalog(const std::string& name) {
-  auto catalog = store_.GetCatalog(name);
+  auto catalog = catalogs_.ResolveCatalog(name);
   if (!catalog && catalog.error().kind == ErrorKind::kNoSuchWarehouse) {
     return NoSuchNamespace("Namespace (catalog) does not exist: {}", name);
   }
@@ -731,55 +329,9 @@ Properties LanceService::CatalogProperties(const CatalogRecord& catalog) {
   return properties;
 }
 
-Result<LanceService::TableRef> LanceService::ResolveTable(const LanceId& id) {
-  if (id.size() < 3) {
-    return BadRequest(
-        "Invalid table id '{}': a Lance table id has at least three levels: catalog, "
-        "namespace and table name",
-        FormatLanceId(id));
-  }
-  CAIRN_RETURN_IF_ERROR(ValidateCatalogName(id[0]));
-  TableRef ref;
-  ref.ns = NamespacePath(id.begin() + 1, id.end() - 1);
-  ref.name = id.back();
-  CAIRN_RETURN_IF_ERROR(ValidateNamespace(ref.ns));
-  CAIRN_RETURN_IF_ERROR(ValidateName("table name", ref.name));
-  CAIRN_ASSIGN_OR_RAISE(ref.catalog, ResolveCatalog(id[0]));
-  return ref;
-}
-
-Result<LanceTableInfo> LanceService::LoadTable(const TableRef& ref, const LanceId& id) {
-  CAIRN_ASSIGN_OR_RAISE(auto entity, store_.LoadEntity(ref.catalog.id, ref.ns, ref.name));
-  if (!entity || entity->kind != EntityKind::kLanceTable) {
-    return tl::unexpected(TableMissing(ref, id));
-  }
-  LanceTableInfo table{id, entity->metadata_location, {}, false};
-  ReadTableMetadata(entity->metadata, table);
-  return table;
-}
-
-Error LanceService::TableMissing(const TableRef& ref, const LanceId& id) {
-  auto kind = store_.EntityKindOf(ref.catalog.id, ref.ns, ref.name);
-  if (kind && *kind && **kind != EntityKind::kLanceTable) {
-    return Error{ErrorKind::kNoSuchTable,
-                 fmt::format("Table does not exist: {} (the name belongs to an {})",
-                             FormatLanceId(id), EntityKindName(**kind))};
-  }
-  NamespacePath as_namespace = ref.ns;
-  as_namespace.push_back(ref.name);
-  auto is_namespace = store_.NamespaceExists(ref.catalog.id, as_namespace);
-  if (is_namespace && *is_namespace) {
-    return Error{ErrorKind::kBadRequest,
-                 fmt::format("Invalid table id '{}': it names a namespace, not a table",
-                             FormatLanceId(id))};
-  }
-  return Error{ErrorKind::kNoSuchTable,
-               fmt::format("Table does not exist: {}", FormatLanceId(id))};
-}
-
 Error LanceService::NamespaceMissing(const LanceId& id, Error original) {
   if (original.kind != ErrorKind::kNoSuchNamespace || id.size() < 3) return original;
-  auto catalog = store_.GetCatalog(id[0]);
+  auto catalog = catalogs_.ResolveCatalog(id[0]);
   if (!catalog) return original;
   auto kind = store_.EntityKindOf(catalog->id,
                                   NamespacePath(id.begin() + 1, id.end() - 1), id.back());
@@ -793,280 +345,15 @@ Error LanceService::NamespaceMissing(const LanceId& id, Error original) {
                fmt::format("Namespace does not exist: {}", FormatLanceId(id))};
 }
 
-Result<std::optional<TransactionRecord>> LanceService::PlanDeletion(
-    const std::vector<EntityRecord>& dropped, std::string_view operation,
-    const LanceId& target) {
-  boost::json::array datasets;
-  for (const auto& entity : dropped) {
-    if (entity.kind != EntityKind::kLanceTable || entity.metadata_location.empty())
-      continue;
-    datasets.push_back(boost::json::object{{kLocationKey, entity.metadata_location}});
-  }
-  if (datasets.empty()) return std::optional<TransactionRecord>{};
-  TransactionRecord record;
-  record.id = RandomUuid();
-  record.status = TransactionStatusText(LanceTransactionStatus::kQueued);
-  record.properties[std::string(kOperationProperty)] = std::string(operation);
-  record.properties[std::string(kTargetProperty)] = FormatLanceId(target);
-  record.properties[std::string(kDatasetsProperty)] = std::to_string(datasets.size());
-  if (datasets.size() == 1) {
-    record.properties[std::string(kLocationProperty)] =
-        std::string(datasets[0].as_object().at(kLocationKey).as_string());
-  }
-  boost::json::object payload;
-  payload[kDatasetsKey] = std::move(datasets);
-  record.payload = boost::json::serialize(payload);
-  return std::optional<TransactionRecord>(std::move(record));
-}
-
-namespace {
-
-/// The dataset locations of a drop's payload. (Payloads of earlier versions also name
-/// a `managed-root` per dataset; it is ignored: only a dataset's known parts go.)
-Result<std::vector<std::string>> ParsePayload(std::string_view payload) {
-  CAIRN_ASSIGN_OR_RAISE(auto obj, ParseJsonObject(payload));
-  const auto* datasets = FindNonNull(obj, kDatasetsKey);
-  if (datasets == nullptr || !datasets->is_array()) {
-    return Internal("Transaction payload without datasets");
-  }
-  std::vector<std::string> out;
-  for (const auto& item : datasets->as_array()) {
-    if (!item.is_object())
-      return Internal("Transaction payload with a malformed dataset");
-    CAIRN_ASSIGN_OR_RAISE(auto location, GetString(item.as_object(), kLocationKey));
-    out.push_back(std::move(location));
-  }
-  return out;
-}
-
-}  // namespace
-
-Result<std::optional<std::string>> LanceService::FinishDrop(
-    const std::string& transaction_id) {
-  CAIRN_ASSIGN_OR_RAISE(auto record, store_.LoadTransaction(transaction_id));
-  if (!record) return std::optional<std::string>{};  // finished and forgotten meanwhile
-  CAIRN_ASSIGN_OR_RAISE(auto datasets, ParsePayload(record->payload));
-  // Deletion time grows with the number of objects, so the decision counts files.
-  bool in_background = false;
-  size_t files = 0;
-  for (const auto& dataset : datasets) {
-    // Non-local storage, or trouble listing, goes to the background (which reports it).
-    auto listed = LocalPathOf(dataset).and_then([&](const std::string&) {
-      return io_.List(dataset);
-    });
-    if (!listed) {
-      in_background = true;
-      break;
-    }
-    files += listed->size();
-  }
-  if (in_background || files > settings_.async_drop_files) {
-    Enqueue(transaction_id);
-    return std::optional<std::string>(transaction_id);
-  }
-  RunTransaction(transaction_id);
-  CAIRN_ASSIGN_OR_RAISE(auto finished, store_.LoadTransaction(transaction_id));
-  if (finished &&
-      finished->status == TransactionStatusText(LanceTransactionStatus::kSucceeded)) {
-    // Nobody can ask about a transaction it was never told of.
-    (void)store_.DeleteTransaction(transaction_id);
-    return std::optional<std::string>{};
-  }
-  return std::optional<std::string>(transaction_id);
-}
-
-void LanceService::RunTransaction(const std::string& id) {
-  TransactionRecord record;
-  for (int attempt = 0;; ++attempt) {
-    auto loaded = store_.LoadTransaction(id);
-    if (!loaded) {
-      spdlog::error("Lance transaction {}: cannot load it: {}", id,
-                    loaded.error().message);
-      return;
-    }
-    if (!*loaded) return;
-    record = std::move(**loaded);
-    auto status = ParseStoredStatus(record.status);
-    if (!status) return;
-    if (*status == LanceTransactionStatus::kRunning) break;
-    if (*status != LanceTransactionStatus::kQueued) return;  // canceled or finished
-    TransactionRecord running = record;
-    running.status = TransactionStatusText(LanceTransactionStatus::kRunning);
-    // Only datasets that are there are deleted; checked once, when the work starts, so
-    // that a deletion interrupted after `_versions` went still finishes after a restart.
-    running.payload = KeepDatasets(record.payload);
-    auto swapped = store_.UpdateTransaction(running, record.version);
-    if (!swapped) {
-      spdlog::error("Lance transaction {}: cannot start it: {}", id,
-                    swapped.error().message);
-      return;  // stays QUEUED; the next start retries it
-    }
-    if (*swapped) {
-      record = std::move(running);
-      ++record.version;
-      break;
-    }
-    if (attempt + 1 >= kMaxSwapAttempts) return;
-  }
-
-  std::vector<std::string> problems;
-  auto datasets = ParsePayload(record.payload);
-  if (!datasets) {
-    problems.push_back(datasets.error().message);
-  } else {
-    for (const auto& location : *datasets) {
-      if (Stopping()) return;  // stays RUNNING; resumed at the next start
-      if (auto problem = DeleteDataset(location)) {
-        problems.push_back(std::move(*problem));
-      }
-    }
-  }
-
-  for (int attempt = 0; attempt < kMaxSwapAttempts; ++attempt) {
-    TransactionRecord done = record;
-    done.status =
-        TransactionStatusText(problems.empty() ? LanceTransactionStatus::kSucceeded
-                                               : LanceTransactionStatus::kFailed);
-    if (problems.empty()) {
-      done.properties.erase(std::string(kErrorProperty));
-    } else {
-      done.properties[std::string(kErrorProperty)] =
-          fmt::format("{}", fmt::join(problems, "; "));
-    }
-    auto swapped = store_.UpdateTransaction(done, record.version);
-    if (!swapped) {
-      spdlog::error("Lance transaction {}: cannot record its end: {}", id,
-                    swapped.error().message);
-      return;
-    }
-    if (*swapped) {
-      spdlog::info(
-          "Lance transaction {} {}{}", id, done.status,
-          problems.empty() ? "" : ": " + done.properties[std::string(kErrorProperty)]);
-      return;
-    }
-    // A client changed its properties meanwhile: keep them, record the end again.
-    auto reloaded = store_.LoadTransaction(id);
-    if (!reloaded || !*reloaded || (*reloaded)->status != record.status) return;
-    record = std::move(**reloaded);
-  }
-}
-
-std::optional<std::string> LanceService::DeleteDataset(std::string_view stored) {
-  auto canonical = CanonicalLocation(stored);
-  if (!canonical) {
-    return fmt::format("cannot delete {}: {}", ShortLocation(stored),
-                       canonical.error().message);
-  }
-  const std::string& location = *canonical;
-  if (LocalPathOfCanonical(location).empty()) {
-    return fmt::format("cannot delete {}: no FileIO serves its storage", location);
-  }
-  // Never at, above or below what another entity still uses.
-  auto used = store_.LocationInUse(location, 0);
-  if (!used) return fmt::format("cannot delete {}: {}", location, used.error().message);
-  if (*used) {
-    return fmt::format(
-        "kept {}: another table uses that location, or one above or below it", location);
-  }
-  // Only what a Lance dataset consists of goes (`KeepDatasets` made sure one is there):
-  // the directory may hold other files, whoever chose it; it goes only once empty.
-  for (std::string_view entry : lance::kDatasetEntries) {
-    const std::string target = location + "/" + std::string(entry);
-    if (auto status = io_.DeleteTree(target, location); !status) {
-      return fmt::format("cannot delete {}: {}", target, status.error().message);
-    }
-  }
-  if (auto status = io_.DeleteEmptyDirectory(location); !status) {
-    return fmt::format("cannot delete {}: {}", location, status.error().message);
-  }
-  return std::nullopt;
-}
-
-std::string LanceService::KeepDatasets(std::string_view payload) {
-  auto datasets = ParsePayload(payload);
-  if (!datasets) return std::string(payload);  // RunTransaction reports it
-  boost::json::array kept;
-  for (const auto& location : *datasets) {
-    auto canonical = CanonicalLocation(location);
-    auto dataset = canonical ? CheckDataset(*canonical)
-                             : Status(tl::unexpected(canonical.error()));
-    // Storage without a FileIO is kept in the list: its deletion fails, and says so.
-    if (!dataset && dataset.error().kind != ErrorKind::kUnsupported) {
-      spdlog::info("Lance drop keeps {}: {}", ShortLocation(location),
-                   dataset.error().message);
-      continue;
-    }
-    kept.push_back(boost::json::object{{kLocationKey, location}});
-  }
-  boost::json::object out;
-  out[kDatasetsKey] = std::move(kept);
-  return boost::json::serialize(out);
-}
-
-Result<bool> LanceService::HasVersion(std::string_view location) {
-  CAIRN_ASSIGN_OR_RAISE(auto listed, io_.List(std::string(location) + "/" +
-                                              std::string(lance::kVersionsDir)));
-  return !lance::ManifestsNewestFirst(listed).empty();
-}
-
-Status LanceService::CheckDataset(std::string_view location) {
-  if (LocalPathOfCanonical(location).empty()) {
-    return Unsupported("No FileIO serves the storage of {}", ShortLocation(location));
-  }
-  auto listed = io_.List(std::string(location) + "/" + std::string(lance::kVersionsDir));
-  if (!listed) {
-    return BadRequest("No Lance dataset at {}: {}", location, listed.error().message);
-  }
-  const auto manifests = lance::ManifestsNewestFirst(*listed);
-  if (manifests.empty()) {
-    return BadRequest("No Lance dataset at {}: no manifest under {}/", location,
-                      lance::kVersionsDir);
-  }
-  auto bytes = io_.ReadFile(manifests.front());
-  if (!bytes) {
-    return BadRequest("No Lance dataset at {}: cannot read {}: {}", location,
-                      manifests.front(), bytes.error().message);
-  }
-  if (auto valid = lance::ValidateManifest(*bytes); !valid) {
-    return BadRequest("No Lance dataset at {}: {}: {}", location, manifests.front(),
-                      valid.error().message);
-  }
-  return Ok();
-}
-
-void LanceService::Enqueue(std::string id) {
-  {
-    std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(id));
-  }
-  work_ready_.notify_one();
-}
-
-bool LanceService::Stopping() {
-  std::lock_guard lock(mutex_);
-  return stopping_;
-}
-
-void LanceService::WorkLoop() {
-  for (;;) {
-    std::string id;
-    {
-      std::unique_lock lock(mutex_);
-      work_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (stopping_) break;
-      id = std::move(queue_.front());
-      queue_.pop_front();
-      busy_ = true;
-    }
-    RunTransaction(id);
-    {
-      std::lock_guard lock(mutex_);
-      busy_ = false;
-    }
-    work_done_.notify_all();
-  }
-  work_done_.notify_all();
+DropPlanner LanceService::PlanDeletion(std::string_view operation, const LanceId& target,
+                                       std::optional<std::string>& transaction_id) {
+  return [operation = std::string(operation), target = FormatLanceId(target),
+          &transaction_id](const std::vector<EntityRecord>& dropped)
+             -> Result<std::optional<TransactionRecord>> {
+    auto record = MakeDropRecord(dropped, operation, target);
+    transaction_id = record ? std::optional<std::string>(record->id) : std::nullopt;
+    return record;
+  };
 }
 
 }  // namespace cairn

@@ -13,20 +13,18 @@
 /// background thread and can be followed with DescribeTransaction; interrupted ones
 /// resume when the service starts again.
 ///
-/// Thread-safe. Owns one background thread between `Start` and destruction.
+/// Thread-safe. Owns one background thread (its `LanceDropWorker`) between `Start` and
+/// destruction.
 
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
-#include <variant>
 #include <vector>
 
 #include "catalog/catalog_service.h"
+#include "catalog/lance_drop_worker.h"
+#include "catalog/lance_transaction.h"
 #include "common/result.h"
 #include "io/file_io.h"
 #include "store/meta_store.h"
@@ -52,20 +50,9 @@ enum class LanceDropBehavior { kRestrict, kCascade };
 /// \brief What RegisterTable does when the name is taken by a Lance table.
 enum class LanceRegisterMode { kCreate, kOverwrite };
 
-/// \brief The life cycle of a transaction. QUEUED → RUNNING → SUCCEEDED | FAILED; a
-/// client may cancel a QUEUED or FAILED one, and queue a FAILED or CANCELED one again.
-enum class LanceTransactionStatus { kQueued, kRunning, kSucceeded, kFailed, kCanceled };
-
-/// \brief `QUEUED`, `RUNNING`, `SUCCEEDED`, `FAILED`, `CANCELED` (the 0.0.1 spelling,
-/// which the latest spec's case-insensitive readers accept too).
-std::string_view LanceTransactionStatusName(LanceTransactionStatus status);
-
 /// \brief Settings of the Lance service.
+/// (Where new catalogs go and which one is the default, the `CatalogService` decides.)
 struct LanceSettings {
-  /// Absolute URI under which new catalogs get their warehouse (`<root>/<catalog>`).
-  std::string warehouse_root;
-  /// The catalog Iceberg requests without a prefix use; it cannot be dropped or replaced.
-  std::string default_catalog = "default";
   /// A drop whose datasets hold more files than this continues in the background and
   /// answers with a transaction id (0: every drop of a non-empty dataset does).
   size_t async_drop_files = 10000;
@@ -110,39 +97,13 @@ struct LanceDropOutcome {
   std::optional<std::string> transaction_id;
 };
 
-/// \brief A transaction as clients see it.
-struct LanceTransactionInfo {
-  std::string id;
-  LanceTransactionStatus status = LanceTransactionStatus::kQueued;
-  Properties properties;
-};
-
-/// \brief How a property action treats an existing (set) or missing (unset) key.
-enum class LancePropertyMode { kOverwrite, kFail, kSkip };
-
-/// \brief AlterTransaction actions: exactly one per entry of the request.
-struct SetTransactionStatus {
-  LanceTransactionStatus status;
-};
-struct SetTransactionProperty {
-  std::string key;
-  std::string value;
-  LancePropertyMode mode = LancePropertyMode::kOverwrite;  ///< kOverwrite, kFail or kSkip
-};
-struct UnsetTransactionProperty {
-  std::string key;
-  LancePropertyMode mode = LancePropertyMode::kSkip;  ///< kSkip or kFail
-};
-using LanceTransactionAction =
-    std::variant<SetTransactionStatus, SetTransactionProperty, UnsetTransactionProperty>;
-
 class LanceService {
  public:
   /// \brief All references must outlive the service.
   LanceService(MetaStore& store, CatalogService& catalogs, FileIO& io,
                LanceSettings settings);
   /// \brief Stops the background thread; work in progress stays RUNNING in the store and
-  /// resumes at the next `Start`.
+  /// resumes at the next `Start` (see `LanceDropWorker`).
   ~LanceService();
   LanceService(const LanceService&) = delete;
   LanceService& operator=(const LanceService&) = delete;
@@ -257,6 +218,11 @@ class LanceService {
     std::string name;
   };
 
+  /// Keys must not be empty (`kBadRequest`).
+  static Status ValidatePropertyKeys(const Properties& properties);
+  /// A valid catalog name, then valid namespace levels (`kBadRequest`); the root is
+  /// valid.
+  static Status ValidateNamespaceId(const LanceId& id);
   /// The catalog `name`; `kNoSuchNamespace` when missing (a catalog is a Lance
   /// namespace).
   Result<CatalogRecord> ResolveCatalog(const std::string& name);
@@ -264,6 +230,12 @@ class LanceService {
   static Properties CatalogProperties(const CatalogRecord& catalog);
   Result<TableRef> ResolveTable(const LanceId& id);
   Result<LanceTableInfo> LoadTable(const TableRef& ref, const LanceId& id);
+  /// `<catalog warehouse>/<namespace levels>/<name>.lance`, when the namespace exists and
+  /// nothing uses or lies at that location.
+  Result<std::string> FreeDefaultLocation(const TableRef& ref, const LanceId& id);
+  /// Records the Lance table; `kAlreadyExists` or `kNoSuchNamespace` worded for `id`.
+  Status InsertTable(const TableRef& ref, const LanceId& id, const std::string& location,
+                     const std::string& metadata, const LocationClaim& claim);
   /// The error for a table id that names no Lance table: a namespace, another kind, none.
   Error TableMissing(const TableRef& ref, const LanceId& id);
   /// The error for a namespace id that names no namespace: maybe it names a table.
@@ -272,43 +244,15 @@ class LanceService {
                                    const Properties& properties);
   Result<LanceDropOutcome> DropCatalog(const std::string& name, LanceDropMode mode,
                                        LanceDropBehavior behavior);
-  /// Builds the record of a drop that deletes the Lance datasets among `dropped`.
-  Result<std::optional<TransactionRecord>> PlanDeletion(
-      const std::vector<EntityRecord>& dropped, std::string_view operation,
-      const LanceId& target);
-  /// After a drop recorded `transaction_id`: deletes small local datasets at once (then
-  /// forgets the record and returns nullopt), otherwise hands it to the background
-  /// thread.
-  Result<std::optional<std::string>> FinishDrop(const std::string& transaction_id);
-  /// Moves a QUEUED or RUNNING transaction to its end; does nothing for others.
-  void RunTransaction(const std::string& id);
-  /// The payload of a drop with only the datasets that are really there (a valid
-  /// manifest); the others are left alone.
-  std::string KeepDatasets(std::string_view payload);
-  /// Deletes what a Lance dataset consists of at `location` (then the directory, if
-  /// empty) unless another entity uses that location or one above or below it; an error
-  /// message when something could not be deleted.
-  std::optional<std::string> DeleteDataset(std::string_view location);
-  /// True when the dataset at `location` has at least one valid-looking manifest.
-  Result<bool> HasVersion(std::string_view location);
-  /// Checks that `location` holds a Lance dataset.
-  Status CheckDataset(std::string_view location);
-  void Enqueue(std::string id);
-  void WorkLoop();
-  bool Stopping();
+  /// A planner for the store's drop of `target` by `operation`: records the deletion of
+  /// the Lance datasets among the dropped entities, and its id in `transaction_id`.
+  static DropPlanner PlanDeletion(std::string_view operation, const LanceId& target,
+                                  std::optional<std::string>& transaction_id);
 
   MetaStore& store_;
   CatalogService& catalogs_;
   FileIO& io_;
-  LanceSettings settings_;
-
-  std::mutex mutex_;
-  std::condition_variable work_ready_;
-  std::condition_variable work_done_;
-  std::deque<std::string> queue_;  // guarded by mutex_
-  bool busy_ = false;              // guarded by mutex_
-  bool stopping_ = false;          // guarded by mutex_
-  std::thread worker_;
+  LanceDropWorker drop_worker_;
 };
 
 }  // namespace cairn

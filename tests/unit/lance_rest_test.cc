@@ -284,7 +284,7 @@ class LanceRoutesTest : public ::testing::Test {
         CatalogSettings{.default_catalog = "default", .warehouse_root = warehouse});
     ASSERT_THAT(catalogs_->EnsureDefaultCatalog(), IsOk());
     lance_ = std::make_unique<LanceService>(
-        *store_, *catalogs_, *io_, LanceSettings{warehouse, "default", 1000, false});
+        *store_, *catalogs_, *io_, LanceSettings{1000, false});
     ASSERT_THAT(lance_->Start(), IsOk());
     AddLanceRoutes(router_, *lance_);
   }

@@ -83,7 +83,7 @@ class LanceServiceTest : public ::testing::Test {
   }
 
   LanceSettings Settings(size_t async_drop_files = 1000, bool background = true) {
-    return LanceSettings{warehouse_, "default", async_drop_files, background};
+    return LanceSettings{async_drop_files, background};
   }
 
   /// Stops the service (as a server shutdown does) and starts a new one on the same

@@ -1,0 +1,42 @@
+#include "catalog/lance_datasets.h"
+
+#include <string>
+
+#include "common/location.h"
+#include "common/macros.h"
+#include "lance/dataset.h"
+
+namespace cairn {
+
+Status CheckLanceDataset(FileIO& io, std::string_view location) {
+  if (LocalPathOfCanonical(location).empty()) {
+    return Unsupported("No FileIO serves the storage of {}", ShortLocation(location));
+  }
+  auto listed = io.List(std::string(location) + "/" + std::string(lance::kVersionsDir));
+  if (!listed) {
+    return BadRequest("No Lance dataset at {}: {}", location, listed.error().message);
+  }
+  const auto manifests = lance::ManifestsNewestFirst(*listed);
+  if (manifests.empty()) {
+    return BadRequest("No Lance dataset at {}: no manifest under {}/", location,
+                      lance::kVersionsDir);
+  }
+  auto bytes = io.ReadFile(manifests.front());
+  if (!bytes) {
+    return BadRequest("No Lance dataset at {}: cannot read {}: {}", location,
+                      manifests.front(), bytes.error().message);
+  }
+  if (auto valid = lance::ValidateManifest(*bytes); !valid) {
+    return BadRequest("No Lance dataset at {}: {}: {}", location, manifests.front(),
+                      valid.error().message);
+  }
+  return Ok();
+}
+
+Result<bool> LanceDatasetHasVersion(FileIO& io, std::string_view location) {
+  CAIRN_ASSIGN_OR_RAISE(auto listed, io.List(std::string(location) + "/" +
+                                             std::string(lance::kVersionsDir)));
+  return !lance::ManifestsNewestFirst(listed).empty();
+}
+
+}  // namespace cairn
