@@ -6,8 +6,8 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/buffer.hpp>
-#include <boost/asio/read.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
@@ -94,7 +94,8 @@ asio::awaitable<Result<Response>> HttpConnection::Send(const Request& request) {
   }
   http::response_parser<http::string_body> parser;
   parser.body_limit(kResponseBodyLimit);
-  auto [head_ec, head] = co_await http::async_read_header(stream_, buffer_, parser, kAsTuple);
+  auto [head_ec, head] =
+      co_await http::async_read_header(stream_, buffer_, parser, kAsTuple);
   if (head_ec) {
     Close();
     co_return IOError("read: {}", head_ec.message());

@@ -11,19 +11,19 @@
 #include <spdlog/spdlog.h>
 
 #include "api/admin/admin_routes.h"
+#include "api/iceberg/routes.h"
+#include "api/lance/routes.h"
+#include "app/server_config.h"
 #include "catalog/catalog_service.h"
 #include "catalog/lance_service.h"
 #include "catalog/location_backfill.h"
 #include "catalog/table_service.h"
 #include "catalog/view_service.h"
 #include "common/location.h"
-#include "app/server_config.h"
 #include "http/idempotency.h"
 #include "http/router.h"
 #include "http/server.h"
-#include "api/iceberg/routes.h"
 #include "io/file_io.h"
-#include "api/lance/routes.h"
 #include "store/instance_heartbeat.h"
 #include "store/postgres_store.h"
 
@@ -66,9 +66,9 @@ int Serve(const std::optional<std::string>& config_file,
   auto store =
       postgres ? OpenPostgresStore(config.postgres) : OpenSqliteStore(config.sqlite);
   if (!store) return FailStart(store.error());
-  CatalogService catalog(**store, CatalogSettings{config.default_catalog,
-                                                 config.warehouse_root,
-                                                 config.allowed_locations});
+  CatalogService catalog(**store,
+                         CatalogSettings{config.default_catalog, config.warehouse_root,
+                                         config.allowed_locations});
   if (auto status = catalog.EnsureDefaultCatalog(); !status)
     return FailStart(status.error());
   // Entities of an earlier version get their location claims, for the overlap check.
@@ -112,13 +112,14 @@ int Serve(const std::optional<std::string>& config_file,
                std::chrono::system_clock::now().time_since_epoch())
         .count();
   };
-  InstanceHeartbeat heartbeat(**store, NewInstanceId(), wall_clock, [](const Status& status) {
-    if (status) {
-      spdlog::info("instance heartbeat works again");
-    } else {
-      spdlog::warn("instance heartbeat failed: {}", status.error().message);
-    }
-  });
+  InstanceHeartbeat heartbeat(
+      **store, NewInstanceId(), wall_clock, [](const Status& status) {
+        if (status) {
+          spdlog::info("instance heartbeat works again");
+        } else {
+          spdlog::warn("instance heartbeat failed: {}", status.error().message);
+        }
+      });
   if (auto status = heartbeat.Start(); !status) {
     spdlog::warn("instance heartbeat failed (retrying): {}", status.error().message);
   }

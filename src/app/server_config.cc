@@ -1,7 +1,5 @@
 #include "app/server_config.h"
 
-#include "common/location.h"
-
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
@@ -15,6 +13,7 @@
 #include <toml++/toml.h>
 
 #include "catalog/names.h"
+#include "common/location.h"
 #include "common/macros.h"
 #include "http/idempotency.h"
 #include "io/file_io.h"
@@ -271,8 +270,10 @@ Status ApplyConfigFile(ServerConfig& config, const std::string& path) {
       value = std::to_string(i->get());
     } else if (const auto* b = node.as_boolean()) {
       value = b->get() ? "true" : "false";
-    } else if (const auto* list = node.as_array(); list && key.str() == "allowed-locations") {
-      // A list of strings (`allowed-locations = ["/a", "/b"]`) is the comma-separated text.
+    } else if (const auto* list = node.as_array();
+               list && key.str() == "allowed-locations") {
+      // A list of strings (`allowed-locations = ["/a", "/b"]`) is the comma-separated
+      // text.
       for (const auto& item : *list) {
         const auto* text = item.as_string();
         if (text == nullptr) {
@@ -338,7 +339,8 @@ Status ResolveAllowedLocations(ServerConfig& config) {
       entry = fs::absolute(entry, ec).lexically_normal().string();
     }
     auto canonical = CanonicalLocation(entry);
-    if (!canonical) return InvalidConfig("allowed-locations: {}", canonical.error().message);
+    if (!canonical)
+      return InvalidConfig("allowed-locations: {}", canonical.error().message);
     config.allowed_locations.push_back(std::move(*canonical));
   }
   if (config.allowed_locations.empty()) {
@@ -346,10 +348,10 @@ Status ResolveAllowedLocations(ServerConfig& config) {
   }
   auto warehouse = CanonicalLocation(config.warehouse_root);
   const bool covered =
-      warehouse && std::any_of(config.allowed_locations.begin(),
-                               config.allowed_locations.end(), [&](const std::string& root) {
-                                 return LocationContains(root, *warehouse);
-                               });
+      warehouse &&
+      std::any_of(
+          config.allowed_locations.begin(), config.allowed_locations.end(),
+          [&](const std::string& root) { return LocationContains(root, *warehouse); });
   if (!covered) {
     return InvalidConfig(
         "allowed-locations: the warehouse directory {} (of data-dir) must lie under one "

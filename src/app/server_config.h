@@ -27,7 +27,8 @@ struct ServerConfig {
   HttpOptions http = DefaultHttpOptions();
   /// Directory for the SQLite file and the default warehouse; absolute after `Finalize`.
   std::string data_dir = "./cairn-data";
-  /// Store URI: `sqlite:PATH` or `postgresql://...`. Empty = `sqlite:<data-dir>/cairn.db`.
+  /// Store URI: `sqlite:PATH` or `postgresql://...`. Empty =
+  /// `sqlite:<data-dir>/cairn.db`.
   std::string store;
   /// SQLite settings; `path` is filled from `store` by `Finalize`.
   SqliteOptions sqlite;
@@ -71,8 +72,8 @@ const std::vector<SettingInfo>& Settings();
 Status ApplySetting(ServerConfig& config, std::string_view key, std::string_view value);
 
 /// \brief Reads a TOML file of top-level `key = value` settings into `config`.
-/// Errors: `kInvalidConfig` for a missing/unparsable file, an unknown key, a value that is
-/// not a string, integer or boolean, or an invalid value (naming the setting).
+/// Errors: `kInvalidConfig` for a missing/unparsable file, an unknown key, a value that
+/// is not a string, integer or boolean, or an invalid value (naming the setting).
 Status ApplyConfigFile(ServerConfig& config, const std::string& path);
 
 /// \brief Resolves derived settings: makes `data_dir` absolute (creating it and its

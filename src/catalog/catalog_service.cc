@@ -16,7 +16,8 @@ namespace {
 /// Property keys and values are free text but must be valid, bounded strings.
 constexpr size_t kMaxPropertyKeyBytes = 1024;
 
-Status ValidatePropertyKeys(std::string_view field, const std::vector<std::string>& keys) {
+Status ValidatePropertyKeys(std::string_view field,
+                            const std::vector<std::string>& keys) {
   for (const auto& key : keys) {
     CAIRN_PRECHECK(!key.empty(), "Invalid {}: property keys must not be empty", field);
     CAIRN_PRECHECK(key.size() <= kMaxPropertyKeyBytes,
@@ -69,16 +70,14 @@ Result<CatalogRecord> CatalogService::CreateCatalog(
     Properties properties) {
   CAIRN_RETURN_IF_ERROR(ValidateCatalogName(name));
   // A client may name the warehouse, but only under the server's allowed locations.
-  CAIRN_ASSIGN_OR_RAISE(
-      const std::string warehouse,
-      locations_.CheckNewCatalog(location ? *location : DefaultWarehouseOf(name),
-                                 properties));
+  CAIRN_ASSIGN_OR_RAISE(const std::string warehouse,
+                        locations_.CheckNewCatalog(
+                            location ? *location : DefaultWarehouseOf(name), properties));
   return store_.CreateCatalog(name, warehouse, properties);
 }
 
-Result<std::vector<EntityRecord>> CatalogService::DropCatalog(const CatalogRecord& catalog,
-                                                              bool cascade,
-                                                              const DropPlanner& planner) {
+Result<std::vector<EntityRecord>> CatalogService::DropCatalog(
+    const CatalogRecord& catalog, bool cascade, const DropPlanner& planner) {
   if (IsDefaultCatalog(catalog.name)) {
     return BadRequest("The default catalog '{}' cannot be dropped", catalog.name);
   }
@@ -86,7 +85,8 @@ Result<std::vector<EntityRecord>> CatalogService::DropCatalog(const CatalogRecor
 }
 
 std::string CatalogService::DefaultWarehouseOf(std::string_view name) const {
-  return StripTrailingSlashes(settings_.warehouse_root) + "/" + PercentEncodeSegment(name);
+  return StripTrailingSlashes(settings_.warehouse_root) + "/" +
+         PercentEncodeSegment(name);
 }
 
 Result<CatalogRecord> CatalogService::ResolveCatalog(std::string_view name) {
@@ -130,7 +130,8 @@ Result<NamespaceListing> CatalogService::ListNamespaces(std::string_view catalog
   CAIRN_ASSIGN_OR_RAISE(auto record, ResolveCatalog(catalog));
   std::optional<size_t> limit;
   if (page.page_size) limit = std::min(*page.page_size, kMaxPageSize);
-  CAIRN_ASSIGN_OR_RAISE(auto names, store_.ListNamespaces(record.id, parent, after, limit));
+  CAIRN_ASSIGN_OR_RAISE(auto names,
+                        store_.ListNamespaces(record.id, parent, after, limit));
   NamespaceListing listing;
   listing.namespaces.reserve(names.names.size());
   for (auto& name : names.names) {
@@ -144,7 +145,8 @@ Result<NamespaceListing> CatalogService::ListNamespaces(std::string_view catalog
   return listing;
 }
 
-Status CatalogService::DropNamespace(std::string_view catalog, const NamespacePath& path) {
+Status CatalogService::DropNamespace(std::string_view catalog,
+                                     const NamespacePath& path) {
   CAIRN_RETURN_IF_ERROR(ValidateNamespace(path));
   CAIRN_ASSIGN_OR_RAISE(auto record, ResolveCatalog(catalog));
   return store_.DropNamespace(record.id, path);
@@ -167,8 +169,9 @@ Result<PropertiesUpdateOutcome> CatalogService::UpdateNamespaceProperties(
     if (updates.count(key) > 0) both.insert(key);
   }
   if (!both.empty()) {
-    return UnprocessableEntity("Invalid property update: keys in both updates and removals: {}",
-                               fmt::join(both, ", "));
+    return UnprocessableEntity(
+        "Invalid property update: keys in both updates and removals: {}",
+        fmt::join(both, ", "));
   }
   // Duplicate removal keys would report a key as both removed and missing.
   std::vector<std::string> unique_removals;

@@ -61,8 +61,8 @@ class CatalogService {
   Status EnsureDefaultCatalog();
 
   /// \brief Creates catalog `name`. Its warehouse is `location` when given, else
-  /// `DefaultWarehouseOf(name)`; either way it must lie under the allowed locations and is
-  /// stored canonical, as is its `allowed-locations` property. Errors: `kBadRequest`
+  /// `DefaultWarehouseOf(name)`; either way it must lie under the allowed locations and
+  /// is stored canonical, as is its `allowed-locations` property. Errors: `kBadRequest`
   /// (invalid name or location), `kAlreadyExists`.
   Result<CatalogRecord> CreateCatalog(std::string_view name,
                                       const std::optional<std::string>& location,
@@ -73,8 +73,8 @@ class CatalogService {
   /// record `planner` returns for the dropped entities (may be empty: no record). Returns
   /// the dropped entities. Errors: `kBadRequest` (the default catalog, which is never
   /// dropped), `kNoSuchWarehouse`, `kNamespaceNotEmpty`, the planner's error.
-  Result<std::vector<EntityRecord>> DropCatalog(const CatalogRecord& catalog, bool cascade,
-                                                const DropPlanner& planner);
+  Result<std::vector<EntityRecord>> DropCatalog(const CatalogRecord& catalog,
+                                                bool cascade, const DropPlanner& planner);
 
   /// \brief The warehouse of a new catalog that names none:
   /// `<warehouse root>/<name, percent-encoded>` (not yet checked against the policy).
@@ -93,18 +93,22 @@ class CatalogService {
 
   /// \brief Creates a namespace. Errors: `kBadRequest` (invalid name or properties),
   /// `kNoSuchWarehouse`, `kNoSuchNamespace` (parent missing), `kAlreadyExists`.
-  Result<NamespaceRecord> CreateNamespace(std::string_view catalog, const NamespacePath& path,
+  Result<NamespaceRecord> CreateNamespace(std::string_view catalog,
+                                          const NamespacePath& path,
                                           const Properties& properties);
 
   /// \brief Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`.
-  Result<NamespaceRecord> LoadNamespace(std::string_view catalog, const NamespacePath& path);
+  Result<NamespaceRecord> LoadNamespace(std::string_view catalog,
+                                        const NamespacePath& path);
 
   /// \brief Errors: `kBadRequest`, `kNoSuchWarehouse`.
   Result<bool> NamespaceExists(std::string_view catalog, const NamespacePath& path);
 
   /// \brief Lists the direct children of `parent` (empty = top level).
-  /// Errors: `kBadRequest` (invalid parent or token), `kNoSuchWarehouse`, `kNoSuchNamespace`.
-  Result<NamespaceListing> ListNamespaces(std::string_view catalog, const NamespacePath& parent,
+  /// Errors: `kBadRequest` (invalid parent or token), `kNoSuchWarehouse`,
+  /// `kNoSuchNamespace`.
+  Result<NamespaceListing> ListNamespaces(std::string_view catalog,
+                                          const NamespacePath& parent,
                                           const PageRequest& page);
 
   /// \brief Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`,
@@ -119,8 +123,8 @@ class CatalogService {
                                                       const NamespacePath& path,
                                                       const DropPlanner& planner);
 
-  /// \brief Errors: `kBadRequest`, `kUnprocessableEntity` (a key both updated and removed),
-  /// `kNoSuchWarehouse`, `kNoSuchNamespace`.
+  /// \brief Errors: `kBadRequest`, `kUnprocessableEntity` (a key both updated and
+  /// removed), `kNoSuchWarehouse`, `kNoSuchNamespace`.
   Result<PropertiesUpdateOutcome> UpdateNamespaceProperties(
       std::string_view catalog, const NamespacePath& path, const Properties& updates,
       const std::vector<std::string>& removals);

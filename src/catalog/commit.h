@@ -4,8 +4,8 @@
 /// \brief The commit protocol of DESIGN.md §4, written once for every kind of change:
 /// single-table commits, multi-table transactions and view replacements all run
 /// `RunCommit`. One attempt builds each entity's new metadata from its current state and
-/// writes its metadata file; all pointers then swap in one store transaction. A swap whose
-/// outcome the store could not tell is settled by reading the first pointer back. A
+/// writes its metadata file; all pointers then swap in one store transaction. A swap
+/// whose outcome the store could not tell is settled by reading the first pointer back. A
 /// committed attempt runs each change's `on_committed` (cache it, schedule work that must
 /// follow the store commit); a lost one deletes the files it wrote — nobody will ever
 /// point at them — and the next attempt starts over from the new state.
@@ -22,14 +22,16 @@
 
 namespace cairn {
 
-/// \brief Where an entity lives, to read its pointer back when a swap's outcome is unknown.
+/// \brief Where an entity lives, to read its pointer back when a swap's outcome is
+/// unknown.
 struct EntityAddress {
   int64_t catalog_id = 0;
   NamespacePath ns;
   std::string name;
 };
 
-/// \brief One entity's change of one attempt: its new metadata, built but not yet written.
+/// \brief One entity's change of one attempt: its new metadata, built but not yet
+/// written.
 struct StagedChange {
   EntityAddress address;
   /// Writes the metadata file and returns the swap from the entity's current pointer to

@@ -34,8 +34,8 @@ std::string_view KindLabel(EntityKind kind) {
 }
 }  // namespace
 
-Error NameTakenError(MetaStore& store, const CatalogRecord& catalog, const TableIdent& ident,
-                     EntityKind creating) {
+Error NameTakenError(MetaStore& store, const CatalogRecord& catalog,
+                     const TableIdent& ident, EntityKind creating) {
   auto existing = store.EntityKindOf(catalog.id, ident.ns, ident.name);
   const EntityKind holder = existing && *existing ? **existing : creating;
   const std::string message =
@@ -54,7 +54,8 @@ Result<TableListing> ListEntityNames(MetaStore& store, CatalogService& catalogs,
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs.ResolveCatalog(catalog));
   std::optional<size_t> limit;
   if (page.page_size) limit = std::min(*page.page_size, kMaxPageSize);
-  CAIRN_ASSIGN_OR_RAISE(auto names, store.ListEntities(record.id, ns, kind, after, limit));
+  CAIRN_ASSIGN_OR_RAISE(auto names,
+                        store.ListEntities(record.id, ns, kind, after, limit));
   TableListing listing{std::move(names.names), {}};
   if (names.has_more && !listing.names.empty()) {
     listing.next_page_token = HexEncode(listing.names.back());

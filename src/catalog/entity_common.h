@@ -14,8 +14,8 @@
 namespace cairn {
 
 /// \brief True when a failed `MetaStore::SwapEntities` may still have applied its swaps
-/// (`kCommitStateUnknown`): the files it would point to must then be kept. After any other
-/// error nothing was applied.
+/// (`kCommitStateUnknown`): the files it would point to must then be kept. After any
+/// other error nothing was applied.
 inline bool MayHaveLanded(const Error& swap_error) {
   return swap_error.kind == ErrorKind::kCommitStateUnknown;
 }
@@ -32,11 +32,12 @@ std::string UniqueEntityLocation(const CatalogRecord& catalog, const NamespacePa
 /// \brief The 409 for creating (or renaming to) a `creating` entity whose name is taken,
 /// with the reference's messages: "Table already exists: ns.t" when the holder is of the
 /// same kind, "View with same name already exists: ns.t" (etc.) when it is not.
-Error NameTakenError(MetaStore& store, const CatalogRecord& catalog, const TableIdent& ident,
-                     EntityKind creating);
+Error NameTakenError(MetaStore& store, const CatalogRecord& catalog,
+                     const TableIdent& ident, EntityKind creating);
 
 /// \brief One page of the names of the entities of `kind` in `ns`, with the token of the
-/// next page when more remain. Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`.
+/// next page when more remain. Errors: `kBadRequest`, `kNoSuchWarehouse`,
+/// `kNoSuchNamespace`.
 Result<TableListing> ListEntityNames(MetaStore& store, CatalogService& catalogs,
                                      std::string_view catalog, const NamespacePath& ns,
                                      EntityKind kind, const PageRequest& page);

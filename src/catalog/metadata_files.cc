@@ -7,8 +7,8 @@
 #include <charconv>
 
 #include "common/location.h"
-#include "common/strings.h"
 #include "common/macros.h"
+#include "common/strings.h"
 #include "common/uuid.h"
 #include "iceberg/json_serde.h"
 
@@ -27,10 +27,12 @@ bool IsGzip(std::string_view location) {
   return EndsWith(location, kGzipSuffix) || EndsWith(location, kLegacyGzipSuffix);
 }
 
-/// The version number at the start of a metadata file name (`00012-<uuid>...` ⇒ 12), or -1.
+/// The version number at the start of a metadata file name (`00012-<uuid>...` ⇒ 12), or
+/// -1.
 int64_t ParseVersion(std::string_view location) {
   const size_t slash = location.rfind('/');
-  std::string_view name = slash == std::string_view::npos ? location : location.substr(slash + 1);
+  std::string_view name =
+      slash == std::string_view::npos ? location : location.substr(slash + 1);
   const size_t dash = name.find('-');
   if (dash == std::string_view::npos || dash == 0) return -1;
   int64_t version = -1;
@@ -42,8 +44,8 @@ int64_t ParseVersion(std::string_view location) {
 Result<std::string> Gzip(std::string_view input) {
   z_stream stream{};
   // windowBits 15 + 16 writes a gzip header and trailer.
-  if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-      Z_OK) {
+  if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+                   Z_DEFAULT_STRATEGY) != Z_OK) {
     return Internal("gzip: deflateInit2 failed");
   }
   std::string out(deflateBound(&stream, static_cast<uLong>(input.size())), '\0');
@@ -61,7 +63,8 @@ Result<std::string> Gzip(std::string_view input) {
 Result<std::string> Gunzip(std::string_view input, std::string_view location,
                            size_t max_bytes) {
   z_stream stream{};
-  if (inflateInit2(&stream, 15 + 32) != Z_OK) return Internal("gzip: inflateInit2 failed");
+  if (inflateInit2(&stream, 15 + 32) != Z_OK)
+    return Internal("gzip: inflateInit2 failed");
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
   stream.avail_in = static_cast<uInt>(input.size());
   std::string out;
@@ -92,12 +95,15 @@ Result<std::string> Gunzip(std::string_view input, std::string_view location,
 
 std::string NextMetadataLocation(std::string_view metadata_dir,
                                  const std::map<std::string, std::string>& properties,
-                                 std::string_view previous_location, bool gzip_by_default) {
-  const int64_t version = previous_location.empty() ? 0 : ParseVersion(previous_location) + 1;
+                                 std::string_view previous_location,
+                                 bool gzip_by_default) {
+  const int64_t version =
+      previous_location.empty() ? 0 : ParseVersion(previous_location) + 1;
   std::string dir(metadata_dir);
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   bool gzip = gzip_by_default;
-  if (auto codec = properties.find(std::string(kCompressionProperty)); codec != properties.end()) {
+  if (auto codec = properties.find(std::string(kCompressionProperty));
+      codec != properties.end()) {
     gzip = EqualsIgnoreCase(codec->second, "gzip");
   }
   return fmt::format("{}/{:05d}-{}{}", dir, version, RandomUuid(),
@@ -145,9 +151,10 @@ Result<iceberg::TableMetadata> DecodeMetadataFile(std::string_view bytes,
   auto metadata = iceberg::TableMetadataFromJsonString(bytes);
   if (!metadata) {
     // Keep the kind: a reference builder's IllegalArgumentException stays one.
-    return tl::unexpected(Error{metadata.error().kind,
-                                fmt::format("Invalid metadata file {}: {}",
-                                            ShortLocation(location), metadata.error().message)});
+    return tl::unexpected(
+        Error{metadata.error().kind,
+              fmt::format("Invalid metadata file {}: {}", ShortLocation(location),
+                          metadata.error().message)});
   }
   return metadata;
 }

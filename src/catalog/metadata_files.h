@@ -23,7 +23,8 @@ namespace cairn {
 /// `.metadata.json` otherwise.
 std::string NextMetadataLocation(std::string_view metadata_dir,
                                  const std::map<std::string, std::string>& properties,
-                                 std::string_view previous_location, bool gzip_by_default);
+                                 std::string_view previous_location,
+                                 bool gzip_by_default);
 
 /// \brief True when `location` is named as Cairn names the metadata files it writes
 /// (`NNNNN-<uuid>.metadata.json` or `.gz.metadata.json`).

@@ -31,7 +31,8 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
     cp = (cp << 6) | (byte(i + k) & 0x3F);
   }
   static constexpr std::array<uint32_t, 5> kMinForLength = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMinForLength[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  if (cp < kMinForLength[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
   return len;
 }
 

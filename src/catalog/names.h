@@ -17,8 +17,8 @@ inline constexpr size_t kMaxNameBytes = 255;
 /// Deepest namespace nesting accepted.
 inline constexpr size_t kMaxNamespaceDepth = 16;
 
-/// \brief Checks one name. `what` names the thing for the message (e.g. "namespace level").
-/// Errors: `kBadRequest` when the name is empty, `.` or `..`, longer than
+/// \brief Checks one name. `what` names the thing for the message (e.g. "namespace
+/// level"). Errors: `kBadRequest` when the name is empty, `.` or `..`, longer than
 /// `kMaxNameBytes`, not valid UTF-8, or contains `/`, `\`, the 0x1F level separator or
 /// another control character.
 Status ValidateName(std::string_view what, std::string_view name);

@@ -76,15 +76,15 @@ Result<LoadedTable> TableService::CreateFromCommit(
   CAIRN_ASSIGN_OR_RAISE(auto metadata, std::move(builder).Finish());
   if (metadata.location.empty())
     metadata.location = UniqueEntityLocation(catalog, ident.ns, ident.name);
-  CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
-                                            catalog, metadata.location, metadata.properties));
+  CAIRN_ASSIGN_OR_RAISE(auto locations,
+                        catalogs_.locations().ConfineEntity(catalog, metadata.location,
+                                                            metadata.properties));
   metadata.location = locations.location;
   CAIRN_ASSIGN_OR_RAISE(auto file, WriteMetadata(metadata, "", locations.metadata_dir));
   LoadedTable& written = file.table;
-  auto created =
-      store_.CreateEntity(catalog.id, ident.ns, ident.name, EntityKind::kIcebergTable,
-                          written.metadata_location, written.metadata_json,
-                          locations.claim);
+  auto created = store_.CreateEntity(catalog.id, ident.ns, ident.name,
+                                     EntityKind::kIcebergTable, written.metadata_location,
+                                     written.metadata_json, locations.claim);
   if (!created) {
     (void)io_.DeleteFile(written.metadata_location);
     if (created.error().kind == ErrorKind::kAlreadyExists) {
@@ -127,12 +127,14 @@ Result<TableService::LocatedMetadata> TableService::Locate(
     iceberg::TableMetadata updated) {
   // Every commit is confined, not only one that moves the table: a table created before
   // its catalog's allowed locations shrank cannot go on writing outside them.
-  CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
-                                            catalog, updated.location, updated.properties));
-  const bool moved =
-      !SameLocations(base.location, base.properties, updated.location, updated.properties);
+  CAIRN_ASSIGN_OR_RAISE(
+      auto locations,
+      catalogs_.locations().ConfineEntity(catalog, updated.location, updated.properties));
+  const bool moved = !SameLocations(base.location, base.properties, updated.location,
+                                    updated.properties);
   updated.location = std::move(locations.location);
-  LocatedMetadata out{std::move(updated), std::move(locations.metadata_dir), std::nullopt};
+  LocatedMetadata out{std::move(updated), std::move(locations.metadata_dir),
+                      std::nullopt};
   if (moved) out.claim = std::move(locations.claim);
   return out;
 }
@@ -141,7 +143,8 @@ namespace {
 
 /// `error` with the table it is about named, as transactions report a change's error.
 Error AboutTable(const Error& error, const TableIdent& ident) {
-  return Error{error.kind, fmt::format("{} (table {})", error.message, DottedName(ident))};
+  return Error{error.kind,
+               fmt::format("{} (table {})", error.message, DottedName(ident))};
 }
 
 }  // namespace
@@ -161,13 +164,14 @@ Result<TableService::PreparedChange> TableService::PrepareChange(
     auto checked = iceberg::CheckRequirement(requirement, &base);
     if (!checked) return tl::unexpected(named(checked.error()));
   }
-  auto builder =
-      iceberg::MetadataBuilder::FromBase(base, current.pointer.metadata_location, clock_());
+  auto builder = iceberg::MetadataBuilder::FromBase(
+      base, current.pointer.metadata_location, clock_());
   for (const auto& update : updates) {
     auto applied = builder.Apply(update);
     if (!applied) return tl::unexpected(named(applied.error()));
   }
-  PreparedChange change{ident, std::move(current.pointer), current.metadata, nullptr, {}, {}};
+  PreparedChange change{ident, std::move(current.pointer), current.metadata, nullptr, {},
+                        {}};
   if (!builder.HasChanges()) return change;
   CAIRN_ASSIGN_OR_RAISE(auto built, std::move(builder).Finish());
   auto located = Locate(catalog, base, std::move(built));
@@ -186,9 +190,9 @@ StagedChange TableService::Stage(const CatalogRecord& catalog, PreparedChange pr
   StagedChange staged;
   staged.address = EntityAddress{catalog.id, change->ident.ns, change->ident.name};
   staged.write = [this, change, file]() -> Result<EntitySwap> {
-    CAIRN_ASSIGN_OR_RAISE(*file, WriteMetadata(*change->updated,
-                                               change->entity.metadata_location,
-                                               change->metadata_dir));
+    CAIRN_ASSIGN_OR_RAISE(
+        *file, WriteMetadata(*change->updated, change->entity.metadata_location,
+                             change->metadata_dir));
     EntitySwap swap = SwapTo(change->entity, *change->base, *change->updated, *file);
     swap.claim = change->claim;
     return swap;
@@ -275,9 +279,9 @@ Status TableService::CommitTransaction(std::string_view catalog,
                      std::vector<StagedChange> staged;
                      for (const auto& change : changes) {
                        CAIRN_ASSIGN_OR_RAISE(
-                           auto one, PrepareChange(record, change.ident,
-                                                   change.requirements, change.updates,
-                                                   ErrorNaming::kNameTable));
+                           auto one,
+                           PrepareChange(record, change.ident, change.requirements,
+                                         change.updates, ErrorNaming::kNameTable));
                        if (one.updated) staged.push_back(Stage(record, std::move(one)));
                      }
                      return staged;

@@ -77,9 +77,10 @@ Result<TableService::WrittenMetadata> TableService::WriteMetadata(
     std::string_view metadata_dir) {
   auto encoded = iceberg::EncodeTableMetadata(metadata);
   WrittenMetadata written{
-      LoadedTable{NextMetadataLocation(metadata_dir, metadata.properties, previous_location,
-                                       /*gzip_by_default=*/false),
-                  std::move(encoded.json)},
+      LoadedTable{
+          NextMetadataLocation(metadata_dir, metadata.properties, previous_location,
+                               /*gzip_by_default=*/false),
+          std::move(encoded.json)},
       std::move(encoded)};
   CAIRN_RETURN_IF_ERROR(WriteMetadataFile(io_, written.table.metadata_location,
                                           written.table.metadata_json));
@@ -126,10 +127,11 @@ EntitySwap TableService::SwapTo(const EntityPointer& entity,
               SharedPrefix(base.snapshots.entries(), updated.snapshots.entries(),
                            [](const auto& a, const auto& b) { return a == b; }),
               base.snapshots.size()));
-  lists.push_back(PartsOf(log, written.layout.snapshot_log_items,
-                          SharedPrefix(base.snapshot_log, updated.snapshot_log,
-                                       [](const auto& a, const auto& b) { return a == b; }),
-                          base.snapshot_log.size()));
+  lists.push_back(
+      PartsOf(log, written.layout.snapshot_log_items,
+              SharedPrefix(base.snapshot_log, updated.snapshot_log,
+                           [](const auto& a, const auto& b) { return a == b; }),
+              base.snapshot_log.size()));
   return EntitySwap(entity.id, entity.metadata_location, written.table.metadata_location,
                     std::make_shared<const std::string>(written.table.metadata_json),
                     std::move(lists));
@@ -157,8 +159,9 @@ Result<LoadedTable> TableService::CreateTable(std::string_view catalog,
   request.table_uuid = RandomUuid();
   request.now_ms = clock_();
   CAIRN_ASSIGN_OR_RAISE(auto metadata, iceberg::NewTableMetadata(request));
-  CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
-                                            record, metadata.location, metadata.properties));
+  CAIRN_ASSIGN_OR_RAISE(auto locations,
+                        catalogs_.locations().ConfineEntity(record, metadata.location,
+                                                            metadata.properties));
   metadata.location = locations.location;
   if (input.stage_create) {
     return LoadedTable{"", iceberg::TableMetadataToJsonString(metadata)};
@@ -355,10 +358,11 @@ void TableService::PurgeFiles(const CatalogRecord& catalog, const EntityRecord& 
   if (!metadata) return;
   // Only what lies under the table's own, confined locations may go: a table that is
   // (no longer) confined loses nothing.
-  auto locations =
-      catalogs_.locations().ConfineEntity(catalog, metadata->location, metadata->properties);
+  auto locations = catalogs_.locations().ConfineEntity(catalog, metadata->location,
+                                                       metadata->properties);
   if (!locations) {
-    spdlog::warn("purge of {} deleted no files: {}", dropped.name, locations.error().message);
+    spdlog::warn("purge of {} deleted no files: {}", dropped.name,
+                 locations.error().message);
     return;
   }
   const auto in_use = [&](std::string_view location) {
@@ -431,9 +435,11 @@ Result<LoadedTable> TableService::RegisterTable(std::string_view catalog,
       const std::string file,
       catalogs_.locations().Confine(record, metadata_location, "metadata-location"));
   CAIRN_ASSIGN_OR_RAISE(auto bytes, io_.ReadFile(file));
-  CAIRN_ASSIGN_OR_RAISE(auto metadata, DecodeMetadataFile(bytes, file, io_.MaxReadBytes()));
-  CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
-                                            record, metadata.location, metadata.properties));
+  CAIRN_ASSIGN_OR_RAISE(auto metadata,
+                        DecodeMetadataFile(bytes, file, io_.MaxReadBytes()));
+  CAIRN_ASSIGN_OR_RAISE(auto locations,
+                        catalogs_.locations().ConfineEntity(record, metadata.location,
+                                                            metadata.properties));
   // The pointer must be the table's own file: never another table's current one.
   const bool own_file = ClaimCovers(locations.claim, file);
   if (!own_file) {
@@ -457,10 +463,9 @@ Result<LoadedTable> TableService::RegisterTable(std::string_view catalog,
       return CommitFailed("Table {} changed while registering", DottedName(ident));
     return registered;
   }
-  auto created =
-      store_.CreateEntity(record.id, ident.ns, ident.name, EntityKind::kIcebergTable,
-                          registered.metadata_location, registered.metadata_json,
-                          locations.claim);
+  auto created = store_.CreateEntity(
+      record.id, ident.ns, ident.name, EntityKind::kIcebergTable,
+      registered.metadata_location, registered.metadata_json, locations.claim);
   if (!created) {
     if (created.error().kind == ErrorKind::kAlreadyExists) {
       return tl::unexpected(NameTaken(record, ident));

@@ -108,7 +108,8 @@ class TableService {
   /// `kNoSuchTable` (also when the namespace does not exist), `kBadRequest`,
   /// `kNoSuchWarehouse`.
   Result<LoadedTable> LoadTable(
-      std::string_view catalog, const TableIdent& ident, SnapshotsMode mode = SnapshotsMode::kAll,
+      std::string_view catalog, const TableIdent& ident,
+      SnapshotsMode mode = SnapshotsMode::kAll,
       const std::function<bool(std::string_view location)>& client_has = {});
 
   /// \brief LoadTable's answer when it needs nothing but the catalog and pointer reads:

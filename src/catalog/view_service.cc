@@ -102,10 +102,12 @@ Result<LoadedView> ViewService::CreateView(std::string_view catalog,
   request.properties = input.properties;
   request.now_ms = clock_();
   CAIRN_ASSIGN_OR_RAISE(auto metadata, iceberg::NewViewMetadata(request));
-  CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
-                                            record, metadata.location, metadata.properties));
+  CAIRN_ASSIGN_OR_RAISE(auto locations,
+                        catalogs_.locations().ConfineEntity(record, metadata.location,
+                                                            metadata.properties));
   metadata.location = locations.location;
-  CAIRN_ASSIGN_OR_RAISE(auto written, WriteMetadata(metadata, "", locations.metadata_dir));
+  CAIRN_ASSIGN_OR_RAISE(auto written,
+                        WriteMetadata(metadata, "", locations.metadata_dir));
   return CreateEntity(record, ident, std::move(written), /*delete_file_on_failure=*/true,
                       locations.claim);
 }
@@ -149,13 +151,13 @@ Status ViewService::DropView(std::string_view catalog, const ViewIdent& ident) {
   if (!metadata || !GcEnabled(*metadata)) return Ok();
   // Never a file outside the view's own locations (a registered view may point anywhere
   // its catalog allows).
-  auto locations =
-      catalogs_.locations().ConfineEntity(record, metadata->location, metadata->properties);
+  auto locations = catalogs_.locations().ConfineEntity(record, metadata->location,
+                                                       metadata->properties);
   auto file = CanonicalLocation(entity.metadata_location);
   if (!locations || !file) return Ok();
-  const bool owned = std::any_of(
-      locations->claim.locations.begin(), locations->claim.locations.end(),
-      [&](const std::string& own) { return LocationContains(own, *file); });
+  const bool owned =
+      std::any_of(locations->claim.locations.begin(), locations->claim.locations.end(),
+                  [&](const std::string& own) { return LocationContains(own, *file); });
   if (!owned) return Ok();
   AfterStoreCommit([this, entity, file = *file, name = DottedName(ident)] {
     auto in_use = store_.LocationInUse(file, entity.id);
@@ -211,13 +213,14 @@ Result<LoadedView> ViewService::RegisterView(std::string_view catalog,
   CAIRN_ASSIGN_OR_RAISE(auto json, DecodeMetadataJson(bytes, file, io_.MaxReadBytes()));
   auto metadata = iceberg::ViewMetadataFromJsonString(json);
   if (!metadata) {
-    return tl::unexpected(Error{metadata.error().kind,
-                                fmt::format("Invalid view metadata file {}: {}",
-                                            ShortLocation(metadata_location),
-                                            metadata.error().message)});
+    return tl::unexpected(
+        Error{metadata.error().kind,
+              fmt::format("Invalid view metadata file {}: {}",
+                          ShortLocation(metadata_location), metadata.error().message)});
   }
-  CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
-                                            record, metadata->location, metadata->properties));
+  CAIRN_ASSIGN_OR_RAISE(auto locations,
+                        catalogs_.locations().ConfineEntity(record, metadata->location,
+                                                            metadata->properties));
   // The pointer must be the view's own file: never another entity's current one.
   const bool own_file = ClaimCovers(locations.claim, file);
   if (!own_file) {
@@ -258,10 +261,11 @@ Result<std::vector<StagedChange>> ViewService::PrepareReplace(
   }
   CAIRN_ASSIGN_OR_RAISE(auto updated, builder.Build());
   // Every replacement is confined, also one that does not move the view.
-  CAIRN_ASSIGN_OR_RAISE(auto locations, catalogs_.locations().ConfineEntity(
-                                            catalog, updated.location, updated.properties));
-  const bool moved =
-      !SameLocations(base.location, base.properties, updated.location, updated.properties);
+  CAIRN_ASSIGN_OR_RAISE(
+      auto locations,
+      catalogs_.locations().ConfineEntity(catalog, updated.location, updated.properties));
+  const bool moved = !SameLocations(base.location, base.properties, updated.location,
+                                    updated.properties);
   updated.location = locations.location;
   std::optional<LocationClaim> claim;
   if (moved) claim = std::move(locations.claim);
@@ -269,11 +273,13 @@ Result<std::vector<StagedChange>> ViewService::PrepareReplace(
   auto written = std::make_shared<LoadedView>();
   StagedChange staged;
   staged.address = EntityAddress{catalog.id, ident.ns, ident.name};
-  staged.write = [this, written, entity = EntityPointer{entity.id, entity.kind,
-                                                        entity.metadata_location},
+  staged.write = [this, written,
+                  entity =
+                      EntityPointer{entity.id, entity.kind, entity.metadata_location},
                   updated = std::move(updated), dir = std::move(locations.metadata_dir),
                   claim = std::move(claim)]() -> Result<EntitySwap> {
-    CAIRN_ASSIGN_OR_RAISE(*written, WriteMetadata(updated, entity.metadata_location, dir));
+    CAIRN_ASSIGN_OR_RAISE(*written,
+                          WriteMetadata(updated, entity.metadata_location, dir));
     EntitySwap swap{entity.id, entity.metadata_location, written->metadata_location,
                     written->metadata_json};
     swap.claim = claim;
@@ -292,11 +298,9 @@ Result<LoadedView> ViewService::ReplaceView(
   CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   LoadedView answer;
-  CAIRN_RETURN_IF_ERROR(RunCommit(store_, io_, kMaxCommitAttempts,
-                                  CommitSubject{DottedName(ident)}, [&] {
-                                    return PrepareReplace(record, ident, requirements,
-                                                          updates, answer);
-                                  }));
+  CAIRN_RETURN_IF_ERROR(RunCommit(
+      store_, io_, kMaxCommitAttempts, CommitSubject{DottedName(ident)},
+      [&] { return PrepareReplace(record, ident, requirements, updates, answer); }));
   return answer;
 }
 

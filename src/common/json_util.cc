@@ -48,7 +48,8 @@ std::string_view JsonKindName(const boost::json::value& value) {
   return "unknown";
 }
 
-const boost::json::value* FindNonNull(const boost::json::object& obj, std::string_view key) {
+const boost::json::value* FindNonNull(const boost::json::object& obj,
+                                      std::string_view key) {
   const auto* value = obj.if_contains(key);
   return (value == nullptr || value->is_null()) ? nullptr : value;
 }
@@ -74,7 +75,8 @@ Result<std::string> GetString(const boost::json::object& obj, std::string_view k
   }
   const auto* s = value->if_string();
   if (s == nullptr) {
-    return BadRequest("Invalid field '{}': expected a string, got {}", key, JsonKindName(*value));
+    return BadRequest("Invalid field '{}': expected a string, got {}", key,
+                      JsonKindName(*value));
   }
   return std::string(*s);
 }

@@ -23,16 +23,19 @@ namespace cairn {
 std::string_view JsonKindName(const boost::json::value& value);
 
 /// \brief The member `key` of `obj`, treating JSON null as absent (nullptr).
-const boost::json::value* FindNonNull(const boost::json::object& obj, std::string_view key);
+const boost::json::value* FindNonNull(const boost::json::object& obj,
+                                      std::string_view key);
 
 /// \brief Parses `text` as a JSON object. Errors: `kBadRequest` for malformed JSON or a
 /// non-object top-level value (the message says which, without echoing the body).
 Result<boost::json::object> ParseJsonObject(std::string_view text);
 
-/// \brief Required string field. Errors: `kBadRequest` when missing, null or not a string.
+/// \brief Required string field. Errors: `kBadRequest` when missing, null or not a
+/// string.
 Result<std::string> GetString(const boost::json::object& obj, std::string_view key);
 
-/// \brief Optional string field (absent or null ⇒ nullopt). Errors: `kBadRequest` on a wrong type.
+/// \brief Optional string field (absent or null ⇒ nullopt). Errors: `kBadRequest` on a
+/// wrong type.
 Result<std::optional<std::string>> GetOptionalString(const boost::json::object& obj,
                                                      std::string_view key);
 

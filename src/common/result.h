@@ -16,33 +16,33 @@ namespace cairn {
 /// \brief What went wrong, independent of any protocol. `http/error_mapping` is the one
 /// place that turns a kind into an HTTP status and a protocol error type.
 enum class ErrorKind {
-  kBadRequest,            ///< malformed input from the client: bad JSON, a wrong type, a
-                          ///< missing field, an invalid name or token
-  kInvalidArgument,       ///< a well-formed request whose content the reference's builders
-                          ///< reject with `IllegalArgumentException` (a precondition)
-  kValidationFailed,      ///< a well-formed request whose content the reference rejects
-                          ///< with `ValidationException` (e.g. a spec or sort order that
-                          ///< does not bind to the schema)
-  kNotFound,              ///< generic missing resource (e.g. unknown route)
-  kMethodNotAllowed,      ///< the route exists but not for this method
-  kNoSuchWarehouse,       ///< unknown catalog / warehouse / prefix
-  kNoSuchNamespace,       ///< namespace does not exist
-  kNoSuchTable,           ///< table does not exist
-  kNoSuchView,            ///< view does not exist
-  kNoSuchTransaction,     ///< Lance transaction does not exist
-  kAlreadyExists,         ///< an object with that name exists
+  kBadRequest,         ///< malformed input from the client: bad JSON, a wrong type, a
+                       ///< missing field, an invalid name or token
+  kInvalidArgument,    ///< a well-formed request whose content the reference's builders
+                       ///< reject with `IllegalArgumentException` (a precondition)
+  kValidationFailed,   ///< a well-formed request whose content the reference rejects
+                       ///< with `ValidationException` (e.g. a spec or sort order that
+                       ///< does not bind to the schema)
+  kNotFound,           ///< generic missing resource (e.g. unknown route)
+  kMethodNotAllowed,   ///< the route exists but not for this method
+  kNoSuchWarehouse,    ///< unknown catalog / warehouse / prefix
+  kNoSuchNamespace,    ///< namespace does not exist
+  kNoSuchTable,        ///< table does not exist
+  kNoSuchView,         ///< view does not exist
+  kNoSuchTransaction,  ///< Lance transaction does not exist
+  kAlreadyExists,      ///< an object with that name exists
   kNamespaceAlreadyExists,  ///< a namespace (or catalog) with that name exists; Lance
                             ///< tells it apart from a taken table name, Iceberg does not
-  kNamespaceNotEmpty,     ///< namespace still holds children
-  kCommitFailed,          ///< a commit requirement failed / lost a race
-  kUnprocessableEntity,   ///< well-formed but semantically contradictory request
-  kRequestTooLarge,       ///< body larger than the configured limit
-  kUnsupported,           ///< operation not supported by this server
-  kServiceUnavailable,    ///< overloaded or a dependency is down; retry later
-  kCommitStateUnknown,    ///< cannot tell whether a commit happened
-  kInvalidConfig,         ///< invalid server configuration (start-up only)
-  kIOError,               ///< storage or file-system failure
-  kInternal,              ///< a bug or an unexpected state
+  kNamespaceNotEmpty,       ///< namespace still holds children
+  kCommitFailed,            ///< a commit requirement failed / lost a race
+  kUnprocessableEntity,     ///< well-formed but semantically contradictory request
+  kRequestTooLarge,         ///< body larger than the configured limit
+  kUnsupported,             ///< operation not supported by this server
+  kServiceUnavailable,      ///< overloaded or a dependency is down; retry later
+  kCommitStateUnknown,      ///< cannot tell whether a commit happened
+  kInvalidConfig,           ///< invalid server configuration (start-up only)
+  kIOError,                 ///< storage or file-system failure
+  kInternal,                ///< a bug or an unexpected state
 };
 
 /// \brief A failure: its kind and a human-readable message naming the problem.
@@ -58,11 +58,11 @@ using Status = Result<void>;
 /// \brief The success value of a `Status`.
 inline Status Ok() { return {}; }
 
-#define CAIRN_DEFINE_ERROR_FUNCTION(name)                                      \
-  template <typename... Args>                                                  \
-  inline tl::unexpected<::cairn::Error> name(fmt::format_string<Args...> fmt, \
-                                             Args&&... args) {                 \
-    return tl::unexpected<::cairn::Error>(::cairn::Error{                      \
+#define CAIRN_DEFINE_ERROR_FUNCTION(name)                                             \
+  template <typename... Args>                                                         \
+  inline tl::unexpected<::cairn::Error> name(fmt::format_string<Args...> fmt,         \
+                                             Args&&... args) {                        \
+    return tl::unexpected<::cairn::Error>(::cairn::Error{                             \
         ::cairn::ErrorKind::k##name, fmt::format(fmt, std::forward<Args>(args)...)}); \
   }
 

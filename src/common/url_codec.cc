@@ -2,8 +2,8 @@
 
 #include <boost/url/encode.hpp>
 #include <boost/url/encoding_opts.hpp>
-#include <boost/url/rfc/unreserved_chars.hpp>
 #include <boost/url/pct_string_view.hpp>
+#include <boost/url/rfc/unreserved_chars.hpp>
 
 namespace cairn {
 
@@ -23,12 +23,13 @@ Result<std::vector<std::string>> DecodeNamespaceSegment(std::string_view raw) {
   for (;;) {
     size_t pos = start;
     // Find the next "%1F" or "%1f"; a decoded 0x1F can never come out of a level.
-    while (pos + 2 < raw.size() &&
-           !(raw[pos] == '%' && raw[pos + 1] == '1' && (raw[pos + 2] == 'F' || raw[pos + 2] == 'f'))) {
+    while (pos + 2 < raw.size() && !(raw[pos] == '%' && raw[pos + 1] == '1' &&
+                                     (raw[pos + 2] == 'F' || raw[pos + 2] == 'f'))) {
       ++pos;
     }
     const bool found = pos + 2 < raw.size();
-    auto level = FormDecodeSegment(raw.substr(start, found ? pos - start : std::string_view::npos));
+    auto level = FormDecodeSegment(
+        raw.substr(start, found ? pos - start : std::string_view::npos));
     if (!level) {
       return tl::unexpected(level.error());
     }

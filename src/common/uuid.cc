@@ -1,11 +1,10 @@
 #include "common/uuid.h"
 
-#include <openssl/rand.h>
-
 #include <array>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <openssl/rand.h>
 
 namespace cairn {
 
@@ -20,8 +19,8 @@ std::string RandomUuid() {
   return fmt::format(
       "{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-"
       "{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
-      b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-      b[14], b[15]);
+      b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+      b[13], b[14], b[15]);
 }
 
 }  // namespace cairn

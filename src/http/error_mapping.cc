@@ -21,14 +21,30 @@ constexpr int kLanceServiceUnavailable = 17;
 constexpr int kLanceInternal = 18;
 
 constexpr std::array<std::string_view, 24> kLanceErrorNames = {
-    "Unsupported",          "NamespaceNotFound",       "NamespaceAlreadyExists",
-    "NamespaceNotEmpty",    "TableNotFound",           "TableAlreadyExists",
-    "TableIndexNotFound",   "TableIndexAlreadyExists", "TableTagNotFound",
-    "TableTagAlreadyExists", "TransactionNotFound",    "TableVersionNotFound",
-    "TableColumnNotFound",  "InvalidInput",            "ConcurrentModification",
-    "PermissionDenied",     "Unauthenticated",         "ServiceUnavailable",
-    "Internal",             "InvalidTableState",       "TableSchemaValidationError",
-    "Throttling",           "TableBranchNotFound",     "TableBranchAlreadyExists",
+    "Unsupported",
+    "NamespaceNotFound",
+    "NamespaceAlreadyExists",
+    "NamespaceNotEmpty",
+    "TableNotFound",
+    "TableAlreadyExists",
+    "TableIndexNotFound",
+    "TableIndexAlreadyExists",
+    "TableTagNotFound",
+    "TableTagAlreadyExists",
+    "TransactionNotFound",
+    "TableVersionNotFound",
+    "TableColumnNotFound",
+    "InvalidInput",
+    "ConcurrentModification",
+    "PermissionDenied",
+    "Unauthenticated",
+    "ServiceUnavailable",
+    "Internal",
+    "InvalidTableState",
+    "TableSchemaValidationError",
+    "Throttling",
+    "TableBranchNotFound",
+    "TableBranchAlreadyExists",
 };
 
 /// `TableNotFound` → `/errors/table-not-found`: the RFC-7807 `type` of a Lance error.
@@ -128,7 +144,8 @@ std::string_view LanceErrorName(int code) {
   return kLanceErrorNames[static_cast<size_t>(code)];
 }
 
-std::string RenderErrorBody(Protocol protocol, const Error& error, std::string_view instance) {
+std::string RenderErrorBody(Protocol protocol, const Error& error,
+                            std::string_view instance) {
   if (protocol == Protocol::kLance) return RenderLanceBody(error, instance);
   return RenderIcebergBody(error);
 }

@@ -1,8 +1,8 @@
 #include "http/idempotency.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
+
+#include <openssl/evp.h>
 
 #include "common/macros.h"
 #include "common/url_codec.h"
@@ -21,12 +21,12 @@ constexpr size_t kMaxKeyLength = 128;
 constexpr auto kLease = std::chrono::seconds(60);
 
 Status ValidateKey(std::string_view key) {
-  const bool printable = std::all_of(key.begin(), key.end(), [](char c) {
-    return c > 0x20 && c < 0x7F;
-  });
+  const bool printable =
+      std::all_of(key.begin(), key.end(), [](char c) { return c > 0x20 && c < 0x7F; });
   if (key.empty() || key.size() > kMaxKeyLength || !printable) {
     return BadRequest(
-        "Invalid Idempotency-Key header: expected 1 to {} printable characters without spaces",
+        "Invalid Idempotency-Key header: expected 1 to {} printable characters without "
+        "spaces",
         kMaxKeyLength);
   }
   return Ok();
@@ -62,7 +62,8 @@ std::string HeaderValue(const Response& response, std::string_view name) {
 }  // namespace
 
 IdempotentHandlers::IdempotentHandlers(MetaStore& store, std::chrono::seconds lifetime,
-                                       std::function<int64_t()> clock, std::string instance)
+                                       std::function<int64_t()> clock,
+                                       std::string instance)
     : store_(store),
       lifetime_(lifetime),
       clock_(std::move(clock)),
@@ -85,14 +86,15 @@ std::string IdempotentHandlers::LifetimeIso8601() const {
   return out;
 }
 
-Result<std::optional<Response>> IdempotentHandlers::Claim(
-    Protocol protocol, IdempotencyScope& scope) const {
+Result<std::optional<Response>> IdempotentHandlers::Claim(Protocol protocol,
+                                                          IdempotencyScope& scope) const {
   scope.created_ms = clock_();
   scope.expires_ms = scope.created_ms + std::chrono::milliseconds(lifetime_).count();
   scope.instance = instance_;
   scope.stale_before_ms =
       scope.created_ms - std::chrono::milliseconds(kInstanceStaleAfter).count();
-  const int64_t lease_until = scope.created_ms + std::chrono::milliseconds(kLease).count();
+  const int64_t lease_until =
+      scope.created_ms + std::chrono::milliseconds(kLease).count();
   CAIRN_ASSIGN_OR_RAISE(auto existing, store_.ClaimIdempotencyKey(scope, lease_until));
   if (!existing) return std::optional<Response>{};  // ours: execute
   if (existing->fingerprint != scope.fingerprint) {
@@ -106,15 +108,16 @@ Result<std::optional<Response>> IdempotentHandlers::Claim(
   Response busy = ErrorResponse(
       protocol,
       Error{ErrorKind::kServiceUnavailable,
-            fmt::format("A request with Idempotency-Key {} is still in progress; retry later",
-                        scope.key)});
+            fmt::format(
+                "A request with Idempotency-Key {} is still in progress; retry later",
+                scope.key)});
   busy.headers.emplace_back("Retry-After", "1");
   busy.pending = true;
   return std::optional<Response>(std::move(busy));
 }
 
-Result<Response> IdempotentHandlers::Handle(const std::string& operation, Protocol protocol,
-                                            const Handler& handler,
+Result<Response> IdempotentHandlers::Handle(const std::string& operation,
+                                            Protocol protocol, const Handler& handler,
                                             const Request& request) const {
   const auto header = request.Header("idempotency-key");
   if (!header) return handler(request);
@@ -187,7 +190,8 @@ Result<std::chrono::seconds> ParseIsoDuration(std::string_view text) {
     any = true;
   }
   if (!any || number >= 0 || total <= 0) {
-    return InvalidConfig("expected a positive ISO-8601 duration like PT30M, got '{}'", text);
+    return InvalidConfig("expected a positive ISO-8601 duration like PT30M, got '{}'",
+                         text);
   }
   return std::chrono::seconds(total);
 }

@@ -2,13 +2,13 @@
 
 /// \file
 /// \brief `Idempotency-Key` support for mutating routes: the key is claimed before the
-/// request runs; its effect, the key and its final answer (2xx and 4xx) then commit in one
-/// store transaction; a repeat with the same key gets that answer without re-executing —
-/// after a restart and on another replica too. A key reused for a different request ⇒ 422.
-/// A 5xx without an effect is not stored: the key is released and a retry executes.
-/// A duplicate that arrives while the first request runs is answered at once with a
-/// `pending` 503 (`Response::pending`): the server waits for the first one's answer
-/// without holding a worker, by running the duplicate again.
+/// request runs; its effect, the key and its final answer (2xx and 4xx) then commit in
+/// one store transaction; a repeat with the same key gets that answer without
+/// re-executing — after a restart and on another replica too. A key reused for a
+/// different request ⇒ 422. A 5xx without an effect is not stored: the key is released
+/// and a retry executes. A duplicate that arrives while the first request runs is
+/// answered at once with a `pending` 503 (`Response::pending`): the server waits for the
+/// first one's answer without holding a worker, by running the duplicate again.
 
 #include <chrono>
 #include <cstdint>

@@ -28,27 +28,32 @@ void HttpMetrics::Configure(std::vector<std::string> route_labels) {
 }
 
 void HttpMetrics::Record(size_t route_index, int status, double seconds) {
-  RouteStats& stats = stats_[route_index < labels_.size() ? route_index : unmatched_index()];
+  RouteStats& stats =
+      stats_[route_index < labels_.size() ? route_index : unmatched_index()];
   const int cls = status / 100;
-  if (cls >= 1 && cls <= 5) stats.by_class[cls - 1].fetch_add(1, std::memory_order_relaxed);
+  if (cls >= 1 && cls <= 5)
+    stats.by_class[cls - 1].fetch_add(1, std::memory_order_relaxed);
   size_t bucket = 0;
   while (bucket < kBuckets.size() && seconds > kBuckets[bucket]) ++bucket;
   stats.buckets[bucket].fetch_add(1, std::memory_order_relaxed);
   stats.count.fetch_add(1, std::memory_order_relaxed);
-  stats.sum_micros.fetch_add(static_cast<uint64_t>(seconds * 1e6), std::memory_order_relaxed);
+  stats.sum_micros.fetch_add(static_cast<uint64_t>(seconds * 1e6),
+                             std::memory_order_relaxed);
 }
 
 std::string HttpMetrics::Render() const {
   std::string out;
-  out += "# HELP cairn_http_requests_total HTTP requests served, by route and status class.\n";
+  out +=
+      "# HELP cairn_http_requests_total HTTP requests served, by route and status "
+      "class.\n";
   out += "# TYPE cairn_http_requests_total counter\n";
   for (size_t i = 0; i < labels_.size(); ++i) {
     const auto route = EscapeLabel(labels_[i]);
     for (size_t cls = 0; cls < 5; ++cls) {
       const uint64_t n = stats_[i].by_class[cls].load(std::memory_order_relaxed);
       if (n == 0) continue;
-      out += fmt::format("cairn_http_requests_total{{route=\"{}\",code=\"{}xx\"}} {}\n", route,
-                         cls + 1, n);
+      out += fmt::format("cairn_http_requests_total{{route=\"{}\",code=\"{}xx\"}} {}\n",
+                         route, cls + 1, n);
     }
   }
   out += "# HELP cairn_http_request_duration_seconds HTTP request latency, by route.\n";
@@ -61,19 +66,21 @@ std::string HttpMetrics::Render() const {
     for (size_t b = 0; b < kBuckets.size(); ++b) {
       cumulative += stats_[i].buckets[b].load(std::memory_order_relaxed);
       out += fmt::format(
-          "cairn_http_request_duration_seconds_bucket{{route=\"{}\",le=\"{}\"}} {}\n", route,
-          kBuckets[b], cumulative);
+          "cairn_http_request_duration_seconds_bucket{{route=\"{}\",le=\"{}\"}} {}\n",
+          route, kBuckets[b], cumulative);
     }
     cumulative += stats_[i].buckets[kBuckets.size()].load(std::memory_order_relaxed);
     out += fmt::format(
-        "cairn_http_request_duration_seconds_bucket{{route=\"{}\",le=\"+Inf\"}} {}\n", route,
-        cumulative);
-    out += fmt::format("cairn_http_request_duration_seconds_sum{{route=\"{}\"}} {}\n", route,
-                       static_cast<double>(stats_[i].sum_micros.load()) / 1e6);
-    out += fmt::format("cairn_http_request_duration_seconds_count{{route=\"{}\"}} {}\n", route,
-                       count);
+        "cairn_http_request_duration_seconds_bucket{{route=\"{}\",le=\"+Inf\"}} {}\n",
+        route, cumulative);
+    out += fmt::format("cairn_http_request_duration_seconds_sum{{route=\"{}\"}} {}\n",
+                       route, static_cast<double>(stats_[i].sum_micros.load()) / 1e6);
+    out += fmt::format("cairn_http_request_duration_seconds_count{{route=\"{}\"}} {}\n",
+                       route, count);
   }
-  out += "# HELP cairn_http_rejected_total Requests refused with 503 because the worker queue was full.\n";
+  out +=
+      "# HELP cairn_http_rejected_total Requests refused with 503 because the worker "
+      "queue was full.\n";
   out += "# TYPE cairn_http_rejected_total counter\n";
   out += fmt::format("cairn_http_rejected_total {}\n", rejected_.load());
   return out;

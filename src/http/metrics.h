@@ -2,7 +2,8 @@
 
 /// \file
 /// \brief Per-route request counters and latency histograms, rendered in the Prometheus
-/// text exposition format. Recording is lock-free (atomics), so it is cheap on the hot path.
+/// text exposition format. Recording is lock-free (atomics), so it is cheap on the hot
+/// path.
 
 #include <array>
 #include <atomic>
@@ -16,15 +17,15 @@ namespace cairn {
 class HttpMetrics {
  public:
   /// Upper bounds (seconds) of the latency histogram buckets; +Inf is implied.
-  static constexpr std::array<double, 12> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025,
-                                                      0.005,  0.01,    0.025,  0.05,  0.1,
-                                                      0.5,    2.5};
+  static constexpr std::array<double, 12> kBuckets = {
+      0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.5};
 
   HttpMetrics() { Configure({}); }
 
   /// \brief Sets the labels: `route_labels[i]` labels route i (e.g.
   /// "GET /iceberg/v1/{prefix}/namespaces"); one more slot, labelled "unmatched", counts
-  /// requests that matched no route. Resets all counts. Not thread-safe: call before serving.
+  /// requests that matched no route. Resets all counts. Not thread-safe: call before
+  /// serving.
   void Configure(std::vector<std::string> route_labels);
 
   /// \brief Index used for requests that matched no route.

@@ -68,7 +68,9 @@ struct Response {
   bool pending = false;
 
   /// \brief 200 with a JSON body.
-  static Response Json(std::string body) { return Response{200, std::move(body), "application/json", {}}; }
+  static Response Json(std::string body) {
+    return Response{200, std::move(body), "application/json", {}};
+  }
   /// \brief 204 with no body.
   static Response NoContent() { return Response{204, {}, {}, {}}; }
 };

@@ -21,8 +21,10 @@ std::vector<std::string_view> SplitPath(std::string_view raw_path) {
 void Router::Add(Route route) {
   Compiled compiled;
   for (auto segment : SplitPath(route.pattern)) {
-    const bool capture = segment.size() >= 2 && segment.front() == '{' && segment.back() == '}';
-    compiled.segments.emplace_back(capture ? segment.substr(1, segment.size() - 2) : segment);
+    const bool capture =
+        segment.size() >= 2 && segment.front() == '{' && segment.back() == '}';
+    compiled.segments.emplace_back(capture ? segment.substr(1, segment.size() - 2)
+                                           : segment);
     compiled.is_capture.push_back(capture);
   }
   routes_.push_back(std::move(route));
@@ -69,7 +71,8 @@ RouteMatch Router::Match(std::string_view method, std::string_view raw_path) con
     result.allowed.clear();
     return result;
   }
-  result.kind = best_any ? RouteMatch::Kind::kMethodNotAllowed : RouteMatch::Kind::kNotFound;
+  result.kind =
+      best_any ? RouteMatch::Kind::kMethodNotAllowed : RouteMatch::Kind::kNotFound;
   return result;
 }
 

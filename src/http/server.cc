@@ -1,7 +1,7 @@
 // The Beast/Asio half of the server. Session mechanics follow Beast's own awaitable
-// examples at boost-1.81.0: a request_parser with header and body limits, a timeout before
-// every read, `as_tuple` so that EOF and timeouts are values, and a co_spawn completion
-// handler that logs escaped exceptions.
+// examples at boost-1.81.0: a request_parser with header and body limits, a timeout
+// before every read, `as_tuple` so that EOF and timeouts are values, and a co_spawn
+// completion handler that logs escaped exceptions.
 
 #include "http/server.h"
 
@@ -47,10 +47,11 @@ Protocol ProtocolForPath(std::string_view path) {
 /// A client-supplied request id is echoed when it is short and plain; otherwise (and when
 /// absent) a random one is generated.
 std::string RequestIdFor(std::string_view supplied) {
-  const bool usable = !supplied.empty() && supplied.size() <= 128 &&
-                      supplied.find_first_not_of(
-                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") ==
-                          std::string_view::npos;
+  const bool usable =
+      !supplied.empty() && supplied.size() <= 128 &&
+      supplied.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") ==
+          std::string_view::npos;
   if (usable) return std::string(supplied);
   thread_local std::mt19937_64 rng{std::random_device{}()};
   return fmt::format("{:016x}{:016x}", rng(), rng());
@@ -76,7 +77,8 @@ class HttpServer::Impl {
         acceptor_(ioc_),
         pool_(std::max<size_t>(1, options_.worker_threads), options_.worker_queue) {
     std::vector<std::string> labels;
-    for (const auto& route : router_.routes()) labels.push_back(route.method + " " + route.pattern);
+    for (const auto& route : router_.routes())
+      labels.push_back(route.method + " " + route.pattern);
     metrics_.Configure(std::move(labels));
   }
 
@@ -86,7 +88,8 @@ class HttpServer::Impl {
     auto endpoints = resolver.resolve(options_.host, std::to_string(options_.port),
                                       tcp::resolver::passive, ec);
     if (ec || endpoints.empty()) {
-      return InvalidConfig("listen: cannot resolve host '{}': {}", options_.host, ec.message());
+      return InvalidConfig("listen: cannot resolve host '{}': {}", options_.host,
+                           ec.message());
     }
     const tcp::endpoint endpoint = endpoints.begin()->endpoint();
     acceptor_.open(endpoint.protocol(), ec);
@@ -94,8 +97,8 @@ class HttpServer::Impl {
     if (!ec) acceptor_.bind(endpoint, ec);
     if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
     if (ec) {
-      return InvalidConfig("listen: cannot listen on {}:{}: {}", options_.host, options_.port,
-                           ec.message());
+      return InvalidConfig("listen: cannot listen on {}:{}: {}", options_.host,
+                           options_.port, ec.message());
     }
     return acceptor_.local_endpoint().port();
   }
@@ -109,7 +112,8 @@ class HttpServer::Impl {
     });
     net::co_spawn(ioc_, Accept(), net::detached);
     std::vector<std::thread> threads;
-    for (size_t i = 1; i < options_.io_threads; ++i) threads.emplace_back([this] { ioc_.run(); });
+    for (size_t i = 1; i < options_.io_threads; ++i)
+      threads.emplace_back([this] { ioc_.run(); });
     ioc_.run();
     for (auto& thread : threads) thread.join();
     // No session runs any more; running handlers finish, queued ones are dropped.
@@ -151,12 +155,14 @@ class HttpServer::Impl {
 
   awaitable<void> Accept() {
     for (;;) {
-      auto [ec, socket] = co_await acceptor_.async_accept(net::make_strand(ioc_), kAsTuple);
+      auto [ec, socket] =
+          co_await acceptor_.async_accept(net::make_strand(ioc_), kAsTuple);
       if (stopping_ || ec == net::error::operation_aborted) co_return;
       if (ec) {
         // Out of descriptors and the like: back off briefly instead of spinning.
         spdlog::warn("accept failed: {}", ec.message());
-        net::steady_timer timer(co_await net::this_coro::executor, std::chrono::milliseconds(50));
+        net::steady_timer timer(co_await net::this_coro::executor,
+                                std::chrono::milliseconds(50));
         co_await timer.async_wait(kAsTuple);
         continue;
       }
@@ -180,7 +186,8 @@ class HttpServer::Impl {
       parser.header_limit(static_cast<uint32_t>(options_.max_header_bytes));
       parser.body_limit(options_.max_body_bytes);
       stream.expires_after(options_.header_timeout);
-      auto [read_ec, header_bytes] = co_await http::async_read_header(stream, buffer, parser, kAsTuple);
+      auto [read_ec, header_bytes] =
+          co_await http::async_read_header(stream, buffer, parser, kAsTuple);
       if (!read_ec && parser.get()[http::field::expect] == "100-continue") {
         http::response<http::empty_body> go_on{http::status::continue_, 11};
         stream.expires_after(options_.write_timeout);
@@ -188,7 +195,8 @@ class HttpServer::Impl {
       }
       if (!read_ec && !parser.is_done()) {
         stream.expires_after(options_.read_timeout);
-        std::tie(read_ec, header_bytes) = co_await http::async_read(stream, buffer, parser, kAsTuple);
+        std::tie(read_ec, header_bytes) =
+            co_await http::async_read(stream, buffer, parser, kAsTuple);
       }
       if (read_ec) {
         // The head may be incomplete; the fields parsed so far are complete ones.
@@ -210,16 +218,20 @@ class HttpServer::Impl {
 
   /// Answers a request that could not be read: 413 for a body over the limit, 400 for an
   /// oversized head or malformed HTTP; silently closes on EOF and timeouts.
-  awaitable<void> RejectUnreadable(beast::tcp_stream& stream, const boost::system::error_code& ec,
-                                   std::string_view supplied_request_id, Protocol protocol) {
+  awaitable<void> RejectUnreadable(beast::tcp_stream& stream,
+                                   const boost::system::error_code& ec,
+                                   std::string_view supplied_request_id,
+                                   Protocol protocol) {
     Error error;
     if (ec == http::error::body_limit) {
       error = Error{ErrorKind::kRequestTooLarge,
-                    fmt::format("Request body exceeds the limit of {} bytes", options_.max_body_bytes)};
+                    fmt::format("Request body exceeds the limit of {} bytes",
+                                options_.max_body_bytes)};
     } else if (ec == http::error::header_limit) {
       error = Error{ErrorKind::kBadRequest, "Request header section too large"};
     } else if (IsMalformedRequest(ec)) {
-      error = Error{ErrorKind::kBadRequest, fmt::format("Malformed HTTP request: {}", ec.message())};
+      error = Error{ErrorKind::kBadRequest,
+                    fmt::format("Malformed HTTP request: {}", ec.message())};
     } else {
       co_return;
     }
@@ -234,8 +246,8 @@ class HttpServer::Impl {
     response.body() = std::move(rendered.body);
     response.prepare_payload();
     metrics_.Record(metrics_.unmatched_index(), response.result_int(), 0.0);
-    spdlog::info("status={} request_id={} error=\"{}\"", response.result_int(), request_id,
-                 error.message);
+    spdlog::info("status={} request_id={} error=\"{}\"", response.result_int(),
+                 request_id, error.message);
     stream.expires_after(options_.write_timeout);
     co_await http::async_write(stream, response, kAsTuple);
     // Lingering close: read and discard what the client is still sending for a short
@@ -245,7 +257,8 @@ class HttpServer::Impl {
     stream.expires_after(std::chrono::seconds(2));
     std::vector<char> scratch(64 * 1024);
     for (size_t drained = 0; drained < 4 * options_.max_body_bytes + (1 << 20);) {
-      auto [drain_ec, n] = co_await stream.async_read_some(net::buffer(scratch), kAsTuple);
+      auto [drain_ec, n] =
+          co_await stream.async_read_some(net::buffer(scratch), kAsTuple);
       if (drain_ec) break;
       drained += n;
     }
@@ -257,19 +270,22 @@ class HttpServer::Impl {
     request.method = std::string(beast_request.method_string());
     request.request_id = RequestIdFor(beast_request["X-Request-Id"]);
     for (const auto& field : beast_request) {
-      request.headers.emplace_back(AsciiLower(field.name_string()), std::string(field.value()));
+      request.headers.emplace_back(AsciiLower(field.name_string()),
+                                   std::string(field.value()));
     }
     request.body = std::move(beast_request.body());
 
-    RequestSummary log{request.method, std::string(beast_request.target()), request.request_id};
+    RequestSummary log{request.method, std::string(beast_request.target()),
+                       request.request_id};
     size_t route_index = metrics_.unmatched_index();
     Response response;
     auto url = boost::urls::parse_origin_form(beast_request.target());
     if (!url) {
       request.path = std::string(beast_request.target());
-      response = ErrorResponse(ProtocolForPath(request.path),
-                               Error{ErrorKind::kBadRequest,
-                                     "Malformed request target (invalid percent-encoding?)"});
+      response =
+          ErrorResponse(ProtocolForPath(request.path),
+                        Error{ErrorKind::kBadRequest,
+                              "Malformed request target (invalid percent-encoding?)"});
     } else {
       request.path = std::string(url->encoded_path());
       for (const auto& param : url->params()) {
@@ -303,8 +319,8 @@ class HttpServer::Impl {
           response = ErrorResponse(
               ProtocolForPath(request.path),
               Error{ErrorKind::kMethodNotAllowed,
-                    fmt::format("Method {} is not allowed for {}; allowed: {}", request.method,
-                                request.path, match.allowed)});
+                    fmt::format("Method {} is not allowed for {}; allowed: {}",
+                                request.method, request.path, match.allowed)});
           response.headers.emplace_back("Allow", match.allowed);
           break;
         case RouteMatch::Kind::kNotFound:
@@ -329,7 +345,8 @@ class HttpServer::Impl {
   BeastResponse Finish(const BeastRequest& beast_request, const RequestSummary& request,
                        Response response, size_t route_index,
                        std::chrono::steady_clock::time_point start) {
-    BeastResponse out{static_cast<http::status>(response.status), beast_request.version()};
+    BeastResponse out{static_cast<http::status>(response.status),
+                      beast_request.version()};
     out.set(http::field::server, "cairn/" CAIRN_VERSION);
     out.set("X-Request-Id", request.request_id);
     if (!response.body.empty()) out.set(http::field::content_type, response.content_type);
@@ -341,8 +358,9 @@ class HttpServer::Impl {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     metrics_.Record(route_index, response.status, seconds);
-    spdlog::info("method={} path={} status={} duration_ms={:.3f} request_id={}", request.method,
-                 request.path, response.status, seconds * 1e3, request.request_id);
+    spdlog::info("method={} path={} status={} duration_ms={:.3f} request_id={}",
+                 request.method, request.path, response.status, seconds * 1e3,
+                 request.request_id);
     return out;
   }
 
@@ -352,8 +370,8 @@ class HttpServer::Impl {
       auto result = route.handler(request);
       if (result) return std::move(*result);
       if (MapError(result.error().kind).status >= 500) {
-        spdlog::error("request_id={} {} {} failed: {}", request.request_id, request.method,
-                      request.path, result.error().message);
+        spdlog::error("request_id={} {} {} failed: {}", request.request_id,
+                      request.method, request.path, result.error().message);
       }
       return ErrorResponse(route.protocol, result.error());
     } catch (const std::exception& e) {
@@ -373,10 +391,10 @@ class HttpServer::Impl {
     }
   }
 
-  /// Runs a blocking handler on the worker pool and resumes the session with its response;
-  /// answers 503 with Retry-After at once when the pool's queue is full. Deliberately not
-  /// a coroutine itself (GCC 12 mis-orders destruction of locals around co_await of an
-  /// initiation lambda); it returns the awaitable of the initiation.
+  /// Runs a blocking handler on the worker pool and resumes the session with its
+  /// response; answers 503 with Retry-After at once when the pool's queue is full.
+  /// Deliberately not a coroutine itself (GCC 12 mis-orders destruction of locals around
+  /// co_await of an initiation lambda); it returns the awaitable of the initiation.
   awaitable<Response> RunBlocking(std::shared_ptr<const BlockingCall> call,
                                   const net::any_io_executor& executor) {
     return net::async_initiate<decltype(net::use_awaitable), void(Response)>(
@@ -391,9 +409,9 @@ class HttpServer::Impl {
               [call, complete] { complete(Invoke(*call->route, call->request)); });
           if (!accepted) {
             metrics_.RecordRejected();
-            Response busy = ErrorResponse(
-                call->route->protocol,
-                Error{ErrorKind::kServiceUnavailable, "Server is overloaded; retry later"});
+            Response busy = ErrorResponse(call->route->protocol,
+                                          Error{ErrorKind::kServiceUnavailable,
+                                                "Server is overloaded; retry later"});
             busy.headers.emplace_back("Retry-After", "1");
             complete(std::move(busy));
           }

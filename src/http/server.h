@@ -21,15 +21,15 @@ namespace cairn {
 /// \brief Transport settings.
 struct HttpOptions {
   std::string host = "127.0.0.1";
-  uint16_t port = 9001;                         ///< 0 = an ephemeral port
-  size_t max_body_bytes = 32 * 1024 * 1024;     ///< larger bodies get 413
-  size_t max_header_bytes = 64 * 1024;          ///< larger request heads get 400
+  uint16_t port = 9001;                              ///< 0 = an ephemeral port
+  size_t max_body_bytes = 32 * 1024 * 1024;          ///< larger bodies get 413
+  size_t max_header_bytes = 64 * 1024;               ///< larger request heads get 400
   std::chrono::milliseconds header_timeout{10'000};  ///< idle keep-alive / slow headers
   std::chrono::milliseconds read_timeout{30'000};    ///< reading one request body
   std::chrono::milliseconds write_timeout{30'000};   ///< writing one response
   size_t io_threads = 1;
   size_t worker_threads = 4;
-  size_t worker_queue = 1024;                   ///< queued blocking requests before 503
+  size_t worker_queue = 1024;  ///< queued blocking requests before 503
   /// How long a request answered `Response::pending` is run again (after growing pauses,
   /// holding no worker meanwhile) before its 503 is sent.
   std::chrono::milliseconds pending_wait{10'000};

@@ -79,7 +79,8 @@ std::string IndexPath(std::string_view parent, size_t index) {
   return fmt::format("{}[{}]", parent, index);
 }
 
-Result<boost::json::value> ParseMetadataText(std::string_view text, std::string_view what) {
+Result<boost::json::value> ParseMetadataText(std::string_view text,
+                                             std::string_view what) {
   boost::json::error_code ec;
   boost::json::value json = boost::json::parse(text, ec);
   if (ec) return BadRequest("Malformed {} JSON: {}", what, ec.message());
@@ -139,7 +140,6 @@ Result<std::string> AsString(const boost::json::value& value, std::string_view p
   if (const auto* s = value.if_string()) return std::string(*s);
   return InvalidField(path, "expected a string, got {}", KindName(value));
 }
-
 
 namespace {
 

@@ -11,10 +11,10 @@ namespace {
 
 /// Properties the reference derives from the metadata and never persists.
 constexpr std::array<std::string_view, 9> kReservedProperties = {
-    "format-version",          "uuid",
-    "snapshot-count",          "current-snapshot-id",
+    "format-version",           "uuid",
+    "snapshot-count",           "current-snapshot-id",
     "current-snapshot-summary", "current-snapshot-timestamp-ms",
-    "current-schema",          "default-partition-spec",
+    "current-schema",           "default-partition-spec",
     "default-sort-order"};
 
 /// New tables get zstd Parquet compression unless the request says otherwise.
@@ -35,8 +35,8 @@ Result<int> FormatVersionOf(const std::map<std::string, std::string>& properties
 }
 
 /// Maps a source column id of the request's schema to the fresh schema's id, by name.
-Result<int32_t> FreshSourceId(const Schema& original, const Schema& fresh, int32_t source_id,
-                              std::string_view what) {
+Result<int32_t> FreshSourceId(const Schema& original, const Schema& fresh,
+                              int32_t source_id, std::string_view what) {
   auto name = original.FindColumnName(source_id);
   // The reference binds the request's spec and order to its schema, where an unknown
   // source fails `checkCompatibility` (ValidationException).
@@ -44,7 +44,8 @@ Result<int32_t> FreshSourceId(const Schema& original, const Schema& fresh, int32
     return ValidationFailed("Invalid {}: unknown source column id {}", what, source_id);
   }
   const NestedField* field = fresh.FindFieldByName(*name);
-  if (field == nullptr) return Internal("Column {} lost while assigning fresh ids", *name);
+  if (field == nullptr)
+    return Internal("Column {} lost while assigning fresh ids", *name);
   return field->id;
 }
 
@@ -66,10 +67,11 @@ Result<PartitionSpec> FreshSpec(const PartitionSpec& spec, const Schema& origina
   int32_t next_field_id = kPartitionDataIdStart;
   for (const auto& field : spec.fields) {
     PartitionField copy = field;
-    CAIRN_ASSIGN_OR_RAISE(copy.source_id,
-                          FreshSourceId(original, fresh, field.source_id, "partition-spec"));
-    CAIRN_ASSIGN_OR_RAISE(copy.source_ids,
-                          FreshSourceIds(original, fresh, field.source_ids, "partition-spec"));
+    CAIRN_ASSIGN_OR_RAISE(copy.source_id, FreshSourceId(original, fresh, field.source_id,
+                                                        "partition-spec"));
+    CAIRN_ASSIGN_OR_RAISE(
+        copy.source_ids,
+        FreshSourceIds(original, fresh, field.source_ids, "partition-spec"));
     copy.field_id = next_field_id++;
     out.fields.push_back(std::move(copy));
   }
@@ -85,13 +87,15 @@ Result<SortOrder> FreshSortOrder(const SortOrder& order, const Schema& original,
   // The request's order id is advisory (`SortOrderFromJson` held it to the reference's
   // rules): a sorted order becomes 1, the unsorted one 0.
   SortOrder out;
-  out.order_id = order.IsUnsorted() ? SortOrder::kUnsortedOrderId : SortOrder::kInitialSortOrderId;
+  out.order_id =
+      order.IsUnsorted() ? SortOrder::kUnsortedOrderId : SortOrder::kInitialSortOrderId;
   for (const auto& field : order.fields) {
     SortField copy = field;
     CAIRN_ASSIGN_OR_RAISE(copy.source_id,
                           FreshSourceId(original, fresh, field.source_id, "write-order"));
-    CAIRN_ASSIGN_OR_RAISE(copy.source_ids,
-                          FreshSourceIds(original, fresh, field.source_ids, "write-order"));
+    CAIRN_ASSIGN_OR_RAISE(
+        copy.source_ids,
+        FreshSourceIds(original, fresh, field.source_ids, "write-order"));
     out.fields.push_back(std::move(copy));
   }
   CAIRN_RETURN_IF_ERROR(CheckCompatibility(out, fresh));
@@ -113,14 +117,12 @@ Result<TableMetadata> NewTableMetadata(const NewTableRequest& request) {
   metadata.location = request.location;
   metadata.last_updated_ms = request.now_ms;
   metadata.last_column_id = fresh.last_column_id;
-  CAIRN_ASSIGN_OR_RAISE(
-      PartitionSpec spec,
-      FreshSpec(request.spec.value_or(PartitionSpec::Unpartitioned()), request.schema,
-                fresh.schema));
-  CAIRN_ASSIGN_OR_RAISE(
-      SortOrder order,
-      FreshSortOrder(request.sort_order.value_or(SortOrder::Unsorted()), request.schema,
-                     fresh.schema));
+  CAIRN_ASSIGN_OR_RAISE(PartitionSpec spec,
+                        FreshSpec(request.spec.value_or(PartitionSpec::Unpartitioned()),
+                                  request.schema, fresh.schema));
+  CAIRN_ASSIGN_OR_RAISE(SortOrder order,
+                        FreshSortOrder(request.sort_order.value_or(SortOrder::Unsorted()),
+                                       request.schema, fresh.schema));
   metadata.current_schema_id = fresh.schema.schema_id;
   metadata.schemas.push_back(std::move(fresh.schema));
   metadata.last_partition_id = spec.LastAssignedFieldId();
@@ -130,8 +132,9 @@ Result<TableMetadata> NewTableMetadata(const NewTableRequest& request) {
   metadata.sort_orders.push_back(std::move(order));
   metadata.properties.emplace(std::string(kParquetCompression), "zstd");
   for (const auto& [key, value] : request.properties) {
-    const bool reserved = std::find(kReservedProperties.begin(), kReservedProperties.end(),
-                                    key) != kReservedProperties.end();
+    const bool reserved =
+        std::find(kReservedProperties.begin(), kReservedProperties.end(), key) !=
+        kReservedProperties.end();
     if (!reserved) metadata.properties[key] = value;
   }
   CAIRN_RETURN_IF_ERROR(metadata.Validate());

@@ -1,8 +1,9 @@
 #include "iceberg/snapshot.h"
-#include "common/strings.h"
 
 #include <algorithm>
 #include <cctype>
+
+#include "common/strings.h"
 
 namespace cairn::iceberg {
 

@@ -1,11 +1,11 @@
 // Requirement checks, with the exact message texts of the Java reference
 // (UpdateRequirement.java): clients and the compatibility kit match on them.
 
-#include "iceberg/table_update.h"
-#include "common/strings.h"
-
 #include <algorithm>
 #include <cctype>
+
+#include "common/strings.h"
+#include "iceberg/table_update.h"
 
 namespace cairn::iceberg {
 namespace {
@@ -29,15 +29,16 @@ Status Check(const AssertRefSnapshotId& r, const TableMetadata* base) {
   if (ref != nullptr) {
     const std::string_view type = ref->IsBranch() ? "branch" : "tag";
     if (!r.snapshot_id) {
-      return CommitFailed("Requirement failed: {} {} was created concurrently", type, r.ref);
+      return CommitFailed("Requirement failed: {} {} was created concurrently", type,
+                          r.ref);
     }
     if (*r.snapshot_id != ref->snapshot_id) {
-      return CommitFailed("Requirement failed: {} {} has changed: expected id {} != {}", type,
-                          r.ref, *r.snapshot_id, ref->snapshot_id);
+      return CommitFailed("Requirement failed: {} {} has changed: expected id {} != {}",
+                          type, r.ref, *r.snapshot_id, ref->snapshot_id);
     }
   } else if (r.snapshot_id) {
-    return CommitFailed("Requirement failed: branch or tag {} is missing, expected {}", r.ref,
-                        *r.snapshot_id);
+    return CommitFailed("Requirement failed: branch or tag {} is missing, expected {}",
+                        r.ref, *r.snapshot_id);
   }
   return Ok();
 }
@@ -53,8 +54,9 @@ Status Check(const AssertLastAssignedFieldId& r, const TableMetadata* base) {
 
 Status Check(const AssertCurrentSchemaId& r, const TableMetadata* base) {
   if (base->current_schema_id != r.current_schema_id) {
-    return CommitFailed("Requirement failed: current schema changed: expected id {} != {}",
-                        r.current_schema_id, base->current_schema_id);
+    return CommitFailed(
+        "Requirement failed: current schema changed: expected id {} != {}",
+        r.current_schema_id, base->current_schema_id);
   }
   return Ok();
 }
@@ -79,8 +81,9 @@ Status Check(const AssertDefaultSpecId& r, const TableMetadata* base) {
 
 Status Check(const AssertDefaultSortOrderId& r, const TableMetadata* base) {
   if (base->default_sort_order_id != r.default_sort_order_id) {
-    return CommitFailed("Requirement failed: default sort order changed: expected id {} != {}",
-                        r.default_sort_order_id, base->default_sort_order_id);
+    return CommitFailed(
+        "Requirement failed: default sort order changed: expected id {} != {}",
+        r.default_sort_order_id, base->default_sort_order_id);
   }
   return Ok();
 }
@@ -93,7 +96,8 @@ Status CheckRequirement(const TableRequirement& requirement, const TableMetadata
         using R = std::decay_t<decltype(r)>;
         if constexpr (!std::is_same_v<R, AssertCreate>) {
           // The commit path loads the table first (404 when missing); guard anyway.
-          if (base == nullptr) return CommitFailed("Requirement failed: table does not exist");
+          if (base == nullptr)
+            return CommitFailed("Requirement failed: table does not exist");
         }
         return Check(r, base);
       },

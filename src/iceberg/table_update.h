@@ -99,13 +99,12 @@ struct RemoveEncryptionKey {
 };
 
 /// \brief One metadata update of a commit, in the order the client sent it.
-using TableUpdate =
-    std::variant<AssignUuid, UpgradeFormatVersion, AddSchema, SetCurrentSchema, AddPartitionSpec,
-                 SetDefaultSpec, AddSortOrder, SetDefaultSortOrder, AddSnapshot, SetSnapshotRef,
-                 RemoveSnapshots, RemoveSnapshotRef, SetLocation, SetProperties, RemoveProperties,
-                 SetStatistics, RemoveStatistics, SetPartitionStatistics,
-                 RemovePartitionStatistics, RemovePartitionSpecs, RemoveSchemas, AddEncryptionKey,
-                 RemoveEncryptionKey>;
+using TableUpdate = std::variant<
+    AssignUuid, UpgradeFormatVersion, AddSchema, SetCurrentSchema, AddPartitionSpec,
+    SetDefaultSpec, AddSortOrder, SetDefaultSortOrder, AddSnapshot, SetSnapshotRef,
+    RemoveSnapshots, RemoveSnapshotRef, SetLocation, SetProperties, RemoveProperties,
+    SetStatistics, RemoveStatistics, SetPartitionStatistics, RemovePartitionStatistics,
+    RemovePartitionSpecs, RemoveSchemas, AddEncryptionKey, RemoveEncryptionKey>;
 
 struct AssertCreate {};
 struct AssertTableUuid {
@@ -133,10 +132,10 @@ struct AssertDefaultSortOrderId {
 };
 
 /// \brief One requirement of a commit.
-using TableRequirement =
-    std::variant<AssertCreate, AssertTableUuid, AssertRefSnapshotId, AssertLastAssignedFieldId,
-                 AssertCurrentSchemaId, AssertLastAssignedPartitionId, AssertDefaultSpecId,
-                 AssertDefaultSortOrderId>;
+using TableRequirement = std::variant<AssertCreate, AssertTableUuid, AssertRefSnapshotId,
+                                      AssertLastAssignedFieldId, AssertCurrentSchemaId,
+                                      AssertLastAssignedPartitionId, AssertDefaultSpecId,
+                                      AssertDefaultSortOrderId>;
 
 /// \brief Checks one requirement against the current metadata (`base` = nullptr when the
 /// table does not exist). Errors: `kCommitFailed` with the reference's message text

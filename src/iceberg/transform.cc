@@ -1,11 +1,12 @@
 #include "iceberg/transform.h"
-#include "common/strings.h"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 
 #include <fmt/format.h>
+
+#include "common/strings.h"
 
 namespace cairn::iceberg {
 namespace {

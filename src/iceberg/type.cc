@@ -1,5 +1,4 @@
 #include "iceberg/type.h"
-#include "common/strings.h"
 
 #include <algorithm>
 #include <array>
@@ -8,6 +7,8 @@
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "common/strings.h"
 
 namespace cairn::iceberg {
 namespace {

@@ -23,8 +23,8 @@ int32_t DefaultIdOf(std::string_view id_key, const boost::json::object& obj) {
 /// Parses a member that holds a model object, defaulting the read-only id the client may
 /// leave out (`spec-id`, `order-id`) before handing it to the model parser.
 template <typename Parse>
-auto ReadModel(const boost::json::object& obj, std::string_view key, std::string_view path,
-               std::string_view defaulted_id, Parse parse)
+auto ReadModel(const boost::json::object& obj, std::string_view key,
+               std::string_view path, std::string_view defaulted_id, Parse parse)
     -> decltype(parse(boost::json::value{}, std::string_view{})) {
   const auto* value = FindNonNull(obj, key);
   if (value == nullptr) return MissingField(FieldPath(path, key));
@@ -37,12 +37,13 @@ auto ReadModel(const boost::json::object& obj, std::string_view key, std::string
   return parse(copy, FieldPath(path, key));
 }
 
-Result<std::vector<int64_t>> ReadInt64List(const boost::json::object& obj, std::string_view key,
-                                           std::string_view path) {
+Result<std::vector<int64_t>> ReadInt64List(const boost::json::object& obj,
+                                           std::string_view key, std::string_view path) {
   CAIRN_ASSIGN_OR_RAISE(const boost::json::array* array, ReadArray(obj, key, path));
   std::vector<int64_t> out;
   for (size_t i = 0; i < array->size(); ++i) {
-    CAIRN_ASSIGN_OR_RAISE(int64_t v, AsInt64((*array)[i], IndexPath(FieldPath(path, key), i)));
+    CAIRN_ASSIGN_OR_RAISE(int64_t v,
+                          AsInt64((*array)[i], IndexPath(FieldPath(path, key), i)));
     out.push_back(v);
   }
   return out;
@@ -52,7 +53,8 @@ Result<std::vector<int64_t>> ReadInt64List(const boost::json::object& obj, std::
 /// `removals` (legacy: `removed`).
 std::string_view PresentKey(const boost::json::object& obj, std::string_view key,
                             std::string_view legacy) {
-  return FindNonNull(obj, key) == nullptr && FindNonNull(obj, legacy) != nullptr ? legacy : key;
+  return FindNonNull(obj, key) == nullptr && FindNonNull(obj, legacy) != nullptr ? legacy
+                                                                                 : key;
 }
 
 Result<TableUpdate> ParseUpdate(const boost::json::object& o, std::string_view action,
@@ -66,7 +68,8 @@ Result<TableUpdate> ParseUpdate(const boost::json::object& o, std::string_view a
     return UpgradeFormatVersion{v};
   }
   if (action == "add-schema") {
-    CAIRN_ASSIGN_OR_RAISE(auto schema, ReadModel(o, "schema", p, "", [](const auto& j, auto path) {
+    CAIRN_ASSIGN_OR_RAISE(auto schema,
+                          ReadModel(o, "schema", p, "", [](const auto& j, auto path) {
                             return SchemaFromJson(j, path);
                           }));
     CAIRN_ASSIGN_OR_RAISE(auto last, ReadOptionalInt32(o, "last-column-id", p));
@@ -77,9 +80,10 @@ Result<TableUpdate> ParseUpdate(const boost::json::object& o, std::string_view a
     return SetCurrentSchema{id};
   }
   if (action == "add-spec") {
-    CAIRN_ASSIGN_OR_RAISE(auto spec, ReadModel(o, "spec", p, "spec-id", [](const auto& j, auto path) {
-                            return PartitionSpecFromJson(j, path);
-                          }));
+    CAIRN_ASSIGN_OR_RAISE(
+        auto spec, ReadModel(o, "spec", p, "spec-id", [](const auto& j, auto path) {
+          return PartitionSpecFromJson(j, path);
+        }));
     return AddPartitionSpec{std::move(spec)};
   }
   if (action == "set-default-spec") {
@@ -87,10 +91,10 @@ Result<TableUpdate> ParseUpdate(const boost::json::object& o, std::string_view a
     return SetDefaultSpec{id};
   }
   if (action == "add-sort-order") {
-    CAIRN_ASSIGN_OR_RAISE(auto order,
-                          ReadModel(o, "sort-order", p, "order-id", [](const auto& j, auto path) {
-                            return SortOrderFromJson(j, path);
-                          }));
+    CAIRN_ASSIGN_OR_RAISE(auto order, ReadModel(o, "sort-order", p, "order-id",
+                                                [](const auto& j, auto path) {
+                                                  return SortOrderFromJson(j, path);
+                                                }));
     return AddSortOrder{std::move(order)};
   }
   if (action == "set-default-sort-order") {
@@ -98,7 +102,8 @@ Result<TableUpdate> ParseUpdate(const boost::json::object& o, std::string_view a
     return SetDefaultSortOrder{id};
   }
   if (action == "add-snapshot") {
-    CAIRN_ASSIGN_OR_RAISE(auto snapshot, ReadModel(o, "snapshot", p, "", [](const auto& j, auto path) {
+    CAIRN_ASSIGN_OR_RAISE(auto snapshot,
+                          ReadModel(o, "snapshot", p, "", [](const auto& j, auto path) {
                             return SnapshotFromJson(j, path);
                           }));
     return AddSnapshot{std::move(snapshot)};
@@ -133,7 +138,8 @@ Result<TableUpdate> ParseUpdate(const boost::json::object& o, std::string_view a
     return RemoveProperties{std::move(removals)};
   }
   if (action == "set-statistics") {
-    CAIRN_ASSIGN_OR_RAISE(auto stats, ReadModel(o, "statistics", p, "", [](const auto& j, auto path) {
+    CAIRN_ASSIGN_OR_RAISE(auto stats,
+                          ReadModel(o, "statistics", p, "", [](const auto& j, auto path) {
                             return StatisticsFileFromJson(j, path);
                           }));
     return SetStatistics{std::move(stats)};
@@ -143,10 +149,11 @@ Result<TableUpdate> ParseUpdate(const boost::json::object& o, std::string_view a
     return RemoveStatistics{id};
   }
   if (action == "set-partition-statistics") {
-    CAIRN_ASSIGN_OR_RAISE(auto stats, ReadModel(o, "partition-statistics", p, "",
-                                                [](const auto& j, auto path) {
-                                                  return PartitionStatisticsFileFromJson(j, path);
-                                                }));
+    CAIRN_ASSIGN_OR_RAISE(
+        auto stats,
+        ReadModel(o, "partition-statistics", p, "", [](const auto& j, auto path) {
+          return PartitionStatisticsFileFromJson(j, path);
+        }));
     return SetPartitionStatistics{std::move(stats)};
   }
   if (action == "remove-partition-statistics") {
@@ -162,9 +169,10 @@ Result<TableUpdate> ParseUpdate(const boost::json::object& o, std::string_view a
     return RemoveSchemas{std::move(ids)};
   }
   if (action == "add-encryption-key") {
-    CAIRN_ASSIGN_OR_RAISE(auto key, ReadModel(o, "encryption-key", p, "", [](const auto& j, auto path) {
-                            return EncryptedKeyFromJson(j, path);
-                          }));
+    CAIRN_ASSIGN_OR_RAISE(
+        auto key, ReadModel(o, "encryption-key", p, "", [](const auto& j, auto path) {
+          return EncryptedKeyFromJson(j, path);
+        }));
     return AddEncryptionKey{std::move(key)};
   }
   if (action == "remove-encryption-key") {
@@ -174,8 +182,8 @@ Result<TableUpdate> ParseUpdate(const boost::json::object& o, std::string_view a
   return InvalidField(FieldPath(p, "action"), "unknown table update action '{}'", action);
 }
 
-Result<TableRequirement> ParseRequirement(const boost::json::object& o, std::string_view type,
-                                          std::string_view p) {
+Result<TableRequirement> ParseRequirement(const boost::json::object& o,
+                                          std::string_view type, std::string_view p) {
   if (type == "assert-create") return AssertCreate{};
   if (type == "assert-table-uuid") {
     CAIRN_ASSIGN_OR_RAISE(auto uuid, ReadString(o, "uuid", p));
@@ -219,7 +227,8 @@ Result<TableRequirement> ParseRequirement(const boost::json::object& o, std::str
 
 }  // namespace
 
-Result<TableUpdate> TableUpdateFromJson(const boost::json::value& json, std::string_view path) {
+Result<TableUpdate> TableUpdateFromJson(const boost::json::value& json,
+                                        std::string_view path) {
   CAIRN_ASSIGN_OR_RAISE(const boost::json::object* obj, AsObject(json, path));
   CAIRN_ASSIGN_OR_RAISE(auto action, ReadString(*obj, "action", path));
   return ParseUpdate(*obj, action, path);

@@ -16,7 +16,8 @@
 
 namespace cairn::iceberg {
 
-Result<TableUpdate> TableUpdateFromJson(const boost::json::value& json, std::string_view path);
+Result<TableUpdate> TableUpdateFromJson(const boost::json::value& json,
+                                        std::string_view path);
 Result<TableRequirement> TableRequirementFromJson(const boost::json::value& json,
                                                   std::string_view path);
 

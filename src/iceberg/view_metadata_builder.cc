@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/strings.h"
 #include "common/macros.h"
+#include "common/strings.h"
 #include "common/uuid.h"
 
 namespace cairn::iceberg {

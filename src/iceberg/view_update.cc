@@ -1,8 +1,9 @@
 #include "iceberg/view_update.h"
-#include "common/strings.h"
 
 #include <algorithm>
 #include <cctype>
+
+#include "common/strings.h"
 
 namespace cairn::iceberg {
 namespace {

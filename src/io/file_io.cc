@@ -1,20 +1,22 @@
 // Location parsing shared by every FileIO, and the scheme-based resolver.
 
 #include "io/file_io.h"
-#include "common/location.h"
-#include "common/macros.h"
-#include "common/strings.h"
 
 #include <cctype>
 #include <string>
 #include <utility>
+
+#include "common/location.h"
+#include "common/macros.h"
+#include "common/strings.h"
 
 namespace cairn {
 
 Result<std::string> LocalPathOf(std::string_view location) {
   if (location.empty()) return BadRequest("Invalid location: empty");
   if (location.find('\0') != std::string_view::npos) {
-    return BadRequest("Invalid location {}: contains a NUL byte", ShortLocation(location));
+    return BadRequest("Invalid location {}: contains a NUL byte",
+                      ShortLocation(location));
   }
   if (location.front() == '/') return std::string(location);
 
@@ -28,7 +30,8 @@ Result<std::string> LocalPathOf(std::string_view location) {
   }
   CAIRN_ASSIGN_OR_RAISE(auto path, FileUriPath(location));
   if (path.find('\0') != std::string::npos) {
-    return BadRequest("Invalid location {}: contains a NUL byte", ShortLocation(location));
+    return BadRequest("Invalid location {}: contains a NUL byte",
+                      ShortLocation(location));
   }
   return path;
 }

@@ -197,7 +197,8 @@ bool IsUnder(const fs::path& path, const fs::path& root) {
 
 class LocalFileIO final : public FileIO {
  public:
-  explicit LocalFileIO(LocalFileIOOptions options) : max_read_bytes_(options.max_read_bytes) {
+  explicit LocalFileIO(LocalFileIOOptions options)
+      : max_read_bytes_(options.max_read_bytes) {
     if (options.roots.empty()) options.roots.emplace_back("/");
     for (const auto& root : options.roots) roots_.push_back(Normalized(root));
   }
@@ -249,7 +250,8 @@ class LocalFileIO final : public FileIO {
       return cleanup(IOError("Failed to close file {}: {}", location, ErrnoText(errno)));
     }
     if (const int err = RenameNoReplaceAt(dir.get(), temp, name); err != 0) {
-      if (err == EEXIST) return cleanup(AlreadyExists("File already exists: {}", location));
+      if (err == EEXIST)
+        return cleanup(AlreadyExists("File already exists: {}", location));
       if (err == EISDIR || err == ENOTDIR) {
         return cleanup(
             BadRequest("Cannot write file {}: the location names a directory", location));
@@ -259,7 +261,8 @@ class LocalFileIO final : public FileIO {
     }
     // The file is in place; a failure here means its durability is unknown.
     if (::fsync(dir.get()) != 0 && errno != EINVAL) {
-      return IOError("Failed to sync the directory of {}: {}", location, ErrnoText(errno));
+      return IOError("Failed to sync the directory of {}: {}", location,
+                     ErrnoText(errno));
     }
     return Ok();
   }
@@ -405,7 +408,8 @@ class LocalFileIO final : public FileIO {
     UniqueFd dir(resolved.Open(O_RDONLY | O_DIRECTORY));
     if (!dir.valid()) {
       if (errno == ENOENT) return std::vector<std::string>();
-      if (errno == ENOTDIR) return IOError("Failed to list {}: not a directory", prefix_dir);
+      if (errno == ENOTDIR)
+        return IOError("Failed to list {}: not a directory", prefix_dir);
       return tl::unexpected(OpenFailed(errno, prefix_dir));
     }
     std::vector<std::string> out;
@@ -438,7 +442,8 @@ class LocalFileIO final : public FileIO {
       }
     }
     if (best == nullptr) {
-      return BadRequest("Location {} is outside the server's allowed locations", location);
+      return BadRequest("Location {} is outside the server's allowed locations",
+                        location);
     }
     UniqueFd fd(::open(best->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!fd.valid()) {
@@ -458,17 +463,19 @@ class LocalFileIO final : public FileIO {
                                location)};
     }
     if (err == ENAMETOOLONG) {
-      return Error{ErrorKind::kBadRequest, fmt::format("Location {} is too long", location)};
+      return Error{ErrorKind::kBadRequest,
+                   fmt::format("Location {} is too long", location)};
     }
     return Error{ErrorKind::kIOError,
                  fmt::format("Failed to open {}: {}", location, ErrnoText(err))};
   }
 
   Error TooLarge(std::string_view location) const {
-    return Error{ErrorKind::kBadRequest,
-                 fmt::format("Cannot read file {}: it is larger than the limit of {} bytes "
-                             "(max-metadata-file-bytes)",
-                             location, max_read_bytes_)};
+    return Error{
+        ErrorKind::kBadRequest,
+        fmt::format("Cannot read file {}: it is larger than the limit of {} bytes "
+                    "(max-metadata-file-bytes)",
+                    location, max_read_bytes_)};
   }
 
   /// Opens directory `dir` beneath its allowed root; with `create`, makes the missing
@@ -505,18 +512,19 @@ class LocalFileIO final : public FileIO {
         }
       } else if (errno != EEXIST) {
         if (errno == ENOTDIR) {
-          return BadRequest("Cannot use {}: a part of its path is a file, not a directory",
-                            location);
+          return BadRequest(
+              "Cannot use {}: a part of its path is a file, not a directory", location);
         }
         return IOError("Failed to create a directory for {}: {}", location,
                        ErrnoText(errno));
       }
-      UniqueFd next(OpenBeneath(current.get(), component, O_RDONLY | O_DIRECTORY, 0, beneath));
+      UniqueFd next(
+          OpenBeneath(current.get(), component, O_RDONLY | O_DIRECTORY, 0, beneath));
       if (!next.valid()) {
         const int open_err = errno;
         if (open_err == ENOTDIR) {
-          return BadRequest("Cannot use {}: a part of its path is a file, not a directory",
-                            location);
+          return BadRequest(
+              "Cannot use {}: a part of its path is a file, not a directory", location);
         }
         return tl::unexpected(OpenFailed(open_err, location));
       }
@@ -541,7 +549,8 @@ class LocalFileIO final : public FileIO {
       errno = 0;
       const dirent* entry = ::readdir(stream.get());
       if (entry == nullptr) {
-        if (errno != 0) return IOError("Failed to list {}: {}", prefix_dir, ErrnoText(errno));
+        if (errno != 0)
+          return IOError("Failed to list {}: {}", prefix_dir, ErrnoText(errno));
         break;
       }
       const std::string name = entry->d_name;

@@ -46,8 +46,8 @@ Status InstanceHeartbeat::Start() {
 
 Status InstanceHeartbeat::Beat() {
   const int64_t now = clock_();
-  return store_.BeatInstance(instance_, now,
-                             now - std::chrono::milliseconds(kInstanceForgetAfter).count());
+  return store_.BeatInstance(
+      instance_, now, now - std::chrono::milliseconds(kInstanceForgetAfter).count());
 }
 
 void InstanceHeartbeat::Run(bool failing) {

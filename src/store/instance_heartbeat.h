@@ -23,7 +23,8 @@ namespace cairn {
 /// How often an instance refreshes its heartbeat.
 inline constexpr std::chrono::milliseconds kInstanceBeatInterval{2000};
 /// An instance whose heartbeat is older than this (three missed beats) counts as dead.
-inline constexpr std::chrono::milliseconds kInstanceStaleAfter = 3 * kInstanceBeatInterval;
+inline constexpr std::chrono::milliseconds kInstanceStaleAfter =
+    3 * kInstanceBeatInterval;
 /// The rows of instances dead this long are deleted.
 inline constexpr std::chrono::milliseconds kInstanceForgetAfter{std::chrono::hours(1)};
 
@@ -36,7 +37,8 @@ class InstanceHeartbeat {
   /// \brief `store` must outlive this object. `clock` returns milliseconds since the
   /// epoch. `report` (optional) is called from the beating thread when beating starts to
   /// fail (with the error) and when it works again (with `Ok()`), not for every beat.
-  InstanceHeartbeat(MetaStore& store, std::string instance, std::function<int64_t()> clock,
+  InstanceHeartbeat(MetaStore& store, std::string instance,
+                    std::function<int64_t()> clock,
                     std::function<void(const Status&)> report = {},
                     std::chrono::milliseconds interval = kInstanceBeatInterval);
   /// \brief Stops beating and unregisters the instance: any claim it still holds is

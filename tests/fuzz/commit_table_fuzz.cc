@@ -7,10 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fuzz_check.h"
-#include "fuzz_commit.h"
 #include "api/iceberg/table_serde.h"
 #include "api/iceberg/view_serde.h"
+#include "fuzz_check.h"
+#include "fuzz_commit.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace cairn;

@@ -15,9 +15,9 @@
 
 #include <boost/url/parse.hpp>
 
-#include "fuzz_check.h"
 #include "api/lance/json_serde.h"
 #include "api/lance/request_util.h"
+#include "fuzz_check.h"
 
 namespace {
 

@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "api/iceberg/table_serde.h"
 #include "fuzz_check.h"
 #include "fuzz_commit.h"
-#include "api/iceberg/table_serde.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace cairn;

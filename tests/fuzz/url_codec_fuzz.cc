@@ -15,13 +15,13 @@
 
 #include <boost/url/parse.hpp>
 
-#include "common/url_codec.h"
-#include "fuzz_check.h"
-#include "http/router.h"
 #include "api/iceberg/request_util.h"
 #include "api/iceberg/routes.h"
 #include "api/lance/request_util.h"
 #include "api/lance/routes.h"
+#include "common/url_codec.h"
+#include "fuzz_check.h"
+#include "http/router.h"
 
 namespace {
 

@@ -70,7 +70,8 @@ Status MemoryFileIO::WriteFileAtomic(std::string_view location,
   }
   for (std::string parent = ParentKey(key); !parent.empty(); parent = ParentKey(parent)) {
     if (files_.contains(parent)) {
-      return BadRequest("Cannot write {}: {} is a file, not a directory", location, parent);
+      return BadRequest("Cannot write {}: {} is a file, not a directory", location,
+                        parent);
     }
   }
   files_.emplace(std::move(key), std::string(contents));

@@ -3,11 +3,11 @@
 
 #include "catalog/commit.h"
 
-#include <gtest/gtest.h>
-
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "hooked_store.h"
 #include "support/memory_file_io.h"
@@ -101,8 +101,8 @@ TEST_F(CommitTest, LostSwapDeletesTheOrphanAndRetriesOnTheNewState) {
   int committed = 0;
   auto status = Run([&]() -> Result<std::vector<StagedChange>> {
     std::vector<StagedChange> changes;
-    changes.push_back(Change(fmt::format("file:///w/ns/t/metadata/a{}.json", ++attempt),
-                             &committed));
+    changes.push_back(
+        Change(fmt::format("file:///w/ns/t/metadata/a{}.json", ++attempt), &committed));
     return changes;
   });
   ASSERT_TRUE(status) << status.error().message;

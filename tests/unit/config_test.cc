@@ -421,7 +421,8 @@ TEST_F(FinalizeConfigTest, AllowedLocationsAreCanonicalAndMustCoverTheWarehouse)
               ElementsAre("file://" + dir_.File("data"), "file:///srv/extra"));
 
   config_.allowed_locations_setting = "/srv/elsewhere";
-  EXPECT_THAT(FinalizeConfig(config_), HasErrorMessage("allowed-locations: the warehouse"));
+  EXPECT_THAT(FinalizeConfig(config_),
+              HasErrorMessage("allowed-locations: the warehouse"));
   config_.allowed_locations_setting = "relative\n";
   EXPECT_THAT(FinalizeConfig(config_), IsError(ErrorKind::kInvalidConfig));
 }

@@ -12,13 +12,12 @@
 #include <utility>
 #include <vector>
 
-#include <sys/stat.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
-#include "support/memory_file_io.h"
 #include "matchers.h"
+#include "support/memory_file_io.h"
 #include "temp_dir.h"
 
 namespace cairn {

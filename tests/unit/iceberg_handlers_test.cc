@@ -12,14 +12,14 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
-#include "catalog/table_service.h"
 #include "api/iceberg/handlers.h"
 #include "api/iceberg/routes.h"
 #include "api/iceberg/table_handlers.h"
 #include "api/iceberg/table_serde.h"
-#include "support/memory_file_io.h"
+#include "catalog/table_service.h"
 #include "matchers.h"
 #include "store/meta_store.h"
+#include "support/memory_file_io.h"
 
 namespace cairn {
 namespace {
@@ -97,7 +97,8 @@ class IcebergHandlersTest : public ::testing::Test {
 
 TEST_F(IcebergHandlersTest, ConfigNamesDefaultCatalogAsPrefixAndListsEndpoints) {
   const std::vector<std::string> endpoints = iceberg_rest::AdvertisedEndpoints();
-  auto response = iceberg_rest::GetConfig(*catalog_, endpoints, "", MakeRequest("GET", {}));
+  auto response =
+      iceberg_rest::GetConfig(*catalog_, endpoints, "", MakeRequest("GET", {}));
   ASSERT_THAT(response, IsOk());
   EXPECT_EQ(response->status, 200);
   EXPECT_EQ(response->content_type, "application/json");
@@ -108,7 +109,8 @@ TEST_F(IcebergHandlersTest, ConfigNamesDefaultCatalogAsPrefixAndListsEndpoints) 
   EXPECT_EQ(Strings(body.at("endpoints")), endpoints);
   // Keys are advertised only by a server that supports them.
   EXPECT_FALSE(body.as_object().contains("idempotency-key-lifetime"));
-  auto with_keys = iceberg_rest::GetConfig(*catalog_, endpoints, "PT30M", MakeRequest("GET", {}));
+  auto with_keys =
+      iceberg_rest::GetConfig(*catalog_, endpoints, "PT30M", MakeRequest("GET", {}));
   ASSERT_THAT(with_keys, IsOk());
   EXPECT_EQ(ParseBody(*with_keys).at("idempotency-key-lifetime").as_string(), "PT30M");
 }
@@ -122,8 +124,8 @@ TEST_F(IcebergHandlersTest, ConfigWarehouseParameterSelectsThePrefix) {
   EXPECT_EQ(body.at("overrides").at("prefix").as_string(), "other wh");
   EXPECT_THAT(Strings(body.at("endpoints")), ElementsAre("GET /v1/{prefix}/namespaces"));
 
-  auto empty =
-      iceberg_rest::GetConfig(*catalog_, {}, "", MakeRequest("GET", {}, {{"warehouse", ""}}));
+  auto empty = iceberg_rest::GetConfig(*catalog_, {}, "",
+                                       MakeRequest("GET", {}, {{"warehouse", ""}}));
   ASSERT_THAT(empty, IsOk());
   EXPECT_EQ(ParseBody(*empty).at("overrides").at("prefix").as_string(), "default");
 }
@@ -639,10 +641,11 @@ TEST_F(IcebergTableHandlersTest, StaleSequenceNumberNamesTheSnapshotAndBothNumbe
       IsOk());
   EXPECT_THAT(
       Commit(R"({"requirements":[],"updates":[)" + AddSnapshot(13, "11", 2) + "]}"),
-      AllOf(IsError(ErrorKind::kCommitFailed),
-            HasErrorMessageThat(::testing::StartsWith(
-                "Validation failed, please retry: Cannot add snapshot with sequence number "
-                "2 older than last sequence number 2 (snapshot 13, parent 11)"))));
+      AllOf(
+          IsError(ErrorKind::kCommitFailed),
+          HasErrorMessageThat(::testing::StartsWith(
+              "Validation failed, please retry: Cannot add snapshot with sequence number "
+              "2 older than last sequence number 2 (snapshot 13, parent 11)"))));
 }
 
 TEST(BoundedForLogTest, CutsLongTextAtACharacterBoundaryAndSaysHowMuch) {

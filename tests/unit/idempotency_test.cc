@@ -1,8 +1,11 @@
 // IdempotentHandlers without sockets: a duplicate of a running request never waits in the
-// calling thread (it is answered "pending" at once, for the server to run it again), and a
-// claim of a server process that died is taken over at once. Also the instance heartbeat.
+// calling thread (it is answered "pending" at once, for the server to run it again), and
+// a claim of a server process that died is taken over at once. Also the instance
+// heartbeat.
 
 #include "http/idempotency.h"
+
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -10,8 +13,6 @@
 #include <memory>
 #include <string>
 #include <thread>
-
-#include <unistd.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -79,12 +80,13 @@ class IdempotentHandlersTest : public ::testing::Test {
   std::unique_ptr<MetaStore> store_;
 };
 
-TEST_F(IdempotentHandlersTest, DuplicateOfARunningRequestIsAnsweredPendingWithoutWaiting) {
+TEST_F(IdempotentHandlersTest,
+       DuplicateOfARunningRequestIsAnsweredPendingWithoutWaiting) {
   ASSERT_THAT(store_->BeatInstance("me", WallClock(), 0), IsOk());
   IdempotentHandlers idempotency(*store_, std::chrono::minutes(30), WallClock, "me");
   BlockingHandler blocking;
-  const Handler wrapped =
-      idempotency.Wrap("POST /v1/{prefix}/namespaces", Protocol::kIceberg, blocking.handler());
+  const Handler wrapped = idempotency.Wrap("POST /v1/{prefix}/namespaces",
+                                           Protocol::kIceberg, blocking.handler());
 
   std::thread first_thread;
   Result<Response> first;
@@ -159,8 +161,8 @@ TEST_F(IdempotentHandlersTest, ClaimOfAServerThatDiedIsTakenOverAtOnce) {
 TEST_F(IdempotentHandlersTest, HeartbeatRegistersBeatsAndUnregisters) {
   std::atomic<int64_t> now{1'000'000};
   {
-    InstanceHeartbeat heartbeat(*store_, "beating", [&] { return now.load(); }, {},
-                                std::chrono::milliseconds(5));
+    InstanceHeartbeat heartbeat(
+        *store_, "beating", [&] { return now.load(); }, {}, std::chrono::milliseconds(5));
     ASSERT_THAT(heartbeat.Start(), IsOk());
     EXPECT_EQ(heartbeat.instance(), "beating");
     IdempotencyScope scope;

@@ -12,12 +12,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "catalog/lance_service.h"
-#include "http/router.h"
-#include "io/file_io.h"
 #include "api/lance/json_serde.h"
 #include "api/lance/request_util.h"
 #include "api/lance/routes.h"
+#include "catalog/lance_service.h"
+#include "http/router.h"
+#include "io/file_io.h"
 #include "matchers.h"
 #include "temp_dir.h"
 
@@ -283,8 +283,8 @@ class LanceRoutesTest : public ::testing::Test {
         *store_,
         CatalogSettings{.default_catalog = "default", .warehouse_root = warehouse});
     ASSERT_THAT(catalogs_->EnsureDefaultCatalog(), IsOk());
-    lance_ = std::make_unique<LanceService>(
-        *store_, *catalogs_, *io_, LanceSettings{1000, false});
+    lance_ = std::make_unique<LanceService>(*store_, *catalogs_, *io_,
+                                            LanceSettings{1000, false});
     ASSERT_THAT(lance_->Start(), IsOk());
     AddLanceRoutes(router_, *lance_);
   }

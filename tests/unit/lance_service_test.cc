@@ -76,9 +76,10 @@ class LanceServiceTest : public ::testing::Test {
     // The whole temporary directory is allowed, so that catalogs may be put beside the
     // warehouse.
     catalogs_ = std::make_unique<CatalogService>(
-        *store_, CatalogSettings{.default_catalog = "default",
-                                 .warehouse_root = warehouse_,
-                                 .allowed_locations = {*CanonicalLocation(dir_.path().string())}});
+        *store_,
+        CatalogSettings{.default_catalog = "default",
+                        .warehouse_root = warehouse_,
+                        .allowed_locations = {*CanonicalLocation(dir_.path().string())}});
     ASSERT_THAT(catalogs_->EnsureDefaultCatalog(), IsOk());
   }
 
@@ -355,7 +356,8 @@ TEST_F(LanceServiceTest, RegisterAcceptsOnlyLanceDatasets) {
   WriteFile(broken / "_versions" / "1.manifest", "garbage that is long enough");
   WriteDataset(real);
   const LanceId id{"default", "ns", "t"};
-  for (const auto& path : {empty, other, broken, dir_.path() / "warehouse/default/missing"}) {
+  for (const auto& path :
+       {empty, other, broken, dir_.path() / "warehouse/default/missing"}) {
     EXPECT_THAT(lance_->RegisterTable(id, FileUriOf(path.string()),
                                       LanceRegisterMode::kCreate, {}),
                 IsError(ErrorKind::kBadRequest))

@@ -739,8 +739,8 @@ TEST_P(MetaStoreTest, ClaimedLocationsNeverOverlapAcrossEntities) {
               IsOk());
   for (const char* location :
        {"file:///w/a", "file:///w/a/x", "file:///w", "file:///", "file:///data/a/d"}) {
-    EXPECT_THAT(store_->CreateEntity(catalog_, {"db"}, "b", EntityKind::kLanceTable, location,
-                                     "{}", Claim({location})),
+    EXPECT_THAT(store_->CreateEntity(catalog_, {"db"}, "b", EntityKind::kLanceTable,
+                                     location, "{}", Claim({location})),
                 IsError(ErrorKind::kBadRequest))
         << location;
   }
@@ -755,12 +755,14 @@ TEST_P(MetaStoreTest, ClaimedLocationsNeverOverlapAcrossEntities) {
 
 TEST_P(MetaStoreTest, ASwapWithAClaimMovesTheEntityAndFreesItsOldLocations) {
   Create({"db"});
-  auto a = store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kIcebergTable,
-                                "file:///w/a/metadata/0.json", "{}", Claim({"file:///w/a"}));
+  auto a =
+      store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kIcebergTable,
+                           "file:///w/a/metadata/0.json", "{}", Claim({"file:///w/a"}));
   ASSERT_THAT(a, IsOk());
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "b", EntityKind::kIcebergTable,
-                                   "file:///w/b/metadata/0.json", "{}", Claim({"file:///w/b"})),
-              IsOk());
+  ASSERT_THAT(
+      store_->CreateEntity(catalog_, {"db"}, "b", EntityKind::kIcebergTable,
+                           "file:///w/b/metadata/0.json", "{}", Claim({"file:///w/b"})),
+      IsOk());
   EntitySwap onto_b{a->id, "file:///w/a/metadata/0.json", "file:///w/b/x/1.json", "{}"};
   onto_b.claim = Claim({"file:///w/b/x"});
   EXPECT_THAT(store_->SwapEntities({onto_b}), IsError(ErrorKind::kBadRequest));
@@ -769,7 +771,8 @@ TEST_P(MetaStoreTest, ASwapWithAClaimMovesTheEntityAndFreesItsOldLocations) {
   EXPECT_EQ((*pointer)->metadata_location, "file:///w/a/metadata/0.json")
       << "a refused claim swaps nothing";
 
-  EntitySwap move{a->id, "file:///w/a/metadata/0.json", "file:///w/c/metadata/1.json", "{}"};
+  EntitySwap move{a->id, "file:///w/a/metadata/0.json", "file:///w/c/metadata/1.json",
+                  "{}"};
   move.claim = Claim({"file:///w/c"});
   EXPECT_EQ(store_->SwapEntities({move}), true);
   EXPECT_THAT(store_->CreateEntity(catalog_, {"db"}, "d", EntityKind::kLanceTable,
@@ -800,26 +803,27 @@ TEST_P(MetaStoreTest, DroppingAnEntityReleasesItsLocations) {
 
 TEST_P(MetaStoreTest, ACatalogMayAllowOverlapsAmongItsOwnEntitiesOnly) {
   Create({"db"});
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kIcebergTable,
-                                   "file:///w/a/m.json", "{}", Claim({"file:///w/a"}, true)),
-              IsOk());
-  EXPECT_THAT(store_->CreateEntity(catalog_, {"db"}, "b", EntityKind::kIcebergTable,
-                                   "file:///w/a/b/m.json", "{}",
-                                   Claim({"file:///w/a/b"}, true)),
-              IsOk());
+  ASSERT_THAT(
+      store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kIcebergTable,
+                           "file:///w/a/m.json", "{}", Claim({"file:///w/a"}, true)),
+      IsOk());
+  EXPECT_THAT(
+      store_->CreateEntity(catalog_, {"db"}, "b", EntityKind::kIcebergTable,
+                           "file:///w/a/b/m.json", "{}", Claim({"file:///w/a/b"}, true)),
+      IsOk());
   auto other = store_->CreateCatalog("other", "file:///w", {});
   ASSERT_THAT(other, IsOk());
   ASSERT_THAT(store_->CreateNamespace(other->id, {"db"}, {}), IsOk());
-  EXPECT_THAT(store_->CreateEntity(other->id, {"db"}, "c", EntityKind::kIcebergTable,
-                                   "file:///w/a/c/m.json", "{}",
-                                   Claim({"file:///w/a/c"}, true)),
-              IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(
+      store_->CreateEntity(other->id, {"db"}, "c", EntityKind::kIcebergTable,
+                           "file:///w/a/c/m.json", "{}", Claim({"file:///w/a/c"}, true)),
+      IsError(ErrorKind::kBadRequest));
 }
 
 TEST_P(MetaStoreTest, LocationInUseSeesClaimsAboveAndBelow) {
   Create({"db"});
-  auto a = store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kLanceTable, "file:///w/a",
-                                "{}", Claim({"file:///w/a"}));
+  auto a = store_->CreateEntity(catalog_, {"db"}, "a", EntityKind::kLanceTable,
+                                "file:///w/a", "{}", Claim({"file:///w/a"}));
   ASSERT_THAT(a, IsOk());
   EXPECT_EQ(store_->LocationInUse("file:///w/a/data/f.bin", 0), true);
   EXPECT_EQ(store_->LocationInUse("file:///w", 0), true);
@@ -1098,10 +1102,10 @@ TEST_P(MetaStoreTest, SplitMetadataOutsideItsDocumentIsRefused) {
   MetadataParts list;
   list.range = TextSpan{1, 9};  // the document has 4 bytes
   list.parts = {TextSpan{1, 9}};
-  EXPECT_THAT(store_->SwapEntities({EntitySwap(created->id, "m0", "m1",
-                                               std::make_shared<const std::string>("[xy]"),
-                                               {list})}),
-              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(
+      store_->SwapEntities({EntitySwap(
+          created->id, "m0", "m1", std::make_shared<const std::string>("[xy]"), {list})}),
+      IsError(ErrorKind::kInvalidArgument));
   EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), "{}");
 }
 
@@ -1164,7 +1168,8 @@ TEST_P(MetaStoreTest, SplitMetadataIsNeverReadHalfOldHalfNew) {
       if (!loaded) ++failed;
       if (!loaded || !*loaded) continue;
       const std::string& doc = (*loaded)->metadata;
-      if (std::count(doc.begin(), doc.end(), 'x') != std::count(doc.begin(), doc.end(), 'h')) {
+      if (std::count(doc.begin(), doc.end(), 'x') !=
+          std::count(doc.begin(), doc.end(), 'h')) {
         ++torn;
       }
     }

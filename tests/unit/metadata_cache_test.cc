@@ -22,7 +22,8 @@ TEST(MetadataCacheTest, FormsOfOneLocationAreKeptApart) {
   EXPECT_EQ(*cache.FindJson("file:///m/1.json", Form::kRefsJson), std::string(5, 'b'));
   EXPECT_EQ(cache.FindJson("file:///m/2.json", Form::kJson), nullptr);
   EXPECT_EQ(cache.FindModel("file:///m/1.json"), nullptr);
-  cache.InsertModel("file:///m/1.json", std::make_shared<const iceberg::TableMetadata>(), 10);
+  cache.InsertModel("file:///m/1.json", std::make_shared<const iceberg::TableMetadata>(),
+                    10);
   EXPECT_NE(cache.FindModel("file:///m/1.json"), nullptr);
 }
 

@@ -5,7 +5,6 @@
 /// `scripts/test` starts and names in `CAIRN_TEST_POSTGRES_URL`; dropped at the end.
 /// Without that variable the PostgreSQL tests skip themselves (saying so).
 
-#include <libpq-fe.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -14,6 +13,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 
 namespace cairn {
 
@@ -25,10 +25,10 @@ inline std::optional<std::string> PostgresAdminUri() {
 }
 
 /// \brief Skips the current test when no PostgreSQL test server is configured.
-#define CAIRN_SKIP_WITHOUT_POSTGRES()                                                   \
-  if (!::cairn::PostgresAdminUri()) {                                                    \
+#define CAIRN_SKIP_WITHOUT_POSTGRES()                                                \
+  if (!::cairn::PostgresAdminUri()) {                                                \
     GTEST_SKIP() << "PostgreSQL tests skipped: CAIRN_TEST_POSTGRES_URL is not set (" \
-                    "scripts/test starts a server and sets it)";                         \
+                    "scripts/test starts a server and sets it)";                     \
   }
 
 class ScopedPostgresDatabase {

@@ -8,13 +8,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "api/iceberg/routes.h"
 #include "catalog/catalog_service.h"
 #include "catalog/table_service.h"
 #include "catalog/view_service.h"
-#include "support/memory_file_io.h"
-#include "api/iceberg/routes.h"
 #include "matchers.h"
 #include "store/meta_store.h"
+#include "support/memory_file_io.h"
 
 namespace cairn {
 namespace {
@@ -232,8 +232,10 @@ class IcebergRoutesTest : public ::testing::Test {
         *store_, CatalogSettings{.default_catalog = "default",
                                  .warehouse_root = "file:///tmp/cairn-test-warehouse"});
     ASSERT_THAT(catalog_->EnsureDefaultCatalog(), IsOk());
-    tables_ = std::make_unique<TableService>(*store_, *catalog_, io_, [] { return int64_t{0}; });
-    views_ = std::make_unique<ViewService>(*store_, *catalog_, io_, [] { return int64_t{0}; });
+    tables_ = std::make_unique<TableService>(*store_, *catalog_, io_,
+                                             [] { return int64_t{0}; });
+    views_ =
+        std::make_unique<ViewService>(*store_, *catalog_, io_, [] { return int64_t{0}; });
     iceberg_rest::AddIcebergRoutes(router_, *catalog_, *tables_, *views_);
   }
 
@@ -321,30 +323,31 @@ TEST_F(IcebergRoutesTest, RejectsUnknownPathsAndMethods) {
 }
 
 TEST_F(IcebergRoutesTest, AdvertisesExactlyTheNamespaceTableAndViewEndpoints) {
-  EXPECT_THAT(iceberg_rest::AdvertisedEndpoints(),
-              ElementsAre("GET /v1/{prefix}/namespaces", "POST /v1/{prefix}/namespaces",
-                          "GET /v1/{prefix}/namespaces/{namespace}",
-                          "HEAD /v1/{prefix}/namespaces/{namespace}",
-                          "DELETE /v1/{prefix}/namespaces/{namespace}",
-                          "POST /v1/{prefix}/namespaces/{namespace}/properties",
-                          "GET /v1/{prefix}/namespaces/{namespace}/tables",
-                          "POST /v1/{prefix}/namespaces/{namespace}/tables",
-                          "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-                          "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-                          "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-                          "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-                          "POST /v1/{prefix}/namespaces/{namespace}/register",
-                          "POST /v1/{prefix}/tables/rename",
-                          "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
-                          "POST /v1/{prefix}/transactions/commit",
-                          "GET /v1/{prefix}/namespaces/{namespace}/views",
-                          "POST /v1/{prefix}/namespaces/{namespace}/views",
-                          "GET /v1/{prefix}/namespaces/{namespace}/views/{view}",
-                          "HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}",
-                          "POST /v1/{prefix}/namespaces/{namespace}/views/{view}",
-                          "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
-                          "POST /v1/{prefix}/views/rename",
-                          "POST /v1/{prefix}/namespaces/{namespace}/register-view"));
+  EXPECT_THAT(
+      iceberg_rest::AdvertisedEndpoints(),
+      ElementsAre("GET /v1/{prefix}/namespaces", "POST /v1/{prefix}/namespaces",
+                  "GET /v1/{prefix}/namespaces/{namespace}",
+                  "HEAD /v1/{prefix}/namespaces/{namespace}",
+                  "DELETE /v1/{prefix}/namespaces/{namespace}",
+                  "POST /v1/{prefix}/namespaces/{namespace}/properties",
+                  "GET /v1/{prefix}/namespaces/{namespace}/tables",
+                  "POST /v1/{prefix}/namespaces/{namespace}/tables",
+                  "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+                  "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+                  "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+                  "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+                  "POST /v1/{prefix}/namespaces/{namespace}/register",
+                  "POST /v1/{prefix}/tables/rename",
+                  "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
+                  "POST /v1/{prefix}/transactions/commit",
+                  "GET /v1/{prefix}/namespaces/{namespace}/views",
+                  "POST /v1/{prefix}/namespaces/{namespace}/views",
+                  "GET /v1/{prefix}/namespaces/{namespace}/views/{view}",
+                  "HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}",
+                  "POST /v1/{prefix}/namespaces/{namespace}/views/{view}",
+                  "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
+                  "POST /v1/{prefix}/views/rename",
+                  "POST /v1/{prefix}/namespaces/{namespace}/register-view"));
 }
 
 TEST_F(IcebergRoutesTest,

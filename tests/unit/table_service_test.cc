@@ -23,14 +23,14 @@
 #include "catalog/catalog_service.h"
 #include "catalog/metadata_files.h"
 #include "common/location.h"
+#include "hooked_store.h"
 #include "iceberg/json_serde.h"
 #include "iceberg/table_metadata.h"
 #include "iceberg/table_update.h"
 #include "io/file_io.h"
-#include "support/memory_file_io.h"
-#include "hooked_store.h"
 #include "matchers.h"
 #include "store/meta_store.h"
+#include "support/memory_file_io.h"
 #include "temp_dir.h"
 
 namespace cairn {
@@ -51,7 +51,8 @@ constexpr const char* kCatalogLocation = "file:///warehouse/default";
 constexpr const char* kUuidRe =
     "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
-// --- model helpers ----------------------------------------------------------------------
+// --- model helpers
+// ----------------------------------------------------------------------
 
 ice::NestedField Field(int32_t id, std::string name, bool required, ice::Type type) {
   return ice::NestedField{id, std::move(name), required, std::move(type), {}, {}, {}};
@@ -72,8 +73,8 @@ ice::TableMetadata Parse(const std::string& json) {
   return metadata ? *metadata : ice::TableMetadata{};
 }
 
-ice::Snapshot MakeSnapshot(int64_t id, std::optional<int64_t> parent, int64_t sequence_number,
-                           int64_t timestamp_ms = kNow) {
+ice::Snapshot MakeSnapshot(int64_t id, std::optional<int64_t> parent,
+                           int64_t sequence_number, int64_t timestamp_ms = kNow) {
   ice::Snapshot snapshot;
   snapshot.snapshot_id = id;
   snapshot.parent_snapshot_id = parent;
@@ -129,10 +130,11 @@ std::vector<ice::TableUpdate> CreateUpdatesFrom(const ice::TableMetadata& staged
   return updates;
 }
 
-// --- a MetaStore decorator to interleave a competing writer ------------------------------
+// --- a MetaStore decorator to interleave a competing writer
+// ------------------------------
 
-
-// --- fixture ------------------------------------------------------------------------------
+// --- fixture
+// ------------------------------------------------------------------------------
 
 class TableServiceTest : public ::testing::Test {
  protected:
@@ -143,17 +145,19 @@ class TableServiceTest : public ::testing::Test {
     // The warehouse of the in-memory files, and the temporary directories of the tests
     // that use the local file system.
     catalogs_ = std::make_unique<CatalogService>(
-        *store_, CatalogSettings{.default_catalog = "default",
-                                 .warehouse_root = kWarehouseRoot,
-                                 .allowed_locations = {std::string(kWarehouseRoot),
-                                                       *CanonicalLocation(::testing::TempDir())}});
+        *store_,
+        CatalogSettings{.default_catalog = "default",
+                        .warehouse_root = kWarehouseRoot,
+                        .allowed_locations = {std::string(kWarehouseRoot),
+                                              *CanonicalLocation(::testing::TempDir())}});
     ASSERT_THAT(catalogs_->EnsureDefaultCatalog(), IsOk());
     ASSERT_THAT(catalogs_->CreateNamespace("", {"ns"}, {}), IsOk());
     service_ = MakeService(*store_, memory_);
   }
 
   std::unique_ptr<TableService> MakeService(MetaStore& store, FileIO& io) {
-    return std::make_unique<TableService>(store, *catalogs_, io, [this] { return ++now_; });
+    return std::make_unique<TableService>(store, *catalogs_, io,
+                                          [this] { return ++now_; });
   }
 
   static CreateTableInput Input(std::string name, Properties properties = {}) {
@@ -186,7 +190,8 @@ class TableServiceTest : public ::testing::Test {
   /// assert-ref-snapshot-id guard; expects success.
   LoadedTable AppendOk(const std::string& name, int64_t id, std::optional<int64_t> parent,
                        int64_t seq) {
-    auto committed = Commit(name, MainIs(parent), Append(MakeSnapshot(id, parent, seq, now_)));
+    auto committed =
+        Commit(name, MainIs(parent), Append(MakeSnapshot(id, parent, seq, now_)));
     EXPECT_THAT(committed, IsOk());
     return committed ? *committed : LoadedTable{};
   }
@@ -220,7 +225,8 @@ class TableServiceTest : public ::testing::Test {
   std::unique_ptr<TableService> service_;
 };
 
-// --- create -------------------------------------------------------------------------------
+// --- create
+// -------------------------------------------------------------------------------
 
 TEST_F(TableServiceTest, CreateAssignsFreshColumnIds) {
   const auto created = Create("t");
@@ -254,8 +260,10 @@ TEST_F(TableServiceTest, CreateAssignsFreshIdsToNestedColumnsDepthFirst) {
       Field(10, "id", true, ice::Type::Long()),
       Field(11, "data", false, ice::Type::String()),
       Field(12, "list", false, ice::Type::List(13, true, ice::Type::String())),
-      Field(14, "map", false, ice::Type::Map(15, ice::Type::String(), 16, false, ice::Type::Int())),
-      Field(17, "struct", false, ice::Type::Struct({Field(18, "x", false, ice::Type::Double())})),
+      Field(14, "map", false,
+            ice::Type::Map(15, ice::Type::String(), 16, false, ice::Type::Int())),
+      Field(17, "struct", false,
+            ice::Type::Struct({Field(18, "x", false, ice::Type::Double())})),
   };
   auto created = service_->CreateTable("", {"ns"}, input);
   ASSERT_THAT(created, IsOk());
@@ -263,8 +271,9 @@ TEST_F(TableServiceTest, CreateAssignsFreshIdsToNestedColumnsDepthFirst) {
   const ice::Schema* schema = metadata.CurrentSchema();
   ASSERT_NE(schema, nullptr);
   const std::map<std::string, int32_t> expected = {
-      {"id", 1},       {"data", 2},    {"list", 3},      {"map", 4},   {"struct", 5},
-      {"list.element", 6}, {"map.key", 7}, {"map.value", 8}, {"struct.x", 9}};
+      {"id", 1},      {"data", 2},      {"list", 3},
+      {"map", 4},     {"struct", 5},    {"list.element", 6},
+      {"map.key", 7}, {"map.value", 8}, {"struct.x", 9}};
   for (const auto& [name, id] : expected) {
     const ice::NestedField* field = schema->FindFieldByName(name);
     ASSERT_NE(field, nullptr) << name;
@@ -284,7 +293,10 @@ TEST_F(TableServiceTest, CreateRebuildsPartitionSpecAndSortOrderByColumnName) {
   input.spec = spec;
   ice::SortOrder order;
   order.order_id = 5;
-  order.fields = {ice::SortField{ice::Transform::Identity(), 3, {}, ice::SortDirection::kDesc,
+  order.fields = {ice::SortField{ice::Transform::Identity(),
+                                 3,
+                                 {},
+                                 ice::SortDirection::kDesc,
                                  ice::NullOrder::kNullsLast}};
   input.sort_order = order;
   auto created = service_->CreateTable("", {"ns"}, input);
@@ -332,7 +344,8 @@ TEST_F(TableServiceTest, CreateRejectsSpecOnUnknownColumn) {
   spec.fields = {ice::PartitionField{99, {}, 1000, "nope", ice::Transform::Identity()}};
   input.spec = spec;
   const size_t files = memory_.file_count();
-  EXPECT_THAT(service_->CreateTable("", {"ns"}, input), IsError(ErrorKind::kValidationFailed));
+  EXPECT_THAT(service_->CreateTable("", {"ns"}, input),
+              IsError(ErrorKind::kValidationFailed));
   EXPECT_EQ(memory_.file_count(), files);
   EXPECT_THAT(service_->TableExists("", {{"ns"}, "t"}), IsError(ErrorKind::kNoSuchTable));
 }
@@ -374,8 +387,9 @@ TEST_F(TableServiceTest, DefaultLocationHasEveryNamespaceLevelAndEncodesNames) {
   ASSERT_THAT(catalogs_->CreateNamespace("", {"ns", "sub"}, {}), IsOk());
   auto created = service_->CreateTable("", {"ns", "sub"}, Input("my table"));
   ASSERT_THAT(created, IsOk());
-  EXPECT_THAT(Parse(created->metadata_json).location,
-              MatchesRegex(std::string(kCatalogLocation) + "/ns/sub/my%20table-[0-9a-f]{32}"));
+  EXPECT_THAT(
+      Parse(created->metadata_json).location,
+      MatchesRegex(std::string(kCatalogLocation) + "/ns/sub/my%20table-[0-9a-f]{32}"));
 }
 
 TEST_F(TableServiceTest, ExplicitLocationLosesItsTrailingSlash) {
@@ -383,7 +397,8 @@ TEST_F(TableServiceTest, ExplicitLocationLosesItsTrailingSlash) {
   input.location = "file:///warehouse/default/elsewhere/tables/t//";
   auto created = service_->CreateTable("", {"ns"}, input);
   ASSERT_THAT(created, IsOk());
-  EXPECT_EQ(Parse(created->metadata_json).location, "file:///warehouse/default/elsewhere/tables/t");
+  EXPECT_EQ(Parse(created->metadata_json).location,
+            "file:///warehouse/default/elsewhere/tables/t");
   EXPECT_THAT(created->metadata_location,
               StartsWith("file:///warehouse/default/elsewhere/tables/t/metadata/00000-"));
 }
@@ -393,7 +408,8 @@ TEST_F(TableServiceTest, CreateWritesTheFirstMetadataFile) {
   const auto created = Create("t");
   const auto metadata = Parse(created.metadata_json);
   EXPECT_THAT(created.metadata_location,
-              MatchesRegex(metadata.location + "/metadata/00000-" + kUuidRe + "\\.metadata\\.json"));
+              MatchesRegex(metadata.location + "/metadata/00000-" + kUuidRe +
+                           "\\.metadata\\.json"));
   EXPECT_EQ(memory_.file_count(), files + 1);
   ASSERT_TRUE(FileExists(memory_, created.metadata_location));
   auto bytes = memory_.ReadFile(created.metadata_location);
@@ -431,7 +447,8 @@ TEST_F(TableServiceTest, CreateDuplicateIs409AndWritesNothing) {
 }
 
 TEST_F(TableServiceTest, CreateRejectsInvalidNames) {
-  EXPECT_THAT(service_->CreateTable("", {"ns"}, Input("")), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(service_->CreateTable("", {"ns"}, Input("")),
+              IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(service_->CreateTable("", {}, Input("t")), IsError(ErrorKind::kBadRequest));
 }
 
@@ -451,7 +468,8 @@ TEST_F(TableServiceTest, StageCreateWritesNothingAndReturnsNoLocation) {
 
   // Staging a name that is taken is a conflict.
   Create("t");
-  EXPECT_THAT(service_->CreateTable("", {"ns"}, input), IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(service_->CreateTable("", {"ns"}, input),
+              IsError(ErrorKind::kAlreadyExists));
 }
 
 TEST_F(TableServiceTest, ViewOrLanceNameBlocksTableCreation) {
@@ -460,19 +478,22 @@ TEST_F(TableServiceTest, ViewOrLanceNameBlocksTableCreation) {
               IsOk());
   auto created = service_->CreateTable("", {"ns"}, Input("v"));
   EXPECT_THAT(created, IsError(ErrorKind::kAlreadyExists));
-  EXPECT_THAT(created,
-              HasErrorMessageThat(testing::Eq("View with same name already exists: ns.v")));
+  EXPECT_THAT(created, HasErrorMessageThat(
+                           testing::Eq("View with same name already exists: ns.v")));
   EXPECT_EQ(memory_.file_count(), 0u);
 
-  ASSERT_THAT(store_->CreateEntity(CatalogId(), {"ns"}, "l", EntityKind::kLanceTable, "", ""),
-              IsOk());
-  EXPECT_THAT(service_->CreateTable("", {"ns"}, Input("l")), IsError(ErrorKind::kAlreadyExists));
+  ASSERT_THAT(
+      store_->CreateEntity(CatalogId(), {"ns"}, "l", EntityKind::kLanceTable, "", ""),
+      IsOk());
+  EXPECT_THAT(service_->CreateTable("", {"ns"}, Input("l")),
+              IsError(ErrorKind::kAlreadyExists));
   // Neither is a table.
   EXPECT_THAT(service_->LoadTable("", {{"ns"}, "v"}), IsError(ErrorKind::kNoSuchTable));
   EXPECT_THAT(service_->TableExists("", {{"ns"}, "l"}), IsError(ErrorKind::kNoSuchTable));
 }
 
-// --- load / exists ------------------------------------------------------------------------
+// --- load / exists
+// ------------------------------------------------------------------------
 
 TEST_F(TableServiceTest, LoadMissingTableIs404EvenWhenTheNamespaceIsMissing) {
   auto missing = service_->LoadTable("", {{"ns"}, "t"});
@@ -480,8 +501,10 @@ TEST_F(TableServiceTest, LoadMissingTableIs404EvenWhenTheNamespaceIsMissing) {
   EXPECT_THAT(missing, HasErrorMessageThat(testing::Eq("Table does not exist: ns.t")));
   auto no_ns = service_->LoadTable("", {{"nope", "deeper"}, "t"});
   EXPECT_THAT(no_ns, IsError(ErrorKind::kNoSuchTable));
-  EXPECT_THAT(no_ns, HasErrorMessageThat(testing::Eq("Table does not exist: nope.deeper.t")));
-  EXPECT_THAT(service_->TableExists("", {{"nope"}, "t"}), IsError(ErrorKind::kNoSuchTable));
+  EXPECT_THAT(no_ns,
+              HasErrorMessageThat(testing::Eq("Table does not exist: nope.deeper.t")));
+  EXPECT_THAT(service_->TableExists("", {{"nope"}, "t"}),
+              IsError(ErrorKind::kNoSuchTable));
 }
 
 TEST_F(TableServiceTest, LoadWithRefsModeDropsUnreferencedSnapshots) {
@@ -490,7 +513,8 @@ TEST_F(TableServiceTest, LoadWithRefsModeDropsUnreferencedSnapshots) {
   AppendOk("t", 2, 1, 2);
   AppendOk("t", 3, 2, 3);
   // Tag the first snapshot; the second is then referenced by nothing.
-  ASSERT_THAT(Commit("t", {}, {ice::SetSnapshotRef{"v1", ice::SnapshotRef::Tag(1)}}), IsOk());
+  ASSERT_THAT(Commit("t", {}, {ice::SetSnapshotRef{"v1", ice::SnapshotRef::Tag(1)}}),
+              IsOk());
   // A snapshot only a branch points at stays too.
   ASSERT_THAT(Commit("t", {},
                      {ice::AddSnapshot{MakeSnapshot(4, 3, 4, now_)},
@@ -585,7 +609,8 @@ TEST_F(TableServiceTest, LoadIfCachedLeavesEveryErrorToLoadTable) {
                   .has_value());
 }
 
-// --- commit -------------------------------------------------------------------------------
+// --- commit
+// -------------------------------------------------------------------------------
 
 TEST_F(TableServiceTest, CommitAppendWritesTheNextMetadataFile) {
   const auto created = Create("t");
@@ -621,15 +646,18 @@ TEST_F(TableServiceTest, FailedRequirementIsCommitFailedAndWritesNothing) {
   EXPECT_THAT(missing_ref, IsError(ErrorKind::kCommitFailed));
   EXPECT_THAT(missing_ref, HasErrorMessageThat(StartsWith("Requirement failed: ")));
 
-  auto wrong_uuid = Commit("t", {ice::AssertTableUuid{"00000000-0000-0000-0000-000000000000"}},
-                           {ice::SetProperties{{{"k", "v"}}}});
+  auto wrong_uuid =
+      Commit("t", {ice::AssertTableUuid{"00000000-0000-0000-0000-000000000000"}},
+             {ice::SetProperties{{{"k", "v"}}}});
   EXPECT_THAT(wrong_uuid, IsError(ErrorKind::kCommitFailed));
-  EXPECT_THAT(wrong_uuid, HasErrorMessageThat(StartsWith("Requirement failed: UUID does not match")));
+  EXPECT_THAT(wrong_uuid,
+              HasErrorMessageThat(StartsWith("Requirement failed: UUID does not match")));
 
   auto schema_changed =
       Commit("t", {ice::AssertCurrentSchemaId{5}}, {ice::SetProperties{{{"k", "v"}}}});
-  EXPECT_THAT(schema_changed,
-              HasErrorMessageThat(StartsWith("Requirement failed: current schema changed")));
+  EXPECT_THAT(
+      schema_changed,
+      HasErrorMessageThat(StartsWith("Requirement failed: current schema changed")));
 
   EXPECT_EQ(memory_.file_count(), files);
   EXPECT_EQ(Load("t").metadata_location, created.metadata_location);
@@ -662,13 +690,16 @@ TEST_F(TableServiceTest, CommitWithoutEffectiveChangeWritesNothing) {
 TEST_F(TableServiceTest, InvalidUpdateIsBadRequestAndWritesNothing) {
   const auto created = Create("t");
   const size_t files = memory_.file_count();
-  EXPECT_THAT(Commit("t", {}, {ice::SetCurrentSchema{42}}), IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(Commit("t", {}, {ice::SetSnapshotRef{"main", ice::SnapshotRef::Branch(77)}}),
-              IsError(ErrorKind::kValidationFailed));
+  EXPECT_THAT(Commit("t", {}, {ice::SetCurrentSchema{42}}),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(
+      Commit("t", {}, {ice::SetSnapshotRef{"main", ice::SnapshotRef::Branch(77)}}),
+      IsError(ErrorKind::kValidationFailed));
   // A valid update followed by an invalid one: all or nothing.
   EXPECT_THAT(Commit("t", {}, {ice::SetProperties{{{"k", "v"}}}, ice::SetDefaultSpec{9}}),
               IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(Commit("t", {}, {ice::UpgradeFormatVersion{1}}), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(Commit("t", {}, {ice::UpgradeFormatVersion{1}}),
+              IsError(ErrorKind::kInvalidArgument));
   EXPECT_EQ(memory_.file_count(), files);
   const auto loaded = Load("t");
   EXPECT_EQ(loaded.metadata_location, created.metadata_location);
@@ -679,8 +710,9 @@ TEST_F(TableServiceTest, CommitToMissingTableIs404) {
   auto missing = Commit("t", {}, {ice::SetProperties{{{"k", "v"}}}});
   EXPECT_THAT(missing, IsError(ErrorKind::kNoSuchTable));
   EXPECT_THAT(missing, HasErrorMessageThat(testing::Eq("Table does not exist: ns.t")));
-  EXPECT_THAT(service_->CommitTable("", {{"nope"}, "t"}, {}, {ice::SetProperties{{{"k", "v"}}}}),
-              IsError(ErrorKind::kNoSuchTable));
+  EXPECT_THAT(
+      service_->CommitTable("", {{"nope"}, "t"}, {}, {ice::SetProperties{{{"k", "v"}}}}),
+      IsError(ErrorKind::kNoSuchTable));
   EXPECT_EQ(memory_.file_count(), 0u);
 }
 
@@ -723,8 +755,9 @@ TEST_F(TableServiceTest, AssertCreateCommitWithoutLocationGetsTheDefaultLocation
   input.stage_create = true;
   auto staged = service_->CreateTable("", {"ns"}, input);
   ASSERT_THAT(staged, IsOk());
-  auto created = Commit("t", {ice::AssertCreate{}},
-                        CreateUpdatesFrom(Parse(staged->metadata_json), /*with_location=*/false));
+  auto created =
+      Commit("t", {ice::AssertCreate{}},
+             CreateUpdatesFrom(Parse(staged->metadata_json), /*with_location=*/false));
   ASSERT_THAT(created, IsOk());
   EXPECT_THAT(Parse(created->metadata_json).location,
               MatchesRegex(std::string(kCatalogLocation) + "/ns/t-[0-9a-f]{32}"));
@@ -750,8 +783,8 @@ TEST_F(TableServiceTest, AssertCreateOnExistingTableFails) {
   const size_t files = memory_.file_count();
   auto again = Commit("t", {ice::AssertCreate{}}, CreateUpdatesFrom(metadata));
   EXPECT_THAT(again, IsError(ErrorKind::kCommitFailed));
-  EXPECT_THAT(again,
-              HasErrorMessageThat(testing::Eq("Requirement failed: table already exists")));
+  EXPECT_THAT(again, HasErrorMessageThat(
+                         testing::Eq("Requirement failed: table already exists")));
   EXPECT_EQ(memory_.file_count(), files);
   EXPECT_EQ(Load("t").metadata_location, existing.metadata_location);
 }
@@ -787,7 +820,8 @@ TEST_F(TableServiceTest, AssertCreateWithInvalidUpdatesIsBadRequestAndWritesNoth
   EXPECT_THAT(service_->TableExists("", {{"ns"}, "t"}), IsError(ErrorKind::kNoSuchTable));
 }
 
-TEST_F(TableServiceTest, PreviousVersionsMaxBoundsTheLogAndDeleteAfterCommitRemovesFiles) {
+TEST_F(TableServiceTest,
+       PreviousVersionsMaxBoundsTheLogAndDeleteAfterCommitRemovesFiles) {
   auto created = Create("t", {{"write.metadata.previous-versions-max", "2"},
                               {"write.metadata.delete-after-commit.enabled", "true"}});
   std::vector<std::string> locations = {created.metadata_location};
@@ -811,7 +845,8 @@ TEST_F(TableServiceTest, PreviousVersionsMaxBoundsTheLogAndDeleteAfterCommitRemo
 TEST_F(TableServiceTest, WithoutDeleteAfterCommitOldFilesStay) {
   Create("t", {{"write.metadata.previous-versions-max", "2"}});
   for (int i = 1; i <= 4; ++i) {
-    ASSERT_THAT(Commit("t", {}, {ice::SetProperties{{{"round", std::to_string(i)}}}}), IsOk());
+    ASSERT_THAT(Commit("t", {}, {ice::SetProperties{{{"round", std::to_string(i)}}}}),
+                IsOk());
   }
   EXPECT_THAT(Parse(Load("t").metadata_json).metadata_log, SizeIs(2));
   EXPECT_EQ(memory_.file_count(), 5u);
@@ -820,14 +855,16 @@ TEST_F(TableServiceTest, WithoutDeleteAfterCommitOldFilesStay) {
 TEST_F(TableServiceTest, DeleteAfterCommitEnabledByTheCommitItselfApplies) {
   Create("t");
   for (int i = 1; i <= 3; ++i) {
-    ASSERT_THAT(Commit("t", {}, {ice::SetProperties{{{"round", std::to_string(i)}}}}), IsOk());
+    ASSERT_THAT(Commit("t", {}, {ice::SetProperties{{{"round", std::to_string(i)}}}}),
+                IsOk());
   }
   ASSERT_EQ(memory_.file_count(), 4u);
-  ASSERT_THAT(Commit("t", {},
-                     {ice::SetProperties{{{"write.metadata.previous-versions-max", "1"},
-                                          {"write.metadata.delete-after-commit.enabled",
-                                           "true"}}}}),
-              IsOk());
+  ASSERT_THAT(
+      Commit(
+          "t", {},
+          {ice::SetProperties{{{"write.metadata.previous-versions-max", "1"},
+                               {"write.metadata.delete-after-commit.enabled", "true"}}}}),
+      IsOk());
   EXPECT_THAT(Parse(Load("t").metadata_json).metadata_log, SizeIs(1));
   EXPECT_EQ(memory_.file_count(), 2u);
 }
@@ -841,7 +878,8 @@ TEST_F(TableServiceTest, GzipCodecWritesCompressedMetadataFiles) {
   ASSERT_GE(bytes->size(), 2u);
   EXPECT_EQ(static_cast<unsigned char>((*bytes)[0]), 0x1f);
   EXPECT_EQ(static_cast<unsigned char>((*bytes)[1]), 0x8b);
-  EXPECT_EQ(ReadMetadataFile(memory_, created.metadata_location), Parse(created.metadata_json));
+  EXPECT_EQ(ReadMetadataFile(memory_, created.metadata_location),
+            Parse(created.metadata_json));
 
   const auto committed = AppendOk("t", 1, std::nullopt, 1);
   EXPECT_THAT(FileName(committed.metadata_location),
@@ -854,12 +892,14 @@ TEST_F(TableServiceTest, GzipCodecWritesCompressedMetadataFiles) {
   // A registered gzip file is read back too (once its table is gone: a file is one
   // table's).
   ASSERT_THAT(service_->DropTable("", {{"ns"}, "t"}, false), IsOk());
-  auto registered = service_->RegisterTable("", {{"ns"}, "r"}, committed.metadata_location, false);
+  auto registered =
+      service_->RegisterTable("", {{"ns"}, "r"}, committed.metadata_location, false);
   ASSERT_THAT(registered, IsOk());
   EXPECT_EQ(Parse(registered->metadata_json), Parse(committed.metadata_json));
 }
 
-// --- lost swaps and server-side retry ------------------------------------------------------
+// --- lost swaps and server-side retry
+// ------------------------------------------------------
 
 class TableServiceRetryTest : public TableServiceTest {
  protected:
@@ -904,7 +944,8 @@ TEST_F(TableServiceRetryTest, ALoadAfterAnotherServiceCommittedReturnsThatCommit
       auto loaded = racing_->LoadTable("", {{"ns"}, "t"}, mode);
       ASSERT_THAT(loaded, IsOk());
       EXPECT_EQ(loaded->metadata_location, committed->metadata_location);
-      EXPECT_EQ(Parse(loaded->metadata_json).properties.at("round"), std::to_string(round));
+      EXPECT_EQ(Parse(loaded->metadata_json).properties.at("round"),
+                std::to_string(round));
     }
     // A conditional load learns the new location even when it skips the metadata.
     auto pointer = racing_->LoadTable("", {{"ns"}, "t"}, SnapshotsMode::kAll,
@@ -912,8 +953,8 @@ TEST_F(TableServiceRetryTest, ALoadAfterAnotherServiceCommittedReturnsThatCommit
     ASSERT_THAT(pointer, IsOk());
     EXPECT_EQ(pointer->metadata_location, committed->metadata_location);
     // And a commit through the first service starts from the other's state.
-    auto next = racing_->CommitTable("", {{"ns"}, "t"}, {},
-                                     {ice::SetProperties{{{"after", std::to_string(round)}}}});
+    auto next = racing_->CommitTable(
+        "", {{"ns"}, "t"}, {}, {ice::SetProperties{{{"after", std::to_string(round)}}}});
     ASSERT_THAT(next, IsOk());
     EXPECT_EQ(Parse(next->metadata_json).properties.at("round"), std::to_string(round));
   }
@@ -938,7 +979,8 @@ TEST_F(TableServiceRetryTest, LostSwapIsRetriedOnTheNewStateWhenRequirementsStil
   const auto metadata = Parse(committed->metadata_json);
   EXPECT_EQ(metadata.properties.at("competitor"), "1");
   EXPECT_EQ(metadata.properties.at("ours"), "1");
-  EXPECT_THAT(LogFiles(metadata), ElementsAre(created.metadata_location, competitor_location));
+  EXPECT_THAT(LogFiles(metadata),
+              ElementsAre(created.metadata_location, competitor_location));
   EXPECT_EQ(Load("t").metadata_location, committed->metadata_location);
   // The first attempt's file (another 00001) was deleted: creator, competitor and the
   // retried commit remain.
@@ -959,10 +1001,10 @@ TEST_F(TableServiceRetryTest, LostSwapAppendIsRebasedOnTheCompetingSnapshot) {
                                          Append(MakeSnapshot(2, 1, 2, now_))),
                 IsOk());
   });
-  auto committed = racing_->CommitTable(
-      "", {{"ns"}, "t"}, {},
-      {ice::AddSnapshot{MakeSnapshot(3, 1, 3, now_)},
-       ice::SetSnapshotRef{"audit", ice::SnapshotRef::Branch(3)}});
+  auto committed =
+      racing_->CommitTable("", {{"ns"}, "t"}, {},
+                           {ice::AddSnapshot{MakeSnapshot(3, 1, 3, now_)},
+                            ice::SetSnapshotRef{"audit", ice::SnapshotRef::Branch(3)}});
   ASSERT_THAT(committed, IsOk());
   const auto metadata = Parse(committed->metadata_json);
   EXPECT_THAT(SnapshotIds(metadata), ElementsAre(1, 2, 3));
@@ -985,7 +1027,8 @@ TEST_F(TableServiceRetryTest, LostSwapGuardedByTheOldSnapshotFailsAndCleansUp) {
   auto lost = racing_->CommitTable("", {{"ns"}, "t"}, MainIs(1),
                                    Append(MakeSnapshot(3, 1, 2, now_)));
   EXPECT_THAT(lost, IsError(ErrorKind::kCommitFailed));
-  EXPECT_THAT(lost, HasErrorMessageThat(StartsWith("Requirement failed: branch main has changed")));
+  EXPECT_THAT(lost, HasErrorMessageThat(
+                        StartsWith("Requirement failed: branch main has changed")));
   EXPECT_EQ(hooked_->swap_calls, 1);
   const auto loaded = Load("t");
   EXPECT_EQ(loaded.metadata_location, competitor_location);
@@ -1004,7 +1047,8 @@ TEST_F(TableServiceRetryTest, LostSwapWithStaleSequenceNumberFailsAndCleansUp) {
                                          Append(MakeSnapshot(2, 1, 2, now_))),
                 IsOk());
   });
-  auto lost = racing_->CommitTable("", {{"ns"}, "t"}, {}, Append(MakeSnapshot(3, 1, 2, now_)));
+  auto lost =
+      racing_->CommitTable("", {{"ns"}, "t"}, {}, Append(MakeSnapshot(3, 1, 2, now_)));
   EXPECT_THAT(lost, IsError(ErrorKind::kCommitFailed));
   EXPECT_THAT(lost, HasErrorMessage("please retry"));
   EXPECT_EQ(memory_.file_count(), 3u);
@@ -1021,7 +1065,8 @@ TEST_F(TableServiceRetryTest, EveryAttemptLostGivesUpWithCommitFailed) {
                 IsOk());
     return base.SwapEntities(swaps);
   };
-  auto lost = racing_->CommitTable("", {{"ns"}, "t"}, {}, {ice::SetProperties{{{"ours", "1"}}}});
+  auto lost =
+      racing_->CommitTable("", {{"ns"}, "t"}, {}, {ice::SetProperties{{{"ours", "1"}}}});
   EXPECT_THAT(lost, IsError(ErrorKind::kCommitFailed));
   EXPECT_EQ(hooked_->swap_calls, TableService::kMaxCommitAttempts);
   const auto metadata = Parse(Load("t").metadata_json);
@@ -1061,7 +1106,8 @@ TEST_F(TableServiceRetryTest, SwapErrorThatLandedCountsAsSuccess) {
 TEST_F(TableServiceRetryTest, SwapOutcomeUnknownIsCommitStateUnknownAndKeepsTheFile) {
   const auto created = Create("t");
   std::string written;
-  hooked_->swap_hook = [&](const std::vector<EntitySwap>& swaps, MetaStore&) -> Result<bool> {
+  hooked_->swap_hook = [&](const std::vector<EntitySwap>& swaps,
+                           MetaStore&) -> Result<bool> {
     written = swaps.at(0).new_location;
     // The connection drops: neither the swap's result nor a read-back is available.
     hooked_->load_error = Error{ErrorKind::kServiceUnavailable, "store unreachable"};
@@ -1079,7 +1125,8 @@ TEST_F(TableServiceRetryTest, SwapOutcomeUnknownIsCommitStateUnknownAndKeepsTheF
 TEST_F(TableServiceRetryTest, UnknownOutcomeThatMovedOnKeepsTheFile) {
   const auto created = Create("t");
   std::string written;
-  hooked_->swap_hook = [&](const std::vector<EntitySwap>& swaps, MetaStore&) -> Result<bool> {
+  hooked_->swap_hook = [&](const std::vector<EntitySwap>& swaps,
+                           MetaStore&) -> Result<bool> {
     written = swaps.at(0).new_location;
     // The store cannot tell (another commit may have followed ours): nothing may be
     // deleted even though the pointer is not at our file.
@@ -1117,7 +1164,8 @@ TEST_F(TableServiceRetryTest, LosingAnAssertCreateRaceIsAlreadyExistsAndDeletesT
   auto lost = racing_->CommitTable("", {{"ns"}, "t"}, {ice::AssertCreate{}},
                                    CreateUpdatesFrom(Parse(staged->metadata_json)));
   EXPECT_THAT(lost, IsError(ErrorKind::kAlreadyExists));
-  EXPECT_THAT(lost, HasErrorMessageThat(testing::Eq("View with same name already exists: ns.t")));
+  EXPECT_THAT(
+      lost, HasErrorMessageThat(testing::Eq("View with same name already exists: ns.t")));
   EXPECT_EQ(memory_.file_count(), 0u);
 }
 
@@ -1127,7 +1175,8 @@ TEST_F(TableServiceTest, MetadataWriteFailureChangesNothing) {
   auto service = MakeService(*store_, faulty);
 
   faulty.FailNextWrites(1);
-  auto failed = service->CommitTable("", {{"ns"}, "t"}, {}, {ice::SetProperties{{{"k", "v"}}}});
+  auto failed =
+      service->CommitTable("", {{"ns"}, "t"}, {}, {ice::SetProperties{{{"k", "v"}}}});
   EXPECT_THAT(failed, IsError(ErrorKind::kIOError));
   EXPECT_THAT(failed, HasErrorMessage("Injected fault"));
   EXPECT_EQ(memory_.file_count(), 1u);
@@ -1141,11 +1190,13 @@ TEST_F(TableServiceTest, MetadataWriteFailureChangesNothing) {
   EXPECT_EQ(memory_.file_count(), 1u);
 
   // Once storage recovers, the same commit succeeds.
-  EXPECT_THAT(service->CommitTable("", {{"ns"}, "t"}, {}, {ice::SetProperties{{{"k", "v"}}}}),
-              IsOk());
+  EXPECT_THAT(
+      service->CommitTable("", {{"ns"}, "t"}, {}, {ice::SetProperties{{{"k", "v"}}}}),
+      IsOk());
 }
 
-// --- concurrency ----------------------------------------------------------------------------
+// --- concurrency
+// ----------------------------------------------------------------------------
 
 TEST(TableServiceConcurrencyTest, ConcurrentAppendsFormOneChain) {
   constexpr int kThreads = 8;
@@ -1186,8 +1237,8 @@ TEST(TableServiceConcurrencyTest, ConcurrentAppendsFormOneChain) {
         const int64_t id = (t + 1) * 1000 + i;
         auto committed = service.CommitTable(
             "", ident, MainIs(base->current_snapshot_id),
-            Append(MakeSnapshot(id, base->current_snapshot_id, base->last_sequence_number + 1,
-                                clock.load())));
+            Append(MakeSnapshot(id, base->current_snapshot_id,
+                                base->last_sequence_number + 1, clock.load())));
         if (committed) {
           ++i;
         } else if (committed.error().kind == ErrorKind::kCommitFailed) {
@@ -1221,12 +1272,14 @@ TEST(TableServiceConcurrencyTest, ConcurrentAppendsFormOneChain) {
   }
   EXPECT_EQ(seen.size(), static_cast<size_t>(kTotal));
   EXPECT_THAT(metadata.snapshot_log, SizeIs(kTotal));
-  // Default previous-versions-max (100) bounds the log; no orphaned files from lost swaps.
+  // Default previous-versions-max (100) bounds the log; no orphaned files from lost
+  // swaps.
   EXPECT_THAT(metadata.metadata_log, SizeIs(100));
   EXPECT_EQ(memory.file_count(), static_cast<size_t>(kTotal + 1));
 }
 
-// --- drop -----------------------------------------------------------------------------------
+// --- drop
+// -----------------------------------------------------------------------------------
 
 TEST_F(TableServiceTest, DropWithoutPurgeKeepsFilesAndTheTableCanBeReRegistered) {
   Create("t");
@@ -1236,20 +1289,25 @@ TEST_F(TableServiceTest, DropWithoutPurgeKeepsFilesAndTheTableCanBeReRegistered)
   EXPECT_EQ(memory_.file_count(), 2u);
   auto dropped_again = service_->DropTable("", {{"ns"}, "t"}, false);
   EXPECT_THAT(dropped_again, IsError(ErrorKind::kNoSuchTable));
-  EXPECT_THAT(dropped_again, HasErrorMessageThat(testing::Eq("Table does not exist: ns.t")));
+  EXPECT_THAT(dropped_again,
+              HasErrorMessageThat(testing::Eq("Table does not exist: ns.t")));
 
-  auto registered = service_->RegisterTable("", {{"ns"}, "t"}, last.metadata_location, false);
+  auto registered =
+      service_->RegisterTable("", {{"ns"}, "t"}, last.metadata_location, false);
   ASSERT_THAT(registered, IsOk());
   EXPECT_EQ(Load("t").metadata_location, last.metadata_location);
 }
 
 TEST_F(TableServiceTest, DropMissingTableIs404) {
-  EXPECT_THAT(service_->DropTable("", {{"ns"}, "t"}, true), IsError(ErrorKind::kNoSuchTable));
-  EXPECT_THAT(service_->DropTable("", {{"nope"}, "t"}, false), IsError(ErrorKind::kNoSuchTable));
+  EXPECT_THAT(service_->DropTable("", {{"ns"}, "t"}, true),
+              IsError(ErrorKind::kNoSuchTable));
+  EXPECT_THAT(service_->DropTable("", {{"nope"}, "t"}, false),
+              IsError(ErrorKind::kNoSuchTable));
   ASSERT_THAT(store_->CreateEntity(CatalogId(), {"ns"}, "v", EntityKind::kIcebergView,
                                    "file:///views/v.metadata.json", "{}"),
               IsOk());
-  EXPECT_THAT(service_->DropTable("", {{"ns"}, "v"}, false), IsError(ErrorKind::kNoSuchTable));
+  EXPECT_THAT(service_->DropTable("", {{"ns"}, "v"}, false),
+              IsError(ErrorKind::kNoSuchTable));
   auto view = store_->LoadEntity(CatalogId(), {"ns"}, "v");
   ASSERT_THAT(view, IsOk());
   EXPECT_TRUE(view->has_value());
@@ -1260,14 +1318,19 @@ TEST_F(TableServiceTest, PurgeOutsideTheWarehouseDeletesOnlyKnownMetadataFiles) 
   input.location = "file:///warehouse/default/external/t";
   ASSERT_THAT(service_->CreateTable("", {"ns"}, input), IsOk());
   AppendOk("t", 1, std::nullopt, 1);
-  ASSERT_THAT(memory_.WriteFileAtomic("file:///warehouse/default/external/t/data/part-0.parquet", "x"), IsOk());
-  ASSERT_THAT(memory_.WriteFileAtomic("file:///warehouse/default/external/t/metadata/foreign.txt", "y"), IsOk());
+  ASSERT_THAT(memory_.WriteFileAtomic(
+                  "file:///warehouse/default/external/t/data/part-0.parquet", "x"),
+              IsOk());
+  ASSERT_THAT(memory_.WriteFileAtomic(
+                  "file:///warehouse/default/external/t/metadata/foreign.txt", "y"),
+              IsOk());
   ASSERT_EQ(memory_.file_count(), 4u);
   ASSERT_THAT(service_->DropTable("", {{"ns"}, "t"}, true), IsOk());
   auto left = memory_.List("file:///warehouse/default/external/t");
   ASSERT_THAT(left, IsOk());
-  EXPECT_THAT(*left, ElementsAre("file:///warehouse/default/external/t/data/part-0.parquet",
-                                 "file:///warehouse/default/external/t/metadata/foreign.txt"));
+  EXPECT_THAT(*left,
+              ElementsAre("file:///warehouse/default/external/t/data/part-0.parquet",
+                          "file:///warehouse/default/external/t/metadata/foreign.txt"));
 }
 
 TEST_F(TableServiceTest, PurgeDeletesTheTableDirectoryInTheWarehouse) {
@@ -1296,7 +1359,8 @@ TEST_F(TableServiceTest, PurgeDeletesTheTableDirectoryInTheWarehouse) {
   ASSERT_THAT(service->DropTable("local", {{"ns"}, "t"}, true), IsOk());
   EXPECT_FALSE(std::filesystem::exists(*table_dir));
   EXPECT_TRUE(std::filesystem::exists(warehouse));
-  EXPECT_THAT(service->TableExists("local", {{"ns"}, "t"}), IsError(ErrorKind::kNoSuchTable));
+  EXPECT_THAT(service->TableExists("local", {{"ns"}, "t"}),
+              IsError(ErrorKind::kNoSuchTable));
 
   // The name is free again, and the new table gets a fresh directory.
   auto recreated = service->CreateTable("local", {"ns"}, Input("t"));
@@ -1317,10 +1381,12 @@ TEST_F(TableServiceTest, PurgeAfterRenameDoesNotTouchANewTableOfTheOldName) {
   const auto fresh = Create("a");
   ASSERT_THAT(service_->DropTable("", {{"ns"}, "b"}, true), IsOk());
   EXPECT_TRUE(FileExists(memory_, fresh.metadata_location));
-  EXPECT_EQ(ReadMetadataFile(memory_, fresh.metadata_location), Parse(fresh.metadata_json));
+  EXPECT_EQ(ReadMetadataFile(memory_, fresh.metadata_location),
+            Parse(fresh.metadata_json));
 }
 
-// --- rename ---------------------------------------------------------------------------------
+// --- rename
+// ---------------------------------------------------------------------------------
 
 TEST_F(TableServiceTest, RenameMovesTheTable) {
   const auto created = Create("a");
@@ -1332,8 +1398,9 @@ TEST_F(TableServiceTest, RenameMovesTheTable) {
   EXPECT_EQ(moved->metadata_location, created.metadata_location);
   EXPECT_EQ(moved->metadata_json, created.metadata_json);
   // Commits follow the new name.
-  EXPECT_THAT(service_->CommitTable("", {{"other"}, "b"}, {}, {ice::SetProperties{{{"k", "v"}}}}),
-              IsOk());
+  EXPECT_THAT(
+      service_->CommitTable("", {{"other"}, "b"}, {}, {ice::SetProperties{{{"k", "v"}}}}),
+      IsOk());
 }
 
 TEST_F(TableServiceTest, RenameErrors) {
@@ -1347,20 +1414,21 @@ TEST_F(TableServiceTest, RenameErrors) {
 
   auto no_target_ns = service_->RenameTable("", {{"ns"}, "a"}, {{"nope"}, "a"});
   EXPECT_THAT(no_target_ns, IsError(ErrorKind::kNoSuchNamespace));
-  EXPECT_THAT(no_target_ns, HasErrorMessageThat(StartsWith("Namespace does not exist: nope")));
+  EXPECT_THAT(no_target_ns,
+              HasErrorMessageThat(StartsWith("Namespace does not exist: nope")));
 
   auto taken = service_->RenameTable("", {{"ns"}, "a"}, {{"ns"}, "b"});
   EXPECT_THAT(taken, IsError(ErrorKind::kAlreadyExists));
-  EXPECT_THAT(taken,
-              HasErrorMessageThat(testing::Eq("Cannot rename ns.a to ns.b. Table already exists")));
+  EXPECT_THAT(taken, HasErrorMessageThat(testing::Eq(
+                         "Cannot rename ns.a to ns.b. Table already exists")));
 
   ASSERT_THAT(store_->CreateEntity(CatalogId(), {"ns"}, "v", EntityKind::kIcebergView,
                                    "file:///views/v.metadata.json", "{}"),
               IsOk());
   auto view = service_->RenameTable("", {{"ns"}, "a"}, {{"ns"}, "v"});
   EXPECT_THAT(view, IsError(ErrorKind::kAlreadyExists));
-  EXPECT_THAT(view,
-              HasErrorMessageThat(testing::Eq("Cannot rename ns.a to ns.v. View already exists")));
+  EXPECT_THAT(view, HasErrorMessageThat(
+                        testing::Eq("Cannot rename ns.a to ns.v. View already exists")));
   // A view is not a table to rename.
   EXPECT_THAT(service_->RenameTable("", {{"ns"}, "v"}, {{"ns"}, "w"}),
               IsError(ErrorKind::kNoSuchTable));
@@ -1369,7 +1437,8 @@ TEST_F(TableServiceTest, RenameErrors) {
   EXPECT_THAT(service_->TableExists("", {{"ns"}, "b"}), IsOk());
 }
 
-// --- register -------------------------------------------------------------------------------
+// --- register
+// -------------------------------------------------------------------------------
 
 TEST_F(TableServiceTest, RegisterReadsTheMetadataFile) {
   CreateTableInput input = Input("src");
@@ -1380,7 +1449,8 @@ TEST_F(TableServiceTest, RegisterReadsTheMetadataFile) {
   // The files stay, the location is free again.
   ASSERT_THAT(service_->DropTable("", {{"ns"}, "src"}, false), IsOk());
 
-  auto registered = service_->RegisterTable("", {{"ns"}, "r"}, created->metadata_location, false);
+  auto registered =
+      service_->RegisterTable("", {{"ns"}, "r"}, created->metadata_location, false);
   ASSERT_THAT(registered, IsOk());
   EXPECT_EQ(registered->metadata_location, created->metadata_location);
   EXPECT_EQ(Parse(registered->metadata_json), Parse(created->metadata_json));
@@ -1391,7 +1461,8 @@ TEST_F(TableServiceTest, RegisterReadsTheMetadataFile) {
   // Commits continue numbering from the registered file.
   auto committed = Commit("r", {}, {ice::SetProperties{{{"k", "v"}}}});
   ASSERT_THAT(committed, IsOk());
-  EXPECT_THAT(committed->metadata_location, StartsWith("file:///warehouse/default/external/src/metadata/00001-"));
+  EXPECT_THAT(committed->metadata_location,
+              StartsWith("file:///warehouse/default/external/src/metadata/00001-"));
   EXPECT_THAT(LogFiles(Parse(committed->metadata_json)),
               ElementsAre(created->metadata_location));
 }
@@ -1403,7 +1474,8 @@ TEST_F(TableServiceTest, CommitAfterRegisteringAnUnnumberedFileStartsAtZero) {
   ASSERT_THAT(created, IsOk());
   auto bytes = memory_.ReadFile(created->metadata_location);
   ASSERT_THAT(bytes, IsOk());
-  const std::string location = "file:///warehouse/default/external/t/metadata/v3.metadata.json";
+  const std::string location =
+      "file:///warehouse/default/external/t/metadata/v3.metadata.json";
   ASSERT_THAT(memory_.WriteFileAtomic(location, *bytes), IsOk());
   ASSERT_THAT(service_->DropTable("", {{"ns"}, "src"}, false), IsOk());
   ASSERT_THAT(service_->RegisterTable("", {{"ns"}, "r"}, location, false), IsOk());
@@ -1415,29 +1487,35 @@ TEST_F(TableServiceTest, CommitAfterRegisteringAnUnnumberedFileStartsAtZero) {
 }
 
 TEST_F(TableServiceTest, RegisterMissingOrInvalidFile) {
-  auto missing =
-      service_->RegisterTable("", {{"ns"}, "r"}, "file:///warehouse/default/nowhere/v1.metadata.json", false);
+  auto missing = service_->RegisterTable(
+      "", {{"ns"}, "r"}, "file:///warehouse/default/nowhere/v1.metadata.json", false);
   EXPECT_THAT(missing, IsError(ErrorKind::kNotFound));
   EXPECT_THAT(missing, HasErrorMessageThat(testing::Eq(
-                           "Failed to open input stream for file: file:///warehouse/default/nowhere/v1.metadata.json")));
-  ASSERT_THAT(memory_.WriteFileAtomic("file:///warehouse/default/nowhere/bad.metadata.json", "{\"not\": 1}"),
+                           "Failed to open input stream for file: "
+                           "file:///warehouse/default/nowhere/v1.metadata.json")));
+  ASSERT_THAT(memory_.WriteFileAtomic(
+                  "file:///warehouse/default/nowhere/bad.metadata.json", "{\"not\": 1}"),
               IsOk());
-  EXPECT_THAT(service_->RegisterTable("", {{"ns"}, "r"}, "file:///warehouse/default/nowhere/bad.metadata.json",
-                                      false),
+  EXPECT_THAT(service_->RegisterTable(
+                  "", {{"ns"}, "r"},
+                  "file:///warehouse/default/nowhere/bad.metadata.json", false),
               IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(service_->RegisterTable("", {{"ns"}, "r"}, "", false),
               IsError(ErrorKind::kBadRequest));
   // A directory instead of a file is the client's mistake (400), not a storage failure.
-  EXPECT_THAT(service_->RegisterTable("", {{"ns"}, "r"}, "file:///warehouse/default/nowhere", false),
+  EXPECT_THAT(service_->RegisterTable("", {{"ns"}, "r"},
+                                      "file:///warehouse/default/nowhere", false),
               IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(service_->TableExists("", {{"ns"}, "r"}), IsError(ErrorKind::kNoSuchTable));
 }
 
 TEST_F(TableServiceTest, RegisterInMissingNamespaceIs404) {
   const auto created = Create("t");
-  auto registered = service_->RegisterTable("", {{"nope"}, "r"}, created.metadata_location, false);
+  auto registered =
+      service_->RegisterTable("", {{"nope"}, "r"}, created.metadata_location, false);
   EXPECT_THAT(registered, IsError(ErrorKind::kNoSuchNamespace));
-  EXPECT_THAT(registered, HasErrorMessageThat(StartsWith("Namespace does not exist: nope")));
+  EXPECT_THAT(registered,
+              HasErrorMessageThat(StartsWith("Namespace does not exist: nope")));
 }
 
 TEST_F(TableServiceTest, RegisterOverExistingTable) {
@@ -1449,16 +1527,19 @@ TEST_F(TableServiceTest, RegisterOverExistingTable) {
     return committed ? *committed : LoadedTable{};
   }();
 
-  auto refused = service_->RegisterTable("", {{"ns"}, "t"}, other.metadata_location, false);
+  auto refused =
+      service_->RegisterTable("", {{"ns"}, "t"}, other.metadata_location, false);
   EXPECT_THAT(refused, IsError(ErrorKind::kAlreadyExists));
   EXPECT_THAT(refused, HasErrorMessageThat(testing::Eq("Table already exists: ns.t")));
   EXPECT_EQ(Load("t").metadata_location, target.metadata_location);
 
   // A file is one table's: `other` must be gone before `t` may point at its file.
-  EXPECT_THAT(service_->RegisterTable("", {{"ns"}, "t"}, other_next.metadata_location, true),
-              HasErrorMessage("overlaps"));
+  EXPECT_THAT(
+      service_->RegisterTable("", {{"ns"}, "t"}, other_next.metadata_location, true),
+      HasErrorMessage("overlaps"));
   ASSERT_THAT(service_->DropTable("", {{"ns"}, "other"}, false), IsOk());
-  auto replaced = service_->RegisterTable("", {{"ns"}, "t"}, other_next.metadata_location, true);
+  auto replaced =
+      service_->RegisterTable("", {{"ns"}, "t"}, other_next.metadata_location, true);
   ASSERT_THAT(replaced, IsOk());
   EXPECT_EQ(replaced->metadata_location, other_next.metadata_location);
   const auto loaded = Load("t");
@@ -1471,18 +1552,21 @@ TEST_F(TableServiceTest, RegisterOverExistingTable) {
               IsOk());
   auto view = service_->RegisterTable("", {{"ns"}, "v"}, other.metadata_location, true);
   EXPECT_THAT(view, IsError(ErrorKind::kAlreadyExists));
-  EXPECT_THAT(view, HasErrorMessageThat(testing::Eq("View with same name already exists: ns.v")));
+  EXPECT_THAT(
+      view, HasErrorMessageThat(testing::Eq("View with same name already exists: ns.v")));
 }
 
-// --- list -----------------------------------------------------------------------------------
+// --- list
+// -----------------------------------------------------------------------------------
 
 TEST_F(TableServiceTest, ListTablesInPages) {
   for (const char* name : {"t3", "t1", "t5", "t2", "t4"}) Create(name);
   ASSERT_THAT(store_->CreateEntity(CatalogId(), {"ns"}, "t0", EntityKind::kIcebergView,
                                    "file:///views/v.metadata.json", "{}"),
               IsOk());
-  ASSERT_THAT(store_->CreateEntity(CatalogId(), {"ns"}, "t45", EntityKind::kLanceTable, "", ""),
-              IsOk());
+  ASSERT_THAT(
+      store_->CreateEntity(CatalogId(), {"ns"}, "t45", EntityKind::kLanceTable, "", ""),
+      IsOk());
 
   std::vector<std::vector<std::string>> pages;
   PageRequest page{.token = "", .page_size = 2};
@@ -1512,8 +1596,10 @@ TEST_F(TableServiceTest, ListTablesErrors) {
   auto missing = service_->ListTables("", {"nope"}, PageRequest{});
   EXPECT_THAT(missing, IsError(ErrorKind::kNoSuchNamespace));
   EXPECT_THAT(missing, HasErrorMessageThat(StartsWith("Namespace does not exist: nope")));
-  EXPECT_THAT(service_->ListTables("", {"ns"}, PageRequest{.token = "zz-not-hex", .page_size = std::nullopt}),
-              IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(
+      service_->ListTables("", {"ns"},
+                           PageRequest{.token = "zz-not-hex", .page_size = std::nullopt}),
+      IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(service_->ListTables("nope", {"ns"}, PageRequest{}),
               IsError(ErrorKind::kNoSuchWarehouse));
   auto empty = service_->ListTables("", {"ns"}, PageRequest{});
@@ -1525,7 +1611,8 @@ TEST_F(TableServiceTest, ListTablesErrors) {
 }  // namespace
 }  // namespace cairn
 
-// --- multi-table transactions ------------------------------------------------------------
+// --- multi-table transactions
+// ------------------------------------------------------------
 
 namespace cairn {
 namespace {
@@ -1541,7 +1628,8 @@ TEST_F(TableServiceTest, TransactionChangesAllTablesOrNone) {
   const auto a0 = Load("a");
   const auto b0 = Load("b");
   std::vector<TableChange> changes = {
-      {TableIdent{{"ns"}, "a"}, MainIs(std::nullopt), Append(MakeSnapshot(1, std::nullopt, 1, now_))},
+      {TableIdent{{"ns"}, "a"}, MainIs(std::nullopt),
+       Append(MakeSnapshot(1, std::nullopt, 1, now_))},
       {TableIdent{{"ns"}, "b"},
        {ice::AssertTableUuid{"00000000-0000-0000-0000-000000000000"}},
        Append(MakeSnapshot(2, std::nullopt, 1, now_))},
@@ -1565,7 +1653,8 @@ TEST_F(TableServiceTest, TransactionRejectsEmptyDuplicateAndCreateAndNamesMissin
               AllOf(IsError(ErrorKind::kBadRequest), HasErrorMessage("more than once")));
   const TableChange create{TableIdent{{"ns"}, "new"}, {ice::AssertCreate{}}, {}};
   EXPECT_THAT(service_->CommitTransaction("", {create}), IsError(ErrorKind::kBadRequest));
-  const TableChange ghost{TableIdent{{"ns"}, "ghost"}, {}, {ice::SetProperties{{{"k", "v"}}}}};
+  const TableChange ghost{
+      TableIdent{{"ns"}, "ghost"}, {}, {ice::SetProperties{{{"k", "v"}}}}};
   EXPECT_THAT(service_->CommitTransaction("", {a, ghost}),
               AllOf(IsError(ErrorKind::kNoSuchTable), HasErrorMessage("ns.ghost")));
   EXPECT_THAT(Parse(Load("a").metadata_json).properties, Not(Contains(Pair("k", "v"))));

@@ -20,11 +20,11 @@
 #include "catalog/catalog_service.h"
 #include "catalog/metadata_files.h"
 #include "catalog/table_service.h"
-#include "iceberg/view_json_serde.h"
-#include "support/memory_file_io.h"
 #include "hooked_store.h"
+#include "iceberg/view_json_serde.h"
 #include "matchers.h"
 #include "store/meta_store.h"
+#include "support/memory_file_io.h"
 
 namespace cairn {
 namespace {
@@ -101,7 +101,6 @@ std::vector<ice::ViewUpdate> ReplaceUpdates(std::optional<ice::Schema> schema,
 
 // --- a MetaStore decorator to interleave a competing writer
 // ------------------------------
-
 
 // --- fixture
 // ------------------------------------------------------------------------------
@@ -220,15 +219,19 @@ TEST_F(ViewServiceTest, CreateHonoursLocationCompressionAndMetadataPath) {
   input.location = "file:///warehouse/default/elsewhere/plain/";
   auto plain = views_->CreateView("", {"ns"}, input);
   ASSERT_THAT(plain, IsOk());
-  EXPECT_THAT(plain->metadata_location,
-              MatchesRegex(std::string("file:///warehouse/default/elsewhere/plain/metadata/00000-") +
-                           kUuidRe + "\\.metadata\\.json"));
+  EXPECT_THAT(
+      plain->metadata_location,
+      MatchesRegex(
+          std::string("file:///warehouse/default/elsewhere/plain/metadata/00000-") +
+          kUuidRe + "\\.metadata\\.json"));
   auto bytes = io_.ReadFile(plain->metadata_location);
   ASSERT_THAT(bytes, IsOk());
   EXPECT_EQ(*bytes, plain->metadata_json);
 
-  auto custom = Create("custom", {{"write.metadata.path", "file:///warehouse/default/meta/custom/"}});
-  EXPECT_THAT(custom.metadata_location, StartsWith("file:///warehouse/default/meta/custom/00000-"));
+  auto custom = Create(
+      "custom", {{"write.metadata.path", "file:///warehouse/default/meta/custom/"}});
+  EXPECT_THAT(custom.metadata_location,
+              StartsWith("file:///warehouse/default/meta/custom/00000-"));
   EXPECT_THAT(custom.metadata_location, EndsWith(".gz.metadata.json"));
 }
 

@@ -10,7 +10,8 @@ Response Status200(std::string_view status) {
 }  // namespace
 
 void AddAdminRoutes(Router& router, CatalogService& catalog, const HttpMetrics& metrics) {
-  // Liveness answers from the network thread: it must not depend on the store or the pool.
+  // Liveness answers from the network thread: it must not depend on the store or the
+  // pool.
   Handler live = [](const Request&) -> Result<Response> { return Status200("ok"); };
   router.Add(Route{"GET", "/health", Protocol::kAdmin, false, live});
   router.Add(Route{"GET", "/health/live", Protocol::kAdmin, false, live});
@@ -23,11 +24,12 @@ void AddAdminRoutes(Router& router, CatalogService& catalog, const HttpMetrics& 
                      }
                      return Status200("ready");
                    }});
-  router.Add(Route{"GET", "/metrics", Protocol::kAdmin, false,
-                   [&metrics](const Request&) -> Result<Response> {
-                     return Response{200, metrics.Render(),
-                                     "text/plain; version=0.0.4; charset=utf-8", {}};
-                   }});
+  router.Add(
+      Route{"GET", "/metrics", Protocol::kAdmin, false,
+            [&metrics](const Request&) -> Result<Response> {
+              return Response{
+                  200, metrics.Render(), "text/plain; version=0.0.4; charset=utf-8", {}};
+            }});
 }
 
 }  // namespace cairn

@@ -1,8 +1,8 @@
 #pragma once
 
 /// \file
-/// \brief Operations endpoints: `/health`, `/health/live`, `/health/ready` (ready only when
-/// the store answers) and `/metrics` (Prometheus text).
+/// \brief Operations endpoints: `/health`, `/health/live`, `/health/ready` (ready only
+/// when the store answers) and `/metrics` (Prometheus text).
 
 #include "catalog/catalog_service.h"
 #include "http/metrics.h"

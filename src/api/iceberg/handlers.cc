@@ -1,9 +1,9 @@
 #include "api/iceberg/handlers.h"
 
-#include "common/macros.h"
-#include "common/url_codec.h"
 #include "api/iceberg/json_serde.h"
 #include "api/iceberg/request_util.h"
+#include "common/macros.h"
+#include "common/url_codec.h"
 
 namespace cairn::iceberg_rest {
 namespace {
@@ -26,8 +26,10 @@ NamespacePath SplitParent(std::string_view parent) {
 
 }  // namespace
 
-Result<Response> GetConfig(CatalogService& catalog, const std::vector<std::string>& endpoints,
-                           std::string_view idempotency_lifetime, const Request& request) {
+Result<Response> GetConfig(CatalogService& catalog,
+                           const std::vector<std::string>& endpoints,
+                           std::string_view idempotency_lifetime,
+                           const Request& request) {
   const auto warehouse = request.QueryParam("warehouse");
   CAIRN_ASSIGN_OR_RAISE(auto record, catalog.ResolveCatalog(warehouse.value_or("")));
   CatalogConfig config;
@@ -43,8 +45,8 @@ Result<Response> ListNamespaces(CatalogService& catalog, const Request& request)
   CAIRN_ASSIGN_OR_RAISE(auto page, PageOf(request));
   CAIRN_ASSIGN_OR_RAISE(
       auto listing,
-      catalog.ListNamespaces(catalog_name, SplitParent(request.QueryParam("parent").value_or("")),
-                             page));
+      catalog.ListNamespaces(
+          catalog_name, SplitParent(request.QueryParam("parent").value_or("")), page));
   return Response::Json(ToJson(listing));
 }
 
@@ -78,10 +80,12 @@ Result<Response> DropNamespace(CatalogService& catalog, const Request& request) 
   return Response::NoContent();
 }
 
-Result<Response> UpdateNamespaceProperties(CatalogService& catalog, const Request& request) {
+Result<Response> UpdateNamespaceProperties(CatalogService& catalog,
+                                           const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog_name, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
-  CAIRN_ASSIGN_OR_RAISE(auto body, UpdateNamespacePropertiesRequestFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(auto body,
+                        UpdateNamespacePropertiesRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto outcome, catalog.UpdateNamespaceProperties(
                                           catalog_name, ns, body.updates, body.removals));
   return Response::Json(ToJson(outcome));

@@ -2,8 +2,8 @@
 
 /// \file
 /// \brief Iceberg REST handlers: plain functions from a parsed `Request` to a `Response`
-/// or an `Error`. They know the wire format, not HTTP status codes of failures (those come
-/// from `http/error_mapping`). Thread-safe.
+/// or an `Error`. They know the wire format, not HTTP status codes of failures (those
+/// come from `http/error_mapping`). Thread-safe.
 
 #include <string>
 #include <vector>
@@ -18,7 +18,8 @@ namespace cairn::iceberg_rest {
 /// `endpoints` lists `endpoints`. Errors: `kNoSuchWarehouse`.
 /// `idempotency_lifetime` (ISO-8601), when not empty, is advertised as
 /// `idempotency-key-lifetime`.
-Result<Response> GetConfig(CatalogService& catalog, const std::vector<std::string>& endpoints,
+Result<Response> GetConfig(CatalogService& catalog,
+                           const std::vector<std::string>& endpoints,
                            std::string_view idempotency_lifetime, const Request& request);
 
 /// \brief `GET /v1/{prefix}/namespaces` with `parent`, `pageToken`, `pageSize`.
@@ -32,6 +33,7 @@ Result<Response> NamespaceExists(CatalogService& catalog, const Request& request
 /// \brief `DELETE /v1/{prefix}/namespaces/{namespace}`: 204.
 Result<Response> DropNamespace(CatalogService& catalog, const Request& request);
 /// \brief `POST /v1/{prefix}/namespaces/{namespace}/properties`.
-Result<Response> UpdateNamespaceProperties(CatalogService& catalog, const Request& request);
+Result<Response> UpdateNamespaceProperties(CatalogService& catalog,
+                                           const Request& request);
 
 }  // namespace cairn::iceberg_rest

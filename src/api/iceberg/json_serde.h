@@ -1,16 +1,16 @@
 #pragma once
 
 /// \file
-/// \brief JSON (de)serialization of the Iceberg REST payloads in `types.h`. Parsers return
-/// `kBadRequest` errors that name the offending field; unknown fields are ignored, as the
-/// Java reference does.
+/// \brief JSON (de)serialization of the Iceberg REST payloads in `types.h`. Parsers
+/// return `kBadRequest` errors that name the offending field; unknown fields are ignored,
+/// as the Java reference does.
 
 #include <string>
 #include <string_view>
 
+#include "api/iceberg/types.h"
 #include "catalog/catalog_service.h"
 #include "common/result.h"
-#include "api/iceberg/types.h"
 
 namespace cairn::iceberg_rest {
 

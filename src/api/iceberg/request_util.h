@@ -25,7 +25,8 @@ Result<NamespacePath> NamespaceOf(const Request& request);
 Result<TableIdent> TableOf(const Request& request);
 
 /// \brief `pageToken` / `pageSize` as a `PageRequest`: without both, everything; with a
-/// token but no size, pages of `kMaxPageSize`. Errors: `kBadRequest` for a bad `pageSize`.
+/// token but no size, pages of `kMaxPageSize`. Errors: `kBadRequest` for a bad
+/// `pageSize`.
 Result<PageRequest> PageOf(const Request& request);
 
 /// \brief A commit body may name its table or view; it must then be the one in the path.

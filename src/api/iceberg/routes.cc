@@ -91,12 +91,16 @@ std::string WithoutPrefix(std::string_view path) {
 Handler Bind(const Endpoint& endpoint, CatalogService& catalog, TableService& tables,
              ViewService& views) {
   if (endpoint.service == Service::kCatalog) {
-    return [&catalog, fn = endpoint.catalog_handler](const Request& r) { return fn(catalog, r); };
+    return [&catalog, fn = endpoint.catalog_handler](const Request& r) {
+      return fn(catalog, r);
+    };
   }
   if (endpoint.service == Service::kViews) {
-    return [&views, fn = endpoint.view_handler](const Request& r) { return fn(views, r); };
+    return
+        [&views, fn = endpoint.view_handler](const Request& r) { return fn(views, r); };
   }
-  return [&tables, fn = endpoint.table_handler](const Request& r) { return fn(tables, r); };
+  return
+      [&tables, fn = endpoint.table_handler](const Request& r) { return fn(tables, r); };
 }
 
 FastHandler BindFast(const Endpoint& endpoint, TableService& tables) {
@@ -107,7 +111,8 @@ FastHandler BindFast(const Endpoint& endpoint, TableService& tables) {
 /// Mutating routes honour `Idempotency-Key` (metrics reports are fire-and-forget).
 bool IsIdempotent(const Endpoint& endpoint) {
   const std::string_view method = endpoint.method;
-  return (method == "POST" || method == "DELETE") && endpoint.table_handler != &ReportMetrics;
+  return (method == "POST" || method == "DELETE") &&
+         endpoint.table_handler != &ReportMetrics;
 }
 
 }  // namespace

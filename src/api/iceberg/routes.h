@@ -2,8 +2,9 @@
 
 /// \file
 /// \brief The Iceberg REST route table: every endpoint Cairn implements, registered under
-/// `/iceberg` and at the root, each with and without `{prefix}`. The same table yields the
-/// `endpoints` list of `/v1/config`, so the advertisement cannot drift from the routes.
+/// `/iceberg` and at the root, each with and without `{prefix}`. The same table yields
+/// the `endpoints` list of `/v1/config`, so the advertisement cannot drift from the
+/// routes.
 
 #include <string>
 #include <vector>

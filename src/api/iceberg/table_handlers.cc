@@ -4,9 +4,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/macros.h"
 #include "api/iceberg/request_util.h"
 #include "api/iceberg/table_serde.h"
+#include "common/macros.h"
 
 namespace cairn::iceberg_rest {
 namespace {

@@ -17,7 +17,8 @@ namespace cairn::iceberg_rest {
 Result<Response> ListTables(TableService& tables, const Request& request);
 /// \brief `POST /v1/{prefix}/namespaces/{namespace}/tables` (also `stage-create`).
 Result<Response> CreateTable(TableService& tables, const Request& request);
-/// \brief `GET .../tables/{table}` with `snapshots=all|refs`; `ETag`; `If-None-Match` ⇒ 304.
+/// \brief `GET .../tables/{table}` with `snapshots=all|refs`; `ETag`; `If-None-Match` ⇒
+/// 304.
 Result<Response> LoadTable(TableService& tables, const Request& request);
 /// \brief LoadTable's fast path (a route's `fast` handler): the same answer when the
 /// pointer read finds the metadata cached (or the client's copy current), else nullopt.

@@ -36,7 +36,8 @@ Result<bool> OptionalBool(const boost::json::object& obj, std::string_view key) 
 }
 
 /// The spec marks `spec-id` / `order-id` read-only, so clients may leave them out.
-boost::json::value WithDefaultId(const boost::json::value& value, std::string_view id_key) {
+boost::json::value WithDefaultId(const boost::json::value& value,
+                                 std::string_view id_key) {
   if (!value.is_object() || value.as_object().contains(id_key)) return value;
   boost::json::object copy = value.as_object();
   // 0, except that a sort order with fields gets 1 (as the reference's builder does
@@ -48,12 +49,14 @@ boost::json::value WithDefaultId(const boost::json::value& value, std::string_vi
   return copy;
 }
 
-
-std::string JsonString(std::string_view s) { return boost::json::serialize(boost::json::string(s)); }
+std::string JsonString(std::string_view s) {
+  return boost::json::serialize(boost::json::string(s));
+}
 
 }  // namespace
 
-Result<TableIdent> TableIdentFromJson(const boost::json::object& obj, std::string_view key) {
+Result<TableIdent> TableIdentFromJson(const boost::json::object& obj,
+                                      std::string_view key) {
   const auto* value = FindNonNull(obj, key);
   if (value == nullptr) return BadRequest("Missing required field '{}'", key);
   const auto* ident = value->if_object();
@@ -77,12 +80,14 @@ Result<CreateTableInput> CreateTableRequestFromJson(std::string_view body) {
   CAIRN_ASSIGN_OR_RAISE(input.schema, iceberg::SchemaFromJson(*schema, kSchema));
   CAIRN_ASSIGN_OR_RAISE(input.location, GetOptionalString(json, kLocation));
   if (const auto* spec = FindNonNull(json, kPartitionSpec)) {
-    CAIRN_ASSIGN_OR_RAISE(input.spec, iceberg::PartitionSpecFromJson(
-                                          WithDefaultId(*spec, "spec-id"), kPartitionSpec));
+    CAIRN_ASSIGN_OR_RAISE(
+        input.spec,
+        iceberg::PartitionSpecFromJson(WithDefaultId(*spec, "spec-id"), kPartitionSpec));
   }
   if (const auto* order = FindNonNull(json, kWriteOrder)) {
-    CAIRN_ASSIGN_OR_RAISE(input.sort_order, iceberg::SortOrderFromJson(
-                                                WithDefaultId(*order, "order-id"), kWriteOrder));
+    CAIRN_ASSIGN_OR_RAISE(
+        input.sort_order,
+        iceberg::SortOrderFromJson(WithDefaultId(*order, "order-id"), kWriteOrder));
   }
   CAIRN_ASSIGN_OR_RAISE(input.stage_create, OptionalBool(json, kStageCreate));
   CAIRN_ASSIGN_OR_RAISE(input.properties, GetOptionalStringMap(json, kProperties));
@@ -94,16 +99,20 @@ namespace {
 /// Parses `requirements` and `updates` of a commit object; `where` prefixes field paths.
 Status ParseChanges(const boost::json::object& json, std::string_view where,
                     CommitTableRequest& request) {
-  for (auto [key, is_updates] : {std::pair{kRequirements, false}, std::pair{kUpdates, true}}) {
-    const std::string field = where.empty() ? std::string(key) : fmt::format("{}.{}", where, key);
+  for (auto [key, is_updates] :
+       {std::pair{kRequirements, false}, std::pair{kUpdates, true}}) {
+    const std::string field =
+        where.empty() ? std::string(key) : fmt::format("{}.{}", where, key);
     const auto* value = FindNonNull(json, key);
     if (value == nullptr) return BadRequest("Missing required field '{}'", field);
     const auto* array = value->if_array();
-    if (array == nullptr) return BadRequest("Invalid field '{}': expected an array", field);
+    if (array == nullptr)
+      return BadRequest("Invalid field '{}': expected an array", field);
     for (size_t i = 0; i < array->size(); ++i) {
       const std::string path = fmt::format("{}[{}]", field, i);
       if (is_updates) {
-        CAIRN_ASSIGN_OR_RAISE(auto update, iceberg::TableUpdateFromJson((*array)[i], path));
+        CAIRN_ASSIGN_OR_RAISE(auto update,
+                              iceberg::TableUpdateFromJson((*array)[i], path));
         request.updates.push_back(std::move(update));
       } else {
         CAIRN_ASSIGN_OR_RAISE(auto requirement,
@@ -132,12 +141,14 @@ Result<std::vector<TableChange>> CommitTransactionRequestFromJson(std::string_vi
   const auto* value = FindNonNull(json, "table-changes");
   if (value == nullptr) return BadRequest("Missing required field 'table-changes'");
   const auto* array = value->if_array();
-  if (array == nullptr) return BadRequest("Invalid field 'table-changes': expected an array");
+  if (array == nullptr)
+    return BadRequest("Invalid field 'table-changes': expected an array");
   std::vector<TableChange> changes;
   for (size_t i = 0; i < array->size(); ++i) {
     const std::string where = fmt::format("table-changes[{}]", i);
     const auto* change = (*array)[i].if_object();
-    if (change == nullptr) return BadRequest("Invalid field '{}': expected an object", where);
+    if (change == nullptr)
+      return BadRequest("Invalid field '{}': expected an object", where);
     auto ident = TableIdentFromJson(*change, kIdentifier);
     if (!ident) return BadRequest("Invalid field '{}': {}", where, ident.error().message);
     CommitTableRequest parsed;
@@ -183,11 +194,12 @@ Result<MetricsReport> ReportMetricsRequestFromJson(std::string_view body) {
 
 namespace {
 
-/// `{"metadata-location":...,"metadata":<json><tail>` built with one copy of the metadata,
-/// which can be megabytes: no temporaries, no regrowth.
+/// `{"metadata-location":...,"metadata":<json><tail>` built with one copy of the
+/// metadata, which can be megabytes: no temporaries, no regrowth.
 std::string WithMetadata(const LoadedTable& table, std::string_view tail) {
-  const std::string location =
-      table.metadata_location.empty() ? std::string() : JsonString(table.metadata_location);
+  const std::string location = table.metadata_location.empty()
+                                   ? std::string()
+                                   : JsonString(table.metadata_location);
   std::string out;
   out.reserve(location.size() + table.metadata_json.size() + tail.size() + 40);
   out += '{';
@@ -212,7 +224,8 @@ std::string CommitTableResponseToJson(const LoadedTable& table) {
   return WithMetadata(table, "}");
 }
 
-std::string ListTablesResponseToJson(const NamespacePath& ns, const TableListing& listing) {
+std::string ListTablesResponseToJson(const NamespacePath& ns,
+                                     const TableListing& listing) {
   boost::json::array ns_json;
   for (const auto& level : ns) ns_json.emplace_back(level);
   boost::json::array identifiers;

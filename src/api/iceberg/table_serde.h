@@ -1,10 +1,11 @@
 #pragma once
 
 /// \file
-/// \brief JSON of the Iceberg REST table payloads: CreateTableRequest, CommitTableRequest,
-/// RenameTableRequest, RegisterTableRequest, ReportMetricsRequest (checked, not modelled),
-/// and the LoadTableResult / CommitTableResponse / ListTablesResponse bodies. Parsers
-/// return `kBadRequest` naming the field; unknown fields are ignored.
+/// \brief JSON of the Iceberg REST table payloads: CreateTableRequest,
+/// CommitTableRequest, RenameTableRequest, RegisterTableRequest, ReportMetricsRequest
+/// (checked, not modelled), and the LoadTableResult / CommitTableResponse /
+/// ListTablesResponse bodies. Parsers return `kBadRequest` naming the field; unknown
+/// fields are ignored.
 
 #include <cstddef>
 #include <string>
@@ -38,10 +39,12 @@ struct RegisterTableRequest {
 
 /// \brief The `TableIdentifier` object in member `key` (`{namespace, name}`), for tables
 /// and views alike. Errors: `kBadRequest` naming `key`.
-Result<TableIdent> TableIdentFromJson(const boost::json::object& obj, std::string_view key);
+Result<TableIdent> TableIdentFromJson(const boost::json::object& obj,
+                                      std::string_view key);
 
 Result<CreateTableInput> CreateTableRequestFromJson(std::string_view body);
-/// \brief `CommitTransactionRequest`: `{table-changes: [CommitTableRequest with identifier]}`.
+/// \brief `CommitTransactionRequest`: `{table-changes: [CommitTableRequest with
+/// identifier]}`.
 Result<std::vector<TableChange>> CommitTransactionRequestFromJson(std::string_view body);
 Result<CommitTableRequest> CommitTableRequestFromJson(std::string_view body);
 Result<RenameTableRequest> RenameTableRequestFromJson(std::string_view body);
@@ -66,12 +69,13 @@ struct MetricsReport {
 };
 Result<MetricsReport> ReportMetricsRequestFromJson(std::string_view body);
 
-/// \brief `LoadTableResult` (`metadata-location` omitted for a staged table, `config` {}).
-/// The stored metadata text is spliced in as it is, without re-serialising.
+/// \brief `LoadTableResult` (`metadata-location` omitted for a staged table, `config`
+/// {}). The stored metadata text is spliced in as it is, without re-serialising.
 std::string LoadTableResultToJson(const LoadedTable& table);
 /// \brief `CommitTableResponse`.
 std::string CommitTableResponseToJson(const LoadedTable& table);
 /// \brief `ListTablesResponse`: identifiers in `ns`, `next-page-token` when more remain.
-std::string ListTablesResponseToJson(const NamespacePath& ns, const TableListing& listing);
+std::string ListTablesResponseToJson(const NamespacePath& ns,
+                                     const TableListing& listing);
 
 }  // namespace cairn::iceberg_rest

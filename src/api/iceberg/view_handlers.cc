@@ -1,10 +1,10 @@
 #include "api/iceberg/view_handlers.h"
 
-#include "common/macros.h"
-#include "common/url_codec.h"
 #include "api/iceberg/request_util.h"
 #include "api/iceberg/table_serde.h"
 #include "api/iceberg/view_serde.h"
+#include "common/macros.h"
+#include "common/url_codec.h"
 
 namespace cairn::iceberg_rest {
 namespace {

@@ -2,10 +2,10 @@
 
 #include <boost/json.hpp>
 
+#include "api/iceberg/table_serde.h"
 #include "common/json_util.h"
 #include "common/macros.h"
 #include "iceberg/json_serde.h"
-#include "api/iceberg/table_serde.h"
 #include "iceberg/view_json_serde.h"
 #include "iceberg/view_update_serde.h"
 

@@ -1,9 +1,9 @@
 #include "api/lance/handlers.h"
 
-#include "common/macros.h"
-#include "common/url_codec.h"
 #include "api/lance/json_serde.h"
 #include "api/lance/request_util.h"
+#include "common/macros.h"
+#include "common/url_codec.h"
 
 namespace cairn::lance_rest {
 namespace {

@@ -6,9 +6,9 @@
 #include <boost/json.hpp>
 #include <fmt/ranges.h>
 
+#include "api/lance/request_util.h"
 #include "common/json_util.h"
 #include "common/macros.h"
-#include "api/lance/request_util.h"
 
 namespace cairn::lance_rest {
 namespace {

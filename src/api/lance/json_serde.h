@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
+#include "api/lance/types.h"
 #include "catalog/lance_service.h"
 #include "common/result.h"
-#include "api/lance/types.h"
 
 namespace cairn::lance_rest {
 

@@ -4,8 +4,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "http/error_mapping.h"
 #include "api/lance/handlers.h"
+#include "http/error_mapping.h"
 
 namespace cairn::lance_rest {
 namespace {
