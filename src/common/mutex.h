@@ -49,7 +49,7 @@ class CAIRN_CAPABILITY("mutex") Mutex {
 class CAIRN_SCOPED_CAPABILITY MutexLock {
  public:
   explicit MutexLock(Mutex& mutex) CAIRN_ACQUIRE(mutex) : lock_(mutex.mutex_) {}
-  ~MutexLock() CAIRN_RELEASE() {}
+  ~MutexLock() CAIRN_RELEASE() = default;
   MutexLock(const MutexLock&) = delete;
   MutexLock& operator=(const MutexLock&) = delete;
 
