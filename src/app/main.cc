@@ -153,7 +153,9 @@ int Serve(const std::optional<std::string>& config_file,
 }  // namespace
 }  // namespace cairn
 
-int main(int argc, char** argv) {
+// An exception that escapes is a bug: std::terminate (abort, core dump, the exception's
+// type and what() on stderr) reports it best, so main catches only CLI11's parse errors.
+int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   CLI::App app{"Cairn: an Apache Iceberg REST and Lance REST Namespace catalog server"};
   app.set_version_flag("--version", std::string("cairn ") + CAIRN_VERSION);
   app.require_subcommand(1);

@@ -26,7 +26,7 @@ const MetadataCache::Entry* MetadataCache::Touch(const std::string& key) {
 std::shared_ptr<const std::string> MetadataCache::FindJson(std::string_view location,
                                                            Form form) {
   const std::string key = KeyOf(location, form);
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const Entry* entry = Touch(key);
   return entry ? entry->json : nullptr;
 }
@@ -34,7 +34,7 @@ std::shared_ptr<const std::string> MetadataCache::FindJson(std::string_view loca
 std::shared_ptr<const iceberg::TableMetadata> MetadataCache::FindModel(
     std::string_view location) {
   const std::string key = KeyOf(location, Form::kModel);
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const Entry* entry = Touch(key);
   return entry ? entry->model : nullptr;
 }
@@ -55,7 +55,7 @@ void MetadataCache::InsertModel(std::string_view location,
 void MetadataCache::Insert(Entry entry) {
   entry.cost += entry.key.size();
   if (entry.cost > capacity_ / 4) return;  // one huge file must not flush everything else
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (index_.count(entry.key) > 0) return;  // same location, same content
   size_ += entry.cost;
   lru_.push_front(std::move(entry));
@@ -68,7 +68,7 @@ void MetadataCache::Insert(Entry entry) {
 }
 
 size_t MetadataCache::size_bytes() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return size_;
 }
 

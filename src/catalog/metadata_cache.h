@@ -12,11 +12,12 @@
 #include <cstddef>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
 #include "iceberg/table_metadata.h"
 
 namespace cairn {
@@ -29,20 +30,22 @@ class MetadataCache {
   explicit MetadataCache(size_t capacity_bytes) : capacity_(capacity_bytes) {}
 
   /// \brief The JSON text (`kJson` or `kRefsJson`) of the file at `location`, or nullptr.
-  std::shared_ptr<const std::string> FindJson(std::string_view location, Form form);
+  std::shared_ptr<const std::string> FindJson(std::string_view location, Form form)
+      CAIRN_EXCLUDES(mutex_);
   /// \brief The parsed metadata of the file at `location`, or nullptr.
-  std::shared_ptr<const iceberg::TableMetadata> FindModel(std::string_view location);
+  std::shared_ptr<const iceberg::TableMetadata> FindModel(std::string_view location)
+      CAIRN_EXCLUDES(mutex_);
 
   /// \brief Keeps `json` as `form` of `location`.
   void InsertJson(std::string_view location, Form form,
-                  std::shared_ptr<const std::string> json);
+                  std::shared_ptr<const std::string> json) CAIRN_EXCLUDES(mutex_);
   /// \brief Keeps the parsed metadata of `location`; `json_bytes` sizes it.
   void InsertModel(std::string_view location,
-                   std::shared_ptr<const iceberg::TableMetadata> model,
-                   size_t json_bytes);
+                   std::shared_ptr<const iceberg::TableMetadata> model, size_t json_bytes)
+      CAIRN_EXCLUDES(mutex_);
 
   /// \brief Bytes (estimated) held now.
-  size_t size_bytes() const;
+  size_t size_bytes() const CAIRN_EXCLUDES(mutex_);
 
  private:
   struct Entry {
@@ -54,15 +57,15 @@ class MetadataCache {
   using Lru = std::list<Entry>;
 
   static std::string KeyOf(std::string_view location, Form form);
-  /// Finds `key` and marks it used; nullptr when absent. Requires `mutex_`.
-  const Entry* Touch(const std::string& key);
-  void Insert(Entry entry);
+  /// Finds `key` and marks it used; nullptr when absent.
+  const Entry* Touch(const std::string& key) CAIRN_REQUIRES(mutex_);
+  void Insert(Entry entry) CAIRN_EXCLUDES(mutex_);
 
   const size_t capacity_;
-  mutable std::mutex mutex_;
-  Lru lru_;  ///< most recently used first
-  std::unordered_map<std::string, Lru::iterator> index_;
-  size_t size_ = 0;
+  mutable Mutex mutex_;
+  Lru lru_ CAIRN_GUARDED_BY(mutex_);  ///< most recently used first
+  std::unordered_map<std::string, Lru::iterator> index_ CAIRN_GUARDED_BY(mutex_);
+  size_t size_ CAIRN_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace cairn

@@ -23,17 +23,18 @@ std::optional<KeyedMutex::Guard> KeyedMutex::LockUnlessQueued(std::string key,
 }
 
 int KeyedMutex::Waiting(const std::string& key) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = slots_.find(key);
   return it == slots_.end() ? 0 : it->second.waiters;
 }
 
 bool KeyedMutex::Acquire(const std::string& key, int max_waiters) {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   Slot& slot = slots_[key];
   if (slot.held && slot.waiters >= max_waiters) return false;  // the slot is in use
   ++slot.waiters;
-  released_.wait(lock, [&] { return !slot.held; });
+  // `slot` stays valid while waiting: a slot with waiters is never erased.
+  lock.Wait(released_, [&] { return !slot.held; });
   --slot.waiters;
   slot.held = true;
   return true;
@@ -41,7 +42,7 @@ bool KeyedMutex::Acquire(const std::string& key, int max_waiters) {
 
 void KeyedMutex::Release(const std::string& key) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     auto it = slots_.find(key);
     it->second.held = false;
     if (it->second.waiters == 0) {

@@ -6,10 +6,12 @@
 
 #include <condition_variable>
 #include <limits>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
+
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
 
 namespace cairn {
 
@@ -41,7 +43,7 @@ class KeyedMutex {
   std::optional<Guard> LockUnlessQueued(std::string key, int max_waiters);
 
   /// \brief How many threads wait for `key` now (a snapshot, for tests and diagnostics).
-  int Waiting(const std::string& key);
+  int Waiting(const std::string& key) CAIRN_EXCLUDES(mutex_);
 
  private:
   struct Slot {
@@ -49,12 +51,12 @@ class KeyedMutex {
     int waiters = 0;
   };
   /// Takes `key`, waiting unless `max_waiters` others already wait; false if it did not.
-  bool Acquire(const std::string& key, int max_waiters);
-  void Release(const std::string& key);
+  bool Acquire(const std::string& key, int max_waiters) CAIRN_EXCLUDES(mutex_);
+  void Release(const std::string& key) CAIRN_EXCLUDES(mutex_);
 
-  std::mutex mutex_;
+  Mutex mutex_;
   std::condition_variable released_;
-  std::unordered_map<std::string, Slot> slots_;
+  std::unordered_map<std::string, Slot> slots_ CAIRN_GUARDED_BY(mutex_);
 };
 
 }  // namespace cairn

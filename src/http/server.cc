@@ -167,14 +167,15 @@ class HttpServer::Impl {
         continue;
       }
       auto executor = socket.get_executor();
-      net::co_spawn(executor, Session(std::move(socket)), [](std::exception_ptr e) {
-        if (!e) return;
-        try {
-          std::rethrow_exception(e);
-        } catch (const std::exception& ex) {
-          spdlog::error("session ended by exception: {}", ex.what());
-        }
-      });
+      net::co_spawn(executor, Session(std::move(socket)),
+                    [](const std::exception_ptr& e) {
+                      if (!e) return;
+                      try {
+                        std::rethrow_exception(e);
+                      } catch (const std::exception& ex) {
+                        spdlog::error("session ended by exception: {}", ex.what());
+                      }
+                    });
     }
   }
 
@@ -395,7 +396,7 @@ class HttpServer::Impl {
   /// response; answers 503 with Retry-After at once when the pool's queue is full.
   /// Deliberately not a coroutine itself (GCC 12 mis-orders destruction of locals around
   /// co_await of an initiation lambda); it returns the awaitable of the initiation.
-  awaitable<Response> RunBlocking(std::shared_ptr<const BlockingCall> call,
+  awaitable<Response> RunBlocking(const std::shared_ptr<const BlockingCall>& call,
                                   const net::any_io_executor& executor) {
     return net::async_initiate<decltype(net::use_awaitable), void(Response)>(
         [this, call, executor](auto handler) {

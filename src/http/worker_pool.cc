@@ -11,7 +11,7 @@ WorkerPool::~WorkerPool() { Shutdown(); }
 
 bool WorkerPool::TrySubmit(std::function<void()> task) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (stopping_ || queue_.size() >= max_queued_) return false;
     queue_.push_back(std::move(task));
     queued_.store(queue_.size(), std::memory_order_release);
@@ -22,7 +22,7 @@ bool WorkerPool::TrySubmit(std::function<void()> task) {
 
 void WorkerPool::Shutdown() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (stopping_ && threads_.empty()) return;
     stopping_ = true;
     queue_.clear();
@@ -39,8 +39,9 @@ void WorkerPool::Work() {
     std::function<void()> task;
     SpinForWork();
     {
-      std::unique_lock lock(mutex_);
-      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      MutexLock lock(mutex_);
+      lock.Wait(ready_,
+                [this]() CAIRN_REQUIRES(mutex_) { return stopping_ || !queue_.empty(); });
       if (stopping_) return;
       task = std::move(queue_.front());
       queue_.pop_front();

@@ -10,9 +10,11 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
 
 namespace cairn {
 
@@ -28,24 +30,24 @@ class WorkerPool {
 
   /// \brief Queues `task`; false (task not taken) when the queue is full or the pool is
   /// shutting down. Thread-safe.
-  bool TrySubmit(std::function<void()> task);
+  bool TrySubmit(std::function<void()> task) CAIRN_EXCLUDES(mutex_);
 
   /// \brief Lets running tasks finish, drops queued ones, joins the threads. Idempotent.
-  void Shutdown();
+  void Shutdown() CAIRN_EXCLUDES(mutex_);
 
  private:
-  void Work();
+  void Work() CAIRN_EXCLUDES(mutex_);
   /// Waits briefly, without sleeping, for a task to be queued.
   void SpinForWork();
 
-  std::mutex mutex_;
+  Mutex mutex_;
   std::condition_variable ready_;
-  std::deque<std::function<void()>> queue_;  // guarded by mutex_
-  bool stopping_ = false;                    // guarded by mutex_
-  std::atomic<size_t> queued_{0};            // queue_.size(), readable without the lock
-  std::atomic<int> spinning_{0};             // workers in SpinForWork
+  std::deque<std::function<void()>> queue_ CAIRN_GUARDED_BY(mutex_);
+  bool stopping_ CAIRN_GUARDED_BY(mutex_) = false;
+  std::atomic<size_t> queued_{0};  // queue_.size(), readable without the lock
+  std::atomic<int> spinning_{0};   // workers in SpinForWork
   size_t max_queued_;
-  std::vector<std::thread> threads_;
+  std::vector<std::thread> threads_;  // touched only by the constructor and Shutdown
 };
 
 }  // namespace cairn

@@ -51,7 +51,6 @@ constexpr int64_t kS4 = 104;
 constexpr int64_t kS5 = 105;
 
 // Ids in the resource fixtures.
-constexpr int64_t kV2Parent = 3051729675574597004;
 constexpr int64_t kV2Current = 3055729675574597004;
 constexpr int64_t kV3Old = 1733710953138;
 constexpr int64_t kV3Current = 1733710954168;
@@ -232,7 +231,8 @@ TableMetadata Fixture(const std::string& name) {
 }
 
 /// TableMetadataV2Valid.json: schemas 0 and 1 (current), spec 0 identity(x) 1000, sort
-/// order 3, last-sequence-number 34, snapshots kV2Parent (seq 0) and kV2Current (seq 1).
+/// order 3, last-sequence-number 34, snapshots 3051729675574597004 (seq 0) and kV2Current
+/// (seq 1).
 TableMetadata V2Fixture() { return Fixture("TableMetadataV2Valid.json"); }
 /// TableMetadataV3Valid.json: next-row-id 150, specs 0 and 1 (default), refs main, tag
 /// `previous` and branch `test`, statistics and partition statistics of kV3Current, two

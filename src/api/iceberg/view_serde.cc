@@ -13,7 +13,6 @@ namespace cairn::iceberg_rest {
 namespace {
 
 constexpr std::string_view kName = "name";
-constexpr std::string_view kNamespace = "namespace";
 constexpr std::string_view kLocation = "location";
 constexpr std::string_view kSchema = "schema";
 constexpr std::string_view kViewVersion = "view-version";
