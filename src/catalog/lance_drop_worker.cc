@@ -39,7 +39,7 @@ Status LanceDropWorker::Start() {
   }
   if (settings_.run_background_work) {
     thread_ = std::thread([this] { WorkLoop(); });
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     started_ = true;
   }
   return Ok();
@@ -47,7 +47,7 @@ Status LanceDropWorker::Start() {
 
 void LanceDropWorker::Stop() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stopping_ = true;
   }
   work_ready_.notify_all();
@@ -56,16 +56,18 @@ void LanceDropWorker::Stop() {
 
 void LanceDropWorker::Enqueue(std::string id) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     queue_.push_back(std::move(id));
   }
   work_ready_.notify_one();
 }
 
 void LanceDropWorker::WaitUntilIdle() {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   if (!started_) return;
-  work_done_.wait(lock, [this] { return stopping_ || (queue_.empty() && !busy_); });
+  lock.Wait(work_done_, [this]() CAIRN_REQUIRES(mutex_) {
+    return stopping_ || (queue_.empty() && !busy_);
+  });
 }
 
 Result<std::optional<std::string>> LanceDropWorker::Submit(
@@ -242,7 +244,7 @@ std::optional<std::string> LanceDropWorker::DeleteDataset(std::string_view store
 // --- the background thread -------------------------------------------------------------
 
 bool LanceDropWorker::Stopping() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return stopping_;
 }
 
@@ -250,8 +252,9 @@ void LanceDropWorker::WorkLoop() {
   for (;;) {
     std::string id;
     {
-      std::unique_lock lock(mutex_);
-      work_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      MutexLock lock(mutex_);
+      lock.Wait(work_ready_,
+                [this]() CAIRN_REQUIRES(mutex_) { return stopping_ || !queue_.empty(); });
       if (stopping_) break;
       id = std::move(queue_.front());
       queue_.pop_front();
@@ -259,7 +262,7 @@ void LanceDropWorker::WorkLoop() {
     }
     Run(id);
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       busy_ = false;
     }
     work_done_.notify_all();

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/mutex.h"
 #include "common/result.h"
 #include "io/file_io.h"
 #include "store/meta_store.h"
@@ -95,11 +96,13 @@ class LanceDropWorker {
   FileIO& io_;
   const LanceDropWorkerSettings settings_;
 
-  std::mutex mutex_;
-  std::deque<std::string> queue_;  // guarded by mutex_: ids waiting for the thread
-  bool busy_ = false;              // guarded by mutex_: the thread is running one
-  bool started_ = false;           // guarded by mutex_: the thread was started
-  bool stopping_ = false;          // guarded by mutex_
+  Mutex mutex_;
+  /// Ids waiting for the thread.
+  std::deque<std::string> queue_ CAIRN_GUARDED_BY(mutex_);
+  /// The thread is running one.
+  bool busy_ CAIRN_GUARDED_BY(mutex_) = false;
+  bool started_ CAIRN_GUARDED_BY(mutex_) = false;
+  bool stopping_ CAIRN_GUARDED_BY(mutex_) = false;
   /// Signalled (with `mutex_`) when `queue_` grows or `stopping_` is set.
   std::condition_variable work_ready_;
   /// Signalled (with `mutex_`) when `busy_` ends or the thread exits.

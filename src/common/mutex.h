@@ -19,6 +19,7 @@
 /// a condition variable anyway: re-check the state after every wake (the predicate form
 /// does that).
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <utility>
@@ -62,6 +63,14 @@ class CAIRN_SCOPED_CAPABILITY MutexLock {
   template <class Predicate>
   void Wait(std::condition_variable& cv, Predicate ready) {
     cv.wait(lock_, std::move(ready));
+  }
+
+  /// \brief As the predicate form of `Wait`, giving up after `timeout`: returns what
+  /// `ready()` returned last.
+  template <class Rep, class Period, class Predicate>
+  bool WaitFor(std::condition_variable& cv,
+               const std::chrono::duration<Rep, Period>& timeout, Predicate ready) {
+    return cv.wait_for(lock_, timeout, std::move(ready));
   }
 
  private:

@@ -30,7 +30,7 @@ InstanceHeartbeat::InstanceHeartbeat(MetaStore& store, std::string instance,
 InstanceHeartbeat::~InstanceHeartbeat() {
   if (!thread_.joinable()) return;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stopping_ = true;
   }
   wake_.notify_all();
@@ -51,16 +51,18 @@ Status InstanceHeartbeat::Beat() {
 }
 
 void InstanceHeartbeat::Run(bool failing) {
-  std::unique_lock lock(mutex_);
   for (;;) {
-    if (wake_.wait_for(lock, interval_, [this] { return stopping_; })) return;
-    lock.unlock();
+    {
+      MutexLock lock(mutex_);
+      if (lock.WaitFor(wake_, interval_,
+                       [this]() CAIRN_REQUIRES(mutex_) { return stopping_; }))
+        return;
+    }
     auto status = Beat();
     // Only changes are reported: a store that stays down is reported once.
     if (!status && !failing && report_) report_(status);
     if (status && failing && report_) report_(status);
     failing = !status;
-    lock.lock();
   }
 }
 

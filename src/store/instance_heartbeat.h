@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "common/mutex.h"
 #include "common/result.h"
 #include "store/meta_store.h"
 
@@ -64,9 +65,9 @@ class InstanceHeartbeat {
   const std::function<int64_t()> clock_;
   const std::function<void(const Status&)> report_;
   const std::chrono::milliseconds interval_;
-  std::mutex mutex_;
+  Mutex mutex_;
   std::condition_variable wake_;
-  bool stopping_ = false;  // guarded by mutex_
+  bool stopping_ CAIRN_GUARDED_BY(mutex_) = false;
   std::thread thread_;
 };
 

@@ -89,16 +89,18 @@ SqlStore::SqlStore(SqlStoreOptions options)
       open_(idle_.size()) {}
 
 Result<Lease> SqlStore::Acquire() {
-  std::unique_lock lock(mutex_);
-  available_.wait(lock,
-                  [this] { return !idle_.empty() || (connect_ && open_ < capacity_); });
-  if (!idle_.empty()) {
-    auto conn = std::move(idle_.back());
-    idle_.pop_back();
-    return Lease(*this, std::move(conn));
+  {
+    MutexLock lock(mutex_);
+    lock.Wait(available_, [this]() CAIRN_REQUIRES(mutex_) {
+      return !idle_.empty() || (connect_ && open_ < capacity_);
+    });
+    if (!idle_.empty()) {
+      auto conn = std::move(idle_.back());
+      idle_.pop_back();
+      return Lease(*this, std::move(conn));
+    }
+    ++open_;  // reserve the slot, then connect without holding the lock
   }
-  ++open_;  // reserve the slot, then connect without holding the lock
-  lock.unlock();
   auto conn = connect_();
   if (!conn) {
     Forget();
@@ -112,7 +114,7 @@ Result<Lease> SqlStore::Acquire() {
 void SqlStore::Release(std::unique_ptr<SqlConnection> conn) {
   std::vector<std::unique_ptr<SqlConnection>> closing;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (conn->Usable() || !connect_) {
       idle_.push_back(std::move(conn));
     } else {
@@ -127,7 +129,7 @@ void SqlStore::Release(std::unique_ptr<SqlConnection> conn) {
 
 void SqlStore::Forget() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     --open_;
   }
   available_.notify_one();

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "common/macros.h"
+#include "common/mutex.h"
 #include "common/namespace_path.h"
 #include "common/result.h"
 #include "store/idempotency_scope.h"
@@ -380,10 +381,12 @@ class SqlStore final : public MetaStore {
 
   const SqlConnector connect_;
   const size_t capacity_;
-  std::mutex mutex_;
+  Mutex mutex_;
+  /// Signalled (with `mutex_`) when a connection comes back or a slot frees up.
   std::condition_variable available_;
-  std::vector<std::unique_ptr<SqlConnection>> idle_;
-  size_t open_;  ///< idle + leased + being opened
+  std::vector<std::unique_ptr<SqlConnection>> idle_ CAIRN_GUARDED_BY(mutex_);
+  /// Idle + leased + being opened.
+  size_t open_ CAIRN_GUARDED_BY(mutex_);
 };
 
 }  // namespace cairn::sql_internal
