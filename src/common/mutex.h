@@ -19,6 +19,7 @@
 /// a condition variable anyway: re-check the state after every wake (the predicate form
 /// does that).
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <utility>
@@ -62,6 +63,13 @@ class CAIRN_SCOPED_CAPABILITY MutexLock {
   template <class Predicate>
   void Wait(std::condition_variable& cv, Predicate ready) {
     cv.wait(lock_, std::move(ready));
+  }
+
+  /// \brief As `Wait(cv, ready)`, but gives up after `timeout`; returns `ready()`.
+  template <class Rep, class Period, class Predicate>
+  bool WaitFor(std::condition_variable& cv,
+               const std::chrono::duration<Rep, Period>& timeout, Predicate ready) {
+    return cv.wait_for(lock_, timeout, std::move(ready));
   }
 
  private:
