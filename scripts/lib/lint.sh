@@ -58,7 +58,7 @@ for f in sorted({e["file"] for e in json.load(open(sys.argv[1]))}): print(f, end
   # count: an analyzer path that ends inside a Boost or libstdc++ header is dropped.
   cat "$work"/*.out |
     { grep -E '^/[^ ]+:[0-9]+:[0-9]+: (warning|error): .* \[[^]]+\]$' || true; } |
-    sed -E "s#^$build/layers/[^/]+/#$CAIRN_ROOT/src/#; s#^$CAIRN_ROOT/##" |
+    sed -E "s#^$CAIRN_ROOT/##; s#^build/[^/]+/layers/[^/]+/#src/#" |
     { grep -E '^(src|tests|bench)/' || true; } | sort -u >"$work/findings"
   local count
   count="$(wc -l <"$work/findings")"

@@ -65,8 +65,7 @@ class CAIRN_SCOPED_CAPABILITY MutexLock {
     cv.wait(lock_, std::move(ready));
   }
 
-  /// \brief As the predicate form of `Wait`, giving up after `timeout`: returns what
-  /// `ready()` returned last.
+  /// \brief As `Wait(cv, ready)`, but gives up after `timeout`; returns `ready()`.
   template <class Rep, class Period, class Predicate>
   bool WaitFor(std::condition_variable& cv,
                const std::chrono::duration<Rep, Period>& timeout, Predicate ready) {

@@ -108,6 +108,8 @@ Status WriteAll(int fd, std::string_view contents, std::string_view location) {
 int RenameNoReplaceAt(int dir, const std::string& from, const std::string& to) {
   if (::renameat2(dir, from.c_str(), dir, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
   const int err = errno;
+  // ENOTSUP and EOPNOTSUPP are one value on Linux, two elsewhere.
+  // NOLINTNEXTLINE(misc-redundant-expression)
   if (err != EINVAL && err != ENOSYS && err != ENOTSUP && err != EOPNOTSUPP) return err;
   // The file system lacks RENAME_NOREPLACE: link() also refuses to replace, then drop the
   // temporary name. If that unlink fails the target is complete anyway.
@@ -180,6 +182,7 @@ int OpenBeneath(int dir, const std::string& relative, uint64_t flags, uint64_t m
   how.mode = mode;
   how.resolve = RESOLVE_NO_MAGICLINKS | (beneath ? RESOLVE_BENEATH : 0);
   for (;;) {
+    // NOLINTNEXTLINE(google-runtime-int): syscall(2) returns long.
     const long fd = ::syscall(SYS_openat2, dir, relative.empty() ? "." : relative.c_str(),
                               &how, sizeof how);
     if (fd >= 0 || errno != EAGAIN) return static_cast<int>(fd);
@@ -504,7 +507,8 @@ class LocalFileIO final : public FileIO {
     for (const auto& part : fs::path(resolved.relative)) {
       const std::string component = part.string();
       if (component.empty() || component == ".") continue;
-      walked = walked.empty() ? component : walked + "/" + component;
+      if (!walked.empty()) walked += '/';
+      walked += component;
       if (::mkdirat(current.get(), component.c_str(), 0755) == 0) {
         if (::fsync(current.get()) != 0 && errno != EINVAL) {
           return IOError("Failed to sync a directory for {}: {}", location,
