@@ -63,7 +63,7 @@ Status MemoryFileIO::WriteFileAtomic(std::string_view location,
   if (last.empty() || last == "." || last == ".." || key.ends_with('/')) {
     return BadRequest("Cannot write file {}: the location names a directory", location);
   }
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   // An existing directory makes the no-replace rename fail with EEXIST, as on disk.
   if (files_.contains(key) || IsDirectoryLocked(key)) {
     return AlreadyExists("File already exists: {}", location);
@@ -80,7 +80,7 @@ Status MemoryFileIO::WriteFileAtomic(std::string_view location,
 
 Result<std::string> MemoryFileIO::ReadFile(std::string_view location) {
   CAIRN_ASSIGN_OR_RAISE(const std::string key, KeyOf(location));
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   const auto it = files_.find(key);
   if (it != files_.end()) {
     if (it->second.size() > max_read_bytes_) {
@@ -99,13 +99,13 @@ Result<std::string> MemoryFileIO::ReadFile(std::string_view location) {
 
 Result<bool> MemoryFileIO::Exists(std::string_view location) {
   CAIRN_ASSIGN_OR_RAISE(const std::string key, KeyOf(location));
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return files_.contains(key) || IsDirectoryLocked(key);
 }
 
 Status MemoryFileIO::DeleteFile(std::string_view location) {
   CAIRN_ASSIGN_OR_RAISE(const std::string key, KeyOf(location));
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (files_.erase(key) > 0) return Ok();
   if (IsDirectoryLocked(key)) {
     return IOError("Failed to delete file {}: Is a directory", location);
@@ -119,7 +119,7 @@ Status MemoryFileIO::DeleteTree(std::string_view location, std::string_view conf
   if (key == root || !key.starts_with(DirPrefix(root))) {
     return BadRequest("Refusing to delete {}: it is not inside {}", location, confine_to);
   }
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   files_.erase(key);
   const std::string prefix = DirPrefix(key);
   auto it = files_.lower_bound(prefix);
@@ -133,7 +133,7 @@ Result<std::vector<std::string>> MemoryFileIO::List(std::string_view prefix_dir)
   // schemes list their keys.
   const bool as_file_uri =
       prefix_dir.front() != '/' && LocalPathOf(prefix_dir).has_value();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (files_.contains(key)) {
     return IOError("Failed to list {}: Not a directory", prefix_dir);
   }
@@ -147,39 +147,39 @@ Result<std::vector<std::string>> MemoryFileIO::List(std::string_view prefix_dir)
 }
 
 size_t MemoryFileIO::file_count() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return files_.size();
 }
 
 // --- FaultInjectingFileIO -------------------------------------------------------------
 
 void FaultInjectingFileIO::FailNextWrites(int count) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   fail_writes_ = count;
 }
 
 void FaultInjectingFileIO::FailWritesMatching(std::string substring) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   fail_writes_matching_ = std::move(substring);
 }
 
 void FaultInjectingFileIO::FailNextReads(int count) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   fail_reads_ = count;
 }
 
 void FaultInjectingFileIO::FailNextDeletes(int count) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   fail_deletes_ = count;
 }
 
 void FaultInjectingFileIO::SetDropUnsynced(bool on) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   drop_unsynced_ = on;
 }
 
 void FaultInjectingFileIO::Reset() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   fail_writes_ = 0;
   fail_writes_matching_.clear();
   fail_reads_ = 0;
@@ -188,14 +188,15 @@ void FaultInjectingFileIO::Reset() {
 }
 
 int FaultInjectingFileIO::injected_failures() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return injected_;
 }
 
-bool FaultInjectingFileIO::TakeFailure(int& counter) {
-  std::lock_guard lock(mu_);
-  if (counter <= 0) return false;
-  --counter;
+bool FaultInjectingFileIO::TakeFailure(int FaultInjectingFileIO::*counter) {
+  MutexLock lock(mu_);
+  int& remaining = this->*counter;
+  if (remaining <= 0) return false;
+  --remaining;
   ++injected_;
   return true;
 }
@@ -203,7 +204,7 @@ bool FaultInjectingFileIO::TakeFailure(int& counter) {
 Status FaultInjectingFileIO::Crash() {
   std::vector<std::string> unsynced;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     unsynced.swap(unsynced_);
   }
   Status first = Ok();
@@ -219,7 +220,7 @@ Status FaultInjectingFileIO::WriteFileAtomic(std::string_view location,
   bool inject = false;
   std::string torn_temp;  // set when the failure is to leave a torn temporary file
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     const bool by_count = fail_writes_ > 0;
     const bool by_match = !fail_writes_matching_.empty() &&
                           location.find(fail_writes_matching_) != std::string_view::npos;
@@ -260,13 +261,14 @@ Result<std::vector<std::string>> FaultInjectingFileIO::List(std::string_view pre
 }
 
 Status FaultInjectingFileIO::DeleteFile(std::string_view location) {
-  if (TakeFailure(fail_deletes_)) return IOError("Injected fault: delete {}", location);
+  if (TakeFailure(&FaultInjectingFileIO::fail_deletes_))
+    return IOError("Injected fault: delete {}", location);
   return base_.DeleteFile(location);
 }
 
 Status FaultInjectingFileIO::DeleteTree(std::string_view location,
                                         std::string_view confine_to) {
-  if (TakeFailure(fail_deletes_))
+  if (TakeFailure(&FaultInjectingFileIO::fail_deletes_))
     return IOError("Injected fault: delete tree {}", location);
   return base_.DeleteTree(location, confine_to);
 }

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/mutex.h"
 #include "common/result.h"
 #include "io/file_io.h"
 
@@ -55,13 +56,13 @@ class MemoryFileIO final : public FileIO {
   void set_max_read_bytes(size_t bytes) { max_read_bytes_ = bytes; }
 
  private:
-  /// True when some file lies strictly below `key`. Caller holds `mu_`.
-  bool IsDirectoryLocked(const std::string& key) const;
+  /// True when some file lies strictly below `key`.
+  bool IsDirectoryLocked(const std::string& key) const CAIRN_REQUIRES(mu_);
 
   size_t max_read_bytes_ = kDefaultMaxReadBytes;
-  mutable std::mutex mu_;
-  /// Normalised location → contents. Guarded by `mu_`.
-  std::map<std::string, std::string> files_;
+  mutable Mutex mu_;
+  /// Normalised location → contents.
+  std::map<std::string, std::string> files_ CAIRN_GUARDED_BY(mu_);
 };
 
 /// \brief Forwards every call to a base `FileIO` (not owned; it must outlive the wrapper)
@@ -113,22 +114,23 @@ class FaultInjectingFileIO final : public FileIO {
   Result<std::vector<std::string>> List(std::string_view prefix_dir) override;
 
  private:
-  /// Whether to fail this call: consumes one from `counter` if positive. Locks `mu_`.
-  bool TakeFailure(int& counter);
+  /// Whether to fail this call: consumes one from the counter `counter` names if
+  /// positive.
+  bool TakeFailure(int FaultInjectingFileIO::*counter) CAIRN_EXCLUDES(mu_);
   /// Whether to fail the read of `location` (consumes one from `fail_reads_`).
-  bool TakeReadFailure() { return TakeFailure(fail_reads_); }
+  bool TakeReadFailure() { return TakeFailure(&FaultInjectingFileIO::fail_reads_); }
 
   FileIO& base_;
-  mutable std::mutex mu_;
-  // All guarded by mu_.
-  int fail_writes_ = 0;
-  std::string fail_writes_matching_;
-  int fail_reads_ = 0;
-  int fail_deletes_ = 0;
-  bool drop_unsynced_ = false;
-  int injected_ = 0;
-  uint64_t next_temp_ = 0;
-  std::vector<std::string> unsynced_;  ///< torn temporary files, removed by Crash()
+  mutable Mutex mu_;
+  int fail_writes_ CAIRN_GUARDED_BY(mu_) = 0;
+  std::string fail_writes_matching_ CAIRN_GUARDED_BY(mu_);
+  int fail_reads_ CAIRN_GUARDED_BY(mu_) = 0;
+  int fail_deletes_ CAIRN_GUARDED_BY(mu_) = 0;
+  bool drop_unsynced_ CAIRN_GUARDED_BY(mu_) = false;
+  int injected_ CAIRN_GUARDED_BY(mu_) = 0;
+  uint64_t next_temp_ CAIRN_GUARDED_BY(mu_) = 0;
+  /// Torn temporary files, removed by Crash().
+  std::vector<std::string> unsynced_ CAIRN_GUARDED_BY(mu_);
 };
 
 }  // namespace cairn
