@@ -67,21 +67,22 @@ Status CatalogService::EnsureDefaultCatalog() {
 
 Result<CatalogRecord> CatalogService::CreateCatalog(
     std::string_view name, const std::optional<std::string>& location,
-    Properties properties) {
+    Properties properties, const WriteContext& write) {
   CAIRN_RETURN_IF_ERROR(ValidateCatalogName(name));
   // A client may name the warehouse, but only under the server's allowed locations.
   CAIRN_ASSIGN_OR_RAISE(const std::string warehouse,
                         locations_.CheckNewCatalog(
                             location ? *location : DefaultWarehouseOf(name), properties));
-  return store_.CreateCatalog(name, warehouse, properties);
+  return store_.CreateCatalog(name, warehouse, properties, write);
 }
 
 Result<std::vector<EntityRecord>> CatalogService::DropCatalog(
-    const CatalogRecord& catalog, bool cascade, const DropPlanner& planner) {
+    const CatalogRecord& catalog, bool cascade, const DropPlanner& planner,
+    const WriteContext& write) {
   if (IsDefaultCatalog(catalog.name)) {
     return BadRequest("The default catalog '{}' cannot be dropped", catalog.name);
   }
-  return store_.DropCatalog(catalog.id, cascade, planner);
+  return store_.DropCatalog(catalog.id, cascade, planner, write);
 }
 
 std::string CatalogService::DefaultWarehouseOf(std::string_view name) const {
@@ -99,11 +100,12 @@ std::string_view CatalogService::EffectiveName(std::string_view name) const {
 
 Result<NamespaceRecord> CatalogService::CreateNamespace(std::string_view catalog,
                                                         const NamespacePath& path,
-                                                        const Properties& properties) {
+                                                        const Properties& properties,
+                                                        const WriteContext& write) {
   CAIRN_RETURN_IF_ERROR(ValidateNamespace(path));
   CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys("properties", KeysOf(properties)));
   CAIRN_ASSIGN_OR_RAISE(auto record, ResolveCatalog(catalog));
-  CAIRN_RETURN_IF_ERROR(store_.CreateNamespace(record.id, path, properties));
+  CAIRN_RETURN_IF_ERROR(store_.CreateNamespace(record.id, path, properties, write));
   return NamespaceRecord{0, path, properties};
 }
 
@@ -145,22 +147,23 @@ Result<NamespaceListing> CatalogService::ListNamespaces(std::string_view catalog
   return listing;
 }
 
-Status CatalogService::DropNamespace(std::string_view catalog,
-                                     const NamespacePath& path) {
+Status CatalogService::DropNamespace(std::string_view catalog, const NamespacePath& path,
+                                     const WriteContext& write) {
   CAIRN_RETURN_IF_ERROR(ValidateNamespace(path));
   CAIRN_ASSIGN_OR_RAISE(auto record, ResolveCatalog(catalog));
-  return store_.DropNamespace(record.id, path);
+  return store_.DropNamespace(record.id, path, write);
 }
 
 Result<std::vector<EntityRecord>> CatalogService::DropNamespaceTree(
-    const CatalogRecord& catalog, const NamespacePath& path, const DropPlanner& planner) {
+    const CatalogRecord& catalog, const NamespacePath& path, const DropPlanner& planner,
+    const WriteContext& write) {
   CAIRN_RETURN_IF_ERROR(ValidateNamespace(path));
-  return store_.DropNamespaceTree(catalog.id, path, planner);
+  return store_.DropNamespaceTree(catalog.id, path, planner, write);
 }
 
 Result<PropertiesUpdateOutcome> CatalogService::UpdateNamespaceProperties(
     std::string_view catalog, const NamespacePath& path, const Properties& updates,
-    const std::vector<std::string>& removals) {
+    const std::vector<std::string>& removals, const WriteContext& write) {
   CAIRN_RETURN_IF_ERROR(ValidateNamespace(path));
   CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys("updates", KeysOf(updates)));
   CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys("removals", removals));
@@ -180,7 +183,8 @@ Result<PropertiesUpdateOutcome> CatalogService::UpdateNamespaceProperties(
     if (seen.insert(key).second) unique_removals.push_back(key);
   }
   CAIRN_ASSIGN_OR_RAISE(auto record, ResolveCatalog(catalog));
-  return store_.UpdateNamespaceProperties(record.id, path, updates, unique_removals);
+  return store_.UpdateNamespaceProperties(record.id, path, updates, unique_removals,
+                                          write);
 }
 
 }  // namespace cairn

@@ -5,6 +5,11 @@
 /// rules, pagination tokens, the default catalog) on top of a `MetaStore`. Protocol
 /// adapters (`iceberg/rest`, `lance/rest`) translate wire requests into these calls.
 ///
+/// Every method that writes takes the caller's `WriteContext` last (default
+/// `WriteContext::Immediate()`: each write commits at once) and makes all its store
+/// writes in it; work that must follow the store commit (deleting files) goes through
+/// `WriteContext::AfterCommit`.
+///
 /// Thread-safe: holds no mutable state of its own; the store is thread-safe.
 
 #include <cstddef>
@@ -16,6 +21,7 @@
 #include "catalog/location_policy.h"
 #include "common/result.h"
 #include "store/meta_store.h"
+#include "store/write_context.h"
 
 namespace cairn {
 
@@ -64,17 +70,18 @@ class CatalogService {
   /// `DefaultWarehouseOf(name)`; either way it must lie under the allowed locations and
   /// is stored canonical, as is its `allowed-locations` property. Errors: `kBadRequest`
   /// (invalid name or location), `kAlreadyExists`.
-  Result<CatalogRecord> CreateCatalog(std::string_view name,
-                                      const std::optional<std::string>& location,
-                                      Properties properties);
+  Result<CatalogRecord> CreateCatalog(
+      std::string_view name, const std::optional<std::string>& location,
+      Properties properties, const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Drops `catalog`. Without `cascade` it must hold no namespace; with it, every
   /// namespace and entity of the catalog goes too, in one store transaction with the
   /// record `planner` returns for the dropped entities (may be empty: no record). Returns
   /// the dropped entities. Errors: `kBadRequest` (the default catalog, which is never
   /// dropped), `kNoSuchWarehouse`, `kNamespaceNotEmpty`, the planner's error.
-  Result<std::vector<EntityRecord>> DropCatalog(const CatalogRecord& catalog,
-                                                bool cascade, const DropPlanner& planner);
+  Result<std::vector<EntityRecord>> DropCatalog(
+      const CatalogRecord& catalog, bool cascade, const DropPlanner& planner,
+      const WriteContext& write = WriteContext::Immediate());
 
   /// \brief The warehouse of a new catalog that names none:
   /// `<warehouse root>/<name, percent-encoded>` (not yet checked against the policy).
@@ -93,9 +100,9 @@ class CatalogService {
 
   /// \brief Creates a namespace. Errors: `kBadRequest` (invalid name or properties),
   /// `kNoSuchWarehouse`, `kNoSuchNamespace` (parent missing), `kAlreadyExists`.
-  Result<NamespaceRecord> CreateNamespace(std::string_view catalog,
-                                          const NamespacePath& path,
-                                          const Properties& properties);
+  Result<NamespaceRecord> CreateNamespace(
+      std::string_view catalog, const NamespacePath& path, const Properties& properties,
+      const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`.
   Result<NamespaceRecord> LoadNamespace(std::string_view catalog,
@@ -113,21 +120,23 @@ class CatalogService {
 
   /// \brief Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`,
   /// `kNamespaceNotEmpty`.
-  Status DropNamespace(std::string_view catalog, const NamespacePath& path);
+  Status DropNamespace(std::string_view catalog, const NamespacePath& path,
+                       const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Drops namespace `path` of `catalog` with every namespace below it and every
   /// entity in them, in one store transaction with the record `planner` returns for the
   /// dropped entities. Returns the dropped entities. Errors: `kBadRequest`,
   /// `kNoSuchNamespace`, the planner's error (nothing is dropped then).
-  Result<std::vector<EntityRecord>> DropNamespaceTree(const CatalogRecord& catalog,
-                                                      const NamespacePath& path,
-                                                      const DropPlanner& planner);
+  Result<std::vector<EntityRecord>> DropNamespaceTree(
+      const CatalogRecord& catalog, const NamespacePath& path, const DropPlanner& planner,
+      const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Errors: `kBadRequest`, `kUnprocessableEntity` (a key both updated and
   /// removed), `kNoSuchWarehouse`, `kNoSuchNamespace`.
   Result<PropertiesUpdateOutcome> UpdateNamespaceProperties(
       std::string_view catalog, const NamespacePath& path, const Properties& updates,
-      const std::vector<std::string>& removals);
+      const std::vector<std::string>& removals,
+      const WriteContext& write = WriteContext::Immediate());
 
   /// \brief True when the store answers. Errors: whatever the store reports.
   Status Ping() { return store_.Ping(); }

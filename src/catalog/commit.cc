@@ -50,8 +50,8 @@ bool FirstSwapLanded(MetaStore& store, const StagedChange& first,
 /// The outcome of one attempt's swap: committed, lost to another writer, or an error.
 Result<bool> Swap(MetaStore& store, const std::vector<StagedChange>& changes,
                   const std::vector<EntitySwap>& swaps, WrittenFiles& written,
-                  const CommitSubject& subject) {
-  auto swapped = store.SwapEntities(swaps);
+                  const CommitSubject& subject, const WriteContext& write) {
+  auto swapped = store.SwapEntities(swaps, write);
   if (swapped) return *swapped;
   if (!MayHaveLanded(swapped.error())) return tl::unexpected(swapped.error());
   // A new file may be an entity's current one now: keep them all, whatever happens.
@@ -66,13 +66,15 @@ Result<bool> Swap(MetaStore& store, const std::vector<StagedChange>& changes,
 }  // namespace
 
 Status RunCommit(MetaStore& store, FileIO& io, int max_attempts,
-                 const CommitSubject& subject, const CommitAttempt& attempt) {
+                 const CommitSubject& subject, const CommitAttempt& attempt,
+                 const WriteContext& write) {
   for (int i = 0; i < max_attempts; ++i) {
     CAIRN_ASSIGN_OR_RAISE(auto changes, attempt());
     if (changes.empty()) return Ok();
     WrittenFiles written(io);
     CAIRN_ASSIGN_OR_RAISE(auto swaps, WriteAll(changes, written));
-    CAIRN_ASSIGN_OR_RAISE(bool committed, Swap(store, changes, swaps, written, subject));
+    CAIRN_ASSIGN_OR_RAISE(bool committed,
+                          Swap(store, changes, swaps, written, subject, write));
     if (committed) {
       written.Keep();
       for (const auto& change : changes) change.on_committed();

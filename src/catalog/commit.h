@@ -19,6 +19,7 @@
 #include "common/result.h"
 #include "io/file_io.h"
 #include "store/meta_store.h"
+#include "store/write_context.h"
 
 namespace cairn {
 
@@ -37,7 +38,8 @@ struct StagedChange {
   /// Writes the metadata file and returns the swap from the entity's current pointer to
   /// it. The swap owns its text. On error nothing of this change is left behind.
   std::function<Result<EntitySwap>()> write;
-  /// Runs once the swap committed: remember what was written, schedule after-commit work.
+  /// Runs once the swap committed (or was parked in the write context): remember what
+  /// was written, schedule after-commit work with the context's `AfterCommit`.
   std::function<void()> on_committed;
 };
 
@@ -53,11 +55,14 @@ struct CommitSubject {
 };
 
 /// \brief Runs attempts (at most `max_attempts`) until one commits, nothing is left to
-/// change, or one fails. `store` and `io` must outlive the call. Errors: the attempt's;
+/// change, or one fails. The swaps are written in context `write`; what `on_committed`
+/// schedules to follow the store commit (later, when the write is parked) goes through
+/// `write.AfterCommit`. `store` and `io` must outlive the call. Errors: the attempt's;
 /// the store's (files of the failed attempt are deleted); `kCommitStateUnknown` when the
 /// store cannot tell whether the swaps landed (the written files are kept: one may be
 /// current); `kCommitFailed` after `max_attempts` lost races.
 Status RunCommit(MetaStore& store, FileIO& io, int max_attempts,
-                 const CommitSubject& subject, const CommitAttempt& attempt);
+                 const CommitSubject& subject, const CommitAttempt& attempt,
+                 const WriteContext& write = WriteContext::Immediate());
 
 }  // namespace cairn

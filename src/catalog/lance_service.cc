@@ -43,15 +43,16 @@ void LanceService::WaitForBackgroundWork() { drop_worker_.WaitUntilIdle(); }
 // --- namespaces ------------------------------------------------------------------------
 
 Result<Properties> LanceService::CreateNamespace(const LanceId& id, LanceCreateMode mode,
-                                                 const Properties& properties) {
+                                                 const Properties& properties,
+                                                 const WriteContext& write) {
   if (id.empty())
     return BadRequest("The root namespace always exists; it cannot be created");
   CAIRN_RETURN_IF_ERROR(ValidateNamespaceId(id));
   CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys(properties));
-  if (id.size() == 1) return CreateCatalog(id[0], mode, properties);
+  if (id.size() == 1) return CreateCatalog(id[0], mode, properties, write);
   const NamespacePath ns(id.begin() + 1, id.end());
   CAIRN_ASSIGN_OR_RAISE(auto catalog, ResolveCatalog(id[0]));
-  auto created = catalogs_.CreateNamespace(catalog.name, ns, properties);
+  auto created = catalogs_.CreateNamespace(catalog.name, ns, properties, write);
   if (created) return created->properties;
   if (created.error().kind == ErrorKind::kNoSuchNamespace) {
     return NoSuchNamespace("Parent namespace does not exist: {}",
@@ -71,7 +72,7 @@ Result<Properties> LanceService::CreateNamespace(const LanceId& id, LanceCreateM
   }
   // Overwrite = drop and create anew; only an empty namespace is replaced, never its
   // contents dropped silently.
-  auto dropped = catalogs_.DropNamespace(catalog.name, ns);
+  auto dropped = catalogs_.DropNamespace(catalog.name, ns, write);
   if (!dropped && dropped.error().kind == ErrorKind::kNamespaceNotEmpty) {
     return NamespaceNotEmpty(
         "Cannot overwrite namespace {}: it is not empty (drop it with behavior Cascade "
@@ -81,7 +82,7 @@ Result<Properties> LanceService::CreateNamespace(const LanceId& id, LanceCreateM
   if (!dropped && dropped.error().kind != ErrorKind::kNoSuchNamespace) {
     return tl::unexpected(dropped.error());
   }
-  auto recreated = catalogs_.CreateNamespace(catalog.name, ns, properties);
+  auto recreated = catalogs_.CreateNamespace(catalog.name, ns, properties, write);
   if (!recreated && recreated.error().kind == ErrorKind::kAlreadyExists) {
     return CommitFailed("Namespace {} was created concurrently", FormatLanceId(id));
   }
@@ -91,7 +92,8 @@ Result<Properties> LanceService::CreateNamespace(const LanceId& id, LanceCreateM
 
 Result<Properties> LanceService::CreateCatalog(const std::string& name,
                                                LanceCreateMode mode,
-                                               const Properties& properties) {
+                                               const Properties& properties,
+                                               const WriteContext& write) {
   auto existing = catalogs_.ResolveCatalog(name);
   if (!existing && existing.error().kind != ErrorKind::kNoSuchWarehouse) {
     return tl::unexpected(existing.error());
@@ -108,7 +110,7 @@ Result<Properties> LanceService::CreateCatalog(const std::string& name,
     if (catalogs_.IsDefaultCatalog(name)) {
       return BadRequest("The default catalog '{}' cannot be replaced", name);
     }
-    auto dropped = catalogs_.DropCatalog(*existing, /*cascade=*/false, nullptr);
+    auto dropped = catalogs_.DropCatalog(*existing, /*cascade=*/false, nullptr, write);
     if (!dropped && dropped.error().kind == ErrorKind::kNamespaceNotEmpty) {
       return NamespaceNotEmpty(
           "Cannot overwrite catalog {}: it is not empty (drop it with behavior Cascade "
@@ -128,7 +130,8 @@ Result<Properties> LanceService::CreateCatalog(const std::string& name,
     location = it->second;
     catalog_properties.erase(it);
   }
-  auto created = catalogs_.CreateCatalog(name, location, std::move(catalog_properties));
+  auto created =
+      catalogs_.CreateCatalog(name, location, std::move(catalog_properties), write);
   if (!created && created.error().kind == ErrorKind::kAlreadyExists) {
     return NamespaceAlreadyExists("Namespace (catalog) already exists: {}", name);
   }
@@ -180,10 +183,11 @@ Status LanceService::NamespaceExists(const LanceId& id) {
 
 Result<LanceDropOutcome> LanceService::DropNamespace(const LanceId& id,
                                                      LanceDropMode mode,
-                                                     LanceDropBehavior behavior) {
+                                                     LanceDropBehavior behavior,
+                                                     const WriteContext& write) {
   if (id.empty()) return BadRequest("The root namespace cannot be dropped");
   CAIRN_RETURN_IF_ERROR(ValidateNamespaceId(id));
-  if (id.size() == 1) return DropCatalog(id[0], mode, behavior);
+  if (id.size() == 1) return DropCatalog(id[0], mode, behavior, write);
   LanceDropOutcome outcome;
   auto properties = DescribeNamespace(id);
   if (!properties) {
@@ -199,7 +203,7 @@ Result<LanceDropOutcome> LanceService::DropNamespace(const LanceId& id,
   CAIRN_ASSIGN_OR_RAISE(auto catalog, ResolveCatalog(id[0]));
   const NamespacePath ns(id.begin() + 1, id.end());
   if (behavior == LanceDropBehavior::kRestrict) {
-    auto dropped = catalogs_.DropNamespace(catalog.name, ns);
+    auto dropped = catalogs_.DropNamespace(catalog.name, ns, write);
     if (!dropped && dropped.error().kind == ErrorKind::kNamespaceNotEmpty) {
       return NamespaceNotEmpty(
           "Namespace {} is not empty; drop what it holds first or use behavior Cascade",
@@ -215,7 +219,7 @@ Result<LanceDropOutcome> LanceService::DropNamespace(const LanceId& id,
   }
   std::optional<std::string> transaction_id;
   auto dropped = catalogs_.DropNamespaceTree(
-      catalog, ns, PlanDeletion("DropNamespace", id, transaction_id));
+      catalog, ns, PlanDeletion("DropNamespace", id, transaction_id), write);
   if (!dropped && dropped.error().kind == ErrorKind::kNoSuchNamespace &&
       mode == LanceDropMode::kSkip) {
     outcome.dropped = false;
@@ -230,7 +234,8 @@ Result<LanceDropOutcome> LanceService::DropNamespace(const LanceId& id,
 
 Result<LanceDropOutcome> LanceService::DropCatalog(const std::string& name,
                                                    LanceDropMode mode,
-                                                   LanceDropBehavior behavior) {
+                                                   LanceDropBehavior behavior,
+                                                   const WriteContext& write) {
   LanceDropOutcome outcome;
   auto catalog = ResolveCatalog(name);
   if (!catalog) {
@@ -245,7 +250,7 @@ Result<LanceDropOutcome> LanceService::DropCatalog(const std::string& name,
   const bool cascade = behavior == LanceDropBehavior::kCascade;
   std::optional<std::string> transaction_id;
   auto dropped = catalogs_.DropCatalog(
-      *catalog, cascade, PlanDeletion("DropNamespace", {name}, transaction_id));
+      *catalog, cascade, PlanDeletion("DropNamespace", {name}, transaction_id), write);
   if (!dropped && dropped.error().kind == ErrorKind::kNamespaceNotEmpty) {
     return NamespaceNotEmpty(
         "Catalog {} is not empty; drop its namespaces first or use behavior Cascade",
@@ -273,7 +278,8 @@ Result<LanceTransactionInfo> LanceService::DescribeTransaction(std::string_view 
 }
 
 Result<LanceTransactionInfo> LanceService::AlterTransaction(
-    std::string_view id, const std::vector<LanceTransactionAction>& actions) {
+    std::string_view id, const std::vector<LanceTransactionAction>& actions,
+    const WriteContext& write) {
   for (int attempt = 0; attempt < kMaxTransactionSwapAttempts; ++attempt) {
     CAIRN_ASSIGN_OR_RAISE(auto record, store_.LoadTransaction(id));
     if (!record) return NoSuchTransaction("Transaction does not exist: {}", id);
@@ -289,7 +295,7 @@ Result<LanceTransactionInfo> LanceService::AlterTransaction(
     updated.status = std::string(LanceTransactionStatusName(altered.status));
     updated.properties = altered.properties;
     CAIRN_ASSIGN_OR_RAISE(bool swapped,
-                          store_.UpdateTransaction(updated, record->version));
+                          store_.UpdateTransaction(updated, record->version, write));
     if (!swapped) continue;  // the background thread or another client got there first
     if (altered.status == LanceTransactionStatus::kQueued && before != altered.status)
       drop_worker_.Enqueue(updated.id);

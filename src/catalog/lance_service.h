@@ -13,6 +13,10 @@
 /// background thread and can be followed with DescribeTransaction; interrupted ones
 /// resume when the service starts again.
 ///
+/// Every method that writes takes the caller's `WriteContext` last (default
+/// `WriteContext::Immediate()`: each write commits at once) and makes all its store
+/// writes in it.
+///
 /// Thread-safe. Owns one background thread (its `LanceDropWorker`) between `Start` and
 /// destruction.
 
@@ -28,6 +32,7 @@
 #include "common/result.h"
 #include "io/file_io.h"
 #include "store/meta_store.h"
+#include "store/write_context.h"
 
 namespace cairn {
 
@@ -122,8 +127,9 @@ class LanceService {
   /// `kBadRequest` (root, invalid name or location, Overwrite of the default catalog),
   /// `kNamespaceAlreadyExists` (mode Create), `kNamespaceNotEmpty` (Overwrite of a
   /// non-empty one), `kNoSuchWarehouse`/`kNoSuchNamespace` (parent missing).
-  Result<Properties> CreateNamespace(const LanceId& id, LanceCreateMode mode,
-                                     const Properties& properties);
+  Result<Properties> CreateNamespace(
+      const LanceId& id, LanceCreateMode mode, const Properties& properties,
+      const WriteContext& write = WriteContext::Immediate());
 
   /// \brief The children of `parent` (root: the catalogs). Errors: `kBadRequest` (invalid
   /// id or token, a table id), `kNoSuchWarehouse`, `kNoSuchNamespace`.
@@ -142,8 +148,9 @@ class LanceService {
   /// tables are dropped with their data as `DropTable` does. Errors: `kBadRequest` (root,
   /// the default catalog), `kNoSuchWarehouse`/`kNoSuchNamespace` (mode Fail),
   /// `kNamespaceNotEmpty`.
-  Result<LanceDropOutcome> DropNamespace(const LanceId& id, LanceDropMode mode,
-                                         LanceDropBehavior behavior);
+  Result<LanceDropOutcome> DropNamespace(
+      const LanceId& id, LanceDropMode mode, LanceDropBehavior behavior,
+      const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Names of the Lance tables in a namespace (a catalog or the root holds none).
   /// Without `include_declared`, only tables whose dataset has a version. Errors as
@@ -162,17 +169,19 @@ class LanceService {
   /// Errors: `kBadRequest` (id, location), `kNoSuchWarehouse`, `kNoSuchNamespace`,
   /// `kAlreadyExists` (name taken by any table or view, or the default location already
   /// holds files or another table).
-  Result<LanceTableInfo> DeclareTable(const LanceId& id,
-                                      const std::optional<std::string>& location,
-                                      const Properties& properties);
+  Result<LanceTableInfo> DeclareTable(
+      const LanceId& id, const std::optional<std::string>& location,
+      const Properties& properties,
+      const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Registers the Lance dataset at `location` (it must have a valid manifest
   /// under `_versions/`). Errors: `kBadRequest` (no Lance dataset there, invalid id or
   /// location), `kUnsupported` (storage without a FileIO), `kAlreadyExists` (name taken;
   /// with Overwrite only by a non-Lance entity), `kNoSuchWarehouse`, `kNoSuchNamespace`.
-  Result<LanceTableInfo> RegisterTable(const LanceId& id, std::string_view location,
-                                       LanceRegisterMode mode,
-                                       const Properties& properties);
+  Result<LanceTableInfo> RegisterTable(
+      const LanceId& id, std::string_view location, LanceRegisterMode mode,
+      const Properties& properties,
+      const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Errors: `kBadRequest` (invalid id, or it names a namespace), `kNoSuchTable`
   /// (also when the name belongs to an Iceberg table or view), `kNoSuchWarehouse`.
@@ -187,16 +196,19 @@ class LanceService {
 
   /// \brief Forgets the table and deletes its dataset (see the file comment). Errors as
   /// `DescribeTable`.
-  Result<LanceDropOutcome> DropTable(const LanceId& id);
+  Result<LanceDropOutcome> DropTable(
+      const LanceId& id, const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Forgets the table and keeps its files. Errors as `DescribeTable`.
-  Result<LanceTableInfo> DeregisterTable(const LanceId& id);
+  Result<LanceTableInfo> DeregisterTable(
+      const LanceId& id, const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Renames a table, optionally into another namespace `to_namespace` of the
   /// same catalog; its location is unchanged. Errors: `kBadRequest` (ids, another
   /// catalog), `kNoSuchTable`, `kNoSuchNamespace`, `kAlreadyExists`.
   Status RenameTable(const LanceId& id, const std::optional<LanceId>& to_namespace,
-                     std::string_view new_name);
+                     std::string_view new_name,
+                     const WriteContext& write = WriteContext::Immediate());
 
   // --- transactions
   // ---------------------------------------------------------------------
@@ -209,7 +221,8 @@ class LanceService {
   /// only the server sets, an empty key, a Fail mode that fails), `kCommitFailed` (the
   /// current status does not allow the change).
   Result<LanceTransactionInfo> AlterTransaction(
-      std::string_view id, const std::vector<LanceTransactionAction>& actions);
+      std::string_view id, const std::vector<LanceTransactionAction>& actions,
+      const WriteContext& write = WriteContext::Immediate());
 
  private:
   struct TableRef {
@@ -235,15 +248,18 @@ class LanceService {
   Result<std::string> FreeDefaultLocation(const TableRef& ref, const LanceId& id);
   /// Records the Lance table; `kAlreadyExists` or `kNoSuchNamespace` worded for `id`.
   Status InsertTable(const TableRef& ref, const LanceId& id, const std::string& location,
-                     const std::string& metadata, const LocationClaim& claim);
+                     const std::string& metadata, const LocationClaim& claim,
+                     const WriteContext& write);
   /// The error for a table id that names no Lance table: a namespace, another kind, none.
   Error TableMissing(const TableRef& ref, const LanceId& id);
   /// The error for a namespace id that names no namespace: maybe it names a table.
   Error NamespaceMissing(const LanceId& id, Error original);
   Result<Properties> CreateCatalog(const std::string& name, LanceCreateMode mode,
-                                   const Properties& properties);
+                                   const Properties& properties,
+                                   const WriteContext& write);
   Result<LanceDropOutcome> DropCatalog(const std::string& name, LanceDropMode mode,
-                                       LanceDropBehavior behavior);
+                                       LanceDropBehavior behavior,
+                                       const WriteContext& write);
   /// A planner for the store's drop of `target` by `operation`: records the deletion of
   /// the Lance datasets among the dropped entities, and its id in `transaction_id`.
   static DropPlanner PlanDeletion(std::string_view operation, const LanceId& target,

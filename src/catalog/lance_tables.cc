@@ -103,7 +103,7 @@ Result<LanceIdListing> LanceService::ListAllTables(const PageRequest& page) {
 
 Result<LanceTableInfo> LanceService::DeclareTable(
     const LanceId& id, const std::optional<std::string>& location,
-    const Properties& properties) {
+    const Properties& properties, const WriteContext& write) {
   CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
   CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys(properties));
   LanceTableInfo table{id, {}, properties, !location.has_value()};
@@ -116,14 +116,15 @@ Result<LanceTableInfo> LanceService::DeclareTable(
   CAIRN_RETURN_IF_ERROR(
       InsertTable(ref, id, table.location,
                   TableMetadataJson(table.properties, table.managed_location),
-                  LocationPolicy::ClaimOf(ref.catalog, table.location)));
+                  LocationPolicy::ClaimOf(ref.catalog, table.location), write));
   return table;
 }
 
 Result<LanceTableInfo> LanceService::RegisterTable(const LanceId& id,
                                                    std::string_view location,
                                                    LanceRegisterMode mode,
-                                                   const Properties& properties) {
+                                                   const Properties& properties,
+                                                   const WriteContext& write) {
   CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
   CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys(properties));
   LanceTableInfo table{id, {}, properties, false};
@@ -143,13 +144,13 @@ Result<LanceTableInfo> LanceService::RegisterTable(const LanceId& id,
       EntitySwap swap{existing->id, existing->metadata_location, table.location,
                       metadata};
       swap.claim = claim;
-      CAIRN_ASSIGN_OR_RAISE(bool swapped, store_.SwapEntities({swap}));
+      CAIRN_ASSIGN_OR_RAISE(bool swapped, store_.SwapEntities({swap}, write));
       if (!swapped)
         return CommitFailed("Table {} was changed concurrently", FormatLanceId(id));
       return table;
     }
   }
-  CAIRN_RETURN_IF_ERROR(InsertTable(ref, id, table.location, metadata, claim));
+  CAIRN_RETURN_IF_ERROR(InsertTable(ref, id, table.location, metadata, claim, write));
   return table;
 }
 
@@ -169,13 +170,14 @@ Status LanceService::TableExists(const LanceId& id) {
   return Ok();
 }
 
-Result<LanceDropOutcome> LanceService::DropTable(const LanceId& id) {
+Result<LanceDropOutcome> LanceService::DropTable(const LanceId& id,
+                                                 const WriteContext& write) {
   CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
   std::optional<std::string> transaction_id;
   CAIRN_ASSIGN_OR_RAISE(auto dropped,
                         store_.DropEntityWithRecord(
                             ref.catalog.id, ref.ns, ref.name, EntityKind::kLanceTable,
-                            PlanDeletion("DropTable", id, transaction_id)));
+                            PlanDeletion("DropTable", id, transaction_id), write));
   if (!dropped) return tl::unexpected(TableMissing(ref, id));
   LanceTableInfo table{id, dropped->metadata_location, {}, false};
   ReadTableMetadata(dropped->metadata, table);
@@ -188,18 +190,19 @@ Result<LanceDropOutcome> LanceService::DropTable(const LanceId& id) {
   return outcome;
 }
 
-Result<LanceTableInfo> LanceService::DeregisterTable(const LanceId& id) {
+Result<LanceTableInfo> LanceService::DeregisterTable(const LanceId& id,
+                                                     const WriteContext& write) {
   CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
   CAIRN_ASSIGN_OR_RAISE(auto table, LoadTable(ref, id));
   CAIRN_ASSIGN_OR_RAISE(bool dropped, store_.DropEntity(ref.catalog.id, ref.ns, ref.name,
-                                                        EntityKind::kLanceTable));
+                                                        EntityKind::kLanceTable, write));
   if (!dropped) return tl::unexpected(TableMissing(ref, id));
   return table;
 }
 
 Status LanceService::RenameTable(const LanceId& id,
                                  const std::optional<LanceId>& to_namespace,
-                                 std::string_view new_name) {
+                                 std::string_view new_name, const WriteContext& write) {
   CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
   CAIRN_RETURN_IF_ERROR(ValidateName("new table name", new_name));
   LanceId target_ns(id.begin(), id.end() - 1);
@@ -220,7 +223,7 @@ Status LanceService::RenameTable(const LanceId& id,
   auto renamed =
       store_.RenameEntity(ref.catalog.id, ref.ns, ref.name,
                           NamespacePath(target_ns.begin() + 1, target_ns.end()), new_name,
-                          EntityKind::kLanceTable);
+                          EntityKind::kLanceTable, write);
   if (renamed) return Ok();
   switch (renamed.error().kind) {
     case ErrorKind::kNoSuchTable:
@@ -295,9 +298,10 @@ Result<std::string> LanceService::FreeDefaultLocation(const TableRef& ref,
 
 Status LanceService::InsertTable(const TableRef& ref, const LanceId& id,
                                  const std::string& location, const std::string& metadata,
-                                 const LocationClaim& claim) {
-  auto created = store_.CreateEntity(ref.catalog.id, ref.ns, ref.name,
-                                     EntityKind::kLanceTable, location, metadata, claim);
+                                 const LocationClaim& claim, const WriteContext& write) {
+  auto created =
+      store_.CreateEntity(ref.catalog.id, ref.ns, ref.name, EntityKind::kLanceTable,
+                          location, metadata, claim, write);
   if (!created && created.error().kind == ErrorKind::kAlreadyExists) {
     return AlreadyExists("Table already exists: {} ({})", FormatLanceId(id),
                          created.error().message);

@@ -14,7 +14,6 @@
 #include "common/uuid.h"
 #include "iceberg/json_serde.h"
 #include "iceberg/metadata_builder.h"
-#include "store/idempotency_scope.h"
 
 namespace cairn {
 namespace {
@@ -51,7 +50,7 @@ std::string TableLockKey(const CatalogRecord& catalog, const TableIdent& ident) 
 Result<LoadedTable> TableService::CreateFromCommit(
     const CatalogRecord& catalog, const TableIdent& ident,
     const std::vector<iceberg::TableRequirement>& requirements,
-    const std::vector<iceberg::TableUpdate>& updates) {
+    const std::vector<iceberg::TableUpdate>& updates, const WriteContext& write) {
   for (const auto& requirement : requirements) {
     CAIRN_PRECHECK(
         std::holds_alternative<iceberg::AssertCreate>(requirement),
@@ -84,7 +83,7 @@ Result<LoadedTable> TableService::CreateFromCommit(
   LoadedTable& written = file.table;
   auto created = store_.CreateEntity(catalog.id, ident.ns, ident.name,
                                      EntityKind::kIcebergTable, written.metadata_location,
-                                     written.metadata_json, locations.claim);
+                                     written.metadata_json, locations.claim, write);
   if (!created) {
     (void)io_.DeleteFile(written.metadata_location);
     if (created.error().kind == ErrorKind::kAlreadyExists) {
@@ -184,7 +183,7 @@ Result<TableService::PreparedChange> TableService::PrepareChange(
 }
 
 StagedChange TableService::Stage(const CatalogRecord& catalog, PreparedChange prepared,
-                                 LoadedTable* answer) {
+                                 const WriteContext& write, LoadedTable* answer) {
   auto change = std::make_shared<const PreparedChange>(std::move(prepared));
   auto file = std::make_shared<WrittenMetadata>();
   StagedChange staged;
@@ -197,9 +196,9 @@ StagedChange TableService::Stage(const CatalogRecord& catalog, PreparedChange pr
     swap.claim = change->claim;
     return swap;
   };
-  staged.on_committed = [this, catalog, change, file, answer] {
+  staged.on_committed = [this, catalog, change, file, answer, write] {
     Remember(*file, change->updated);
-    AfterStoreCommit([this, catalog, change] {
+    write.AfterCommit([this, catalog, change] {
       DeleteDroppedMetadataFiles(catalog, change->entity.id, *change->base,
                                  *change->updated);
     });
@@ -219,13 +218,13 @@ LoadedTable TableService::Unchanged(const PreparedChange& change) {
 Result<LoadedTable> TableService::CommitTable(
     std::string_view catalog, const TableIdent& ident,
     const std::vector<iceberg::TableRequirement>& requirements,
-    const std::vector<iceberg::TableUpdate>& updates) {
+    const std::vector<iceberg::TableUpdate>& updates, const WriteContext& write) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent("table name", ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   const bool create = std::any_of(
       requirements.begin(), requirements.end(),
       [](const auto& r) { return std::holds_alternative<iceberg::AssertCreate>(r); });
-  if (create) return CreateFromCommit(record, ident, requirements, updates);
+  if (create) return CreateFromCommit(record, ident, requirements, updates, write);
 
   // Commits to one table that overlap in time can land only one at a time. Letting them
   // run side by side makes each build and write (and fsync) a metadata file that all but
@@ -248,15 +247,17 @@ Result<LoadedTable> TableService::CommitTable(
         if (!change.updated) {
           answer = Unchanged(change);
         } else {
-          staged.push_back(Stage(record, std::move(change), &answer));
+          staged.push_back(Stage(record, std::move(change), write, &answer));
         }
         return staged;
-      }));
+      },
+      write));
   return answer;
 }
 
 Status TableService::CommitTransaction(std::string_view catalog,
-                                       const std::vector<TableChange>& changes) {
+                                       const std::vector<TableChange>& changes,
+                                       const WriteContext& write) {
   CAIRN_PRECHECK(!changes.empty(), "Invalid field 'table-changes': must not be empty");
   std::set<std::string> seen;
   for (const auto& change : changes) {
@@ -274,18 +275,19 @@ Status TableService::CommitTransaction(std::string_view catalog,
   }
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   // A lost swap of any table retries the whole transaction on the new state.
-  return RunCommit(store_, io_, kMaxCommitAttempts, CommitSubject{},
-                   [&]() -> Result<std::vector<StagedChange>> {
-                     std::vector<StagedChange> staged;
-                     for (const auto& change : changes) {
-                       CAIRN_ASSIGN_OR_RAISE(
-                           auto one,
-                           PrepareChange(record, change.ident, change.requirements,
-                                         change.updates, ErrorNaming::kNameTable));
-                       if (one.updated) staged.push_back(Stage(record, std::move(one)));
-                     }
-                     return staged;
-                   });
+  return RunCommit(
+      store_, io_, kMaxCommitAttempts, CommitSubject{},
+      [&]() -> Result<std::vector<StagedChange>> {
+        std::vector<StagedChange> staged;
+        for (const auto& change : changes) {
+          CAIRN_ASSIGN_OR_RAISE(auto one,
+                                PrepareChange(record, change.ident, change.requirements,
+                                              change.updates, ErrorNaming::kNameTable));
+          if (one.updated) staged.push_back(Stage(record, std::move(one), write));
+        }
+        return staged;
+      },
+      write);
 }
 
 }  // namespace cairn

@@ -18,7 +18,6 @@
 #include "iceberg/json_serde.h"
 #include "iceberg/metadata_builder.h"
 #include "iceberg/new_table.h"
-#include "store/idempotency_scope.h"
 
 namespace cairn {
 namespace {
@@ -139,7 +138,8 @@ EntitySwap TableService::SwapTo(const EntityPointer& entity,
 
 Result<LoadedTable> TableService::CreateTable(std::string_view catalog,
                                               const NamespacePath& ns,
-                                              const CreateTableInput& input) {
+                                              const CreateTableInput& input,
+                                              const WriteContext& write) {
   const TableIdent ident{ns, input.name};
   CAIRN_RETURN_IF_ERROR(ValidateIdent("table name", ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
@@ -170,7 +170,7 @@ Result<LoadedTable> TableService::CreateTable(std::string_view catalog,
   LoadedTable& written = file.table;
   auto created = store_.CreateEntity(record.id, ns, input.name, EntityKind::kIcebergTable,
                                      written.metadata_location, written.metadata_json,
-                                     locations.claim);
+                                     locations.claim, write);
   if (!created) {
     (void)io_.DeleteFile(written.metadata_location);  // nobody will ever point at it
     if (created.error().kind == ErrorKind::kAlreadyExists) {
@@ -329,12 +329,13 @@ Status TableService::TableExists(std::string_view catalog, const TableIdent& ide
 }
 
 Status TableService::DropTable(std::string_view catalog, const TableIdent& ident,
-                               bool purge) {
+                               bool purge, const WriteContext& write) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent("table name", ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   if (!purge) {
-    CAIRN_ASSIGN_OR_RAISE(bool dropped, store_.DropEntity(record.id, ident.ns, ident.name,
-                                                          EntityKind::kIcebergTable));
+    CAIRN_ASSIGN_OR_RAISE(bool dropped,
+                          store_.DropEntity(record.id, ident.ns, ident.name,
+                                            EntityKind::kIcebergTable, write));
     if (!dropped) return NoSuchTable("Table does not exist: {}", DottedName(ident));
     return Ok();
   }
@@ -343,12 +344,12 @@ Status TableService::DropTable(std::string_view catalog, const TableIdent& ident
   const DropPlanner no_record = [](const std::vector<EntityRecord>&) {
     return Result<std::optional<TransactionRecord>>(std::nullopt);
   };
-  CAIRN_ASSIGN_OR_RAISE(
-      auto entity, store_.DropEntityWithRecord(record.id, ident.ns, ident.name,
-                                               EntityKind::kIcebergTable, no_record));
+  CAIRN_ASSIGN_OR_RAISE(auto entity, store_.DropEntityWithRecord(
+                                         record.id, ident.ns, ident.name,
+                                         EntityKind::kIcebergTable, no_record, write));
   if (!entity) return NoSuchTable("Table does not exist: {}", DottedName(ident));
   // Files go only once the drop has committed; deleting them is best effort.
-  AfterStoreCommit(
+  write.AfterCommit(
       [this, record, dropped = std::move(*entity)] { PurgeFiles(record, dropped); });
   return Ok();
 }
@@ -396,12 +397,12 @@ void TableService::PurgeFiles(const CatalogRecord& catalog, const EntityRecord& 
 }
 
 Status TableService::RenameTable(std::string_view catalog, const TableIdent& from,
-                                 const TableIdent& to) {
+                                 const TableIdent& to, const WriteContext& write) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent("table name", from));
   CAIRN_RETURN_IF_ERROR(ValidateIdent("table name", to));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   auto renamed = store_.RenameEntity(record.id, from.ns, from.name, to.ns, to.name,
-                                     EntityKind::kIcebergTable);
+                                     EntityKind::kIcebergTable, write);
   if (renamed) return Ok();
   switch (renamed.error().kind) {
     case ErrorKind::kNoSuchTable:
@@ -423,7 +424,8 @@ Status TableService::RenameTable(std::string_view catalog, const TableIdent& fro
 Result<LoadedTable> TableService::RegisterTable(std::string_view catalog,
                                                 const TableIdent& ident,
                                                 std::string_view metadata_location,
-                                                bool overwrite) {
+                                                bool overwrite,
+                                                const WriteContext& write) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent("table name", ident));
   CAIRN_PRECHECK(!metadata_location.empty(),
                  "Invalid field 'metadata-location': must not be empty");
@@ -458,14 +460,14 @@ Result<LoadedTable> TableService::RegisterTable(std::string_view catalog,
     EntitySwap swap{existing->id, existing->metadata_location,
                     registered.metadata_location, registered.metadata_json};
     swap.claim = std::move(locations.claim);
-    CAIRN_ASSIGN_OR_RAISE(bool swapped, store_.SwapEntities({swap}));
+    CAIRN_ASSIGN_OR_RAISE(bool swapped, store_.SwapEntities({swap}, write));
     if (!swapped)
       return CommitFailed("Table {} changed while registering", DottedName(ident));
     return registered;
   }
   auto created = store_.CreateEntity(
       record.id, ident.ns, ident.name, EntityKind::kIcebergTable,
-      registered.metadata_location, registered.metadata_json, locations.claim);
+      registered.metadata_location, registered.metadata_json, locations.claim, write);
   if (!created) {
     if (created.error().kind == ErrorKind::kAlreadyExists) {
       return tl::unexpected(NameTaken(record, ident));

@@ -11,6 +11,11 @@
 /// load of a large table costs a small indexed read, and a commit starts from the parsed
 /// model of the current file instead of parsing it again.
 ///
+/// Every method that writes takes the caller's `WriteContext` last (default
+/// `WriteContext::Immediate()`: each write commits at once) and makes all its store
+/// writes in it; work that must follow the store commit (deleting files) goes through
+/// `WriteContext::AfterCommit`.
+///
 /// Thread-safe: the cache locks itself; the store and FileIO are thread-safe.
 
 #include <cstdint>
@@ -30,6 +35,7 @@
 #include "iceberg/table_update.h"
 #include "io/file_io.h"
 #include "store/meta_store.h"
+#include "store/write_context.h"
 
 namespace cairn {
 
@@ -100,7 +106,8 @@ class TableService {
   /// `kNoSuchWarehouse`, `kNoSuchNamespace`, `kAlreadyExists` (a table or a view has the
   /// name), `kIOError`.
   Result<LoadedTable> CreateTable(std::string_view catalog, const NamespacePath& ns,
-                                  const CreateTableInput& input);
+                                  const CreateTableInput& input,
+                                  const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Loads from the store only (never object storage). When `client_has` says the
   /// client already holds the current metadata file (a conditional load), returns its
@@ -131,18 +138,22 @@ class TableService {
   /// (the whole table directory when Cairn chose the location and no other table uses it,
   /// else the metadata files the catalog knows of that no other table points at).
   /// Errors: `kNoSuchTable`, `kBadRequest`.
-  Status DropTable(std::string_view catalog, const TableIdent& ident, bool purge);
+  Status DropTable(std::string_view catalog, const TableIdent& ident, bool purge,
+                   const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Errors: `kNoSuchTable` (source), `kNoSuchNamespace` (target namespace),
   /// `kAlreadyExists` (target taken by a table or view), `kBadRequest`.
   Status RenameTable(std::string_view catalog, const TableIdent& from,
-                     const TableIdent& to);
+                     const TableIdent& to,
+                     const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Registers an existing metadata file; with `overwrite` replaces the pointer
   /// of an existing table. Errors: `kNotFound` (no such file), `kBadRequest` (invalid
   /// file), `kNoSuchNamespace`, `kAlreadyExists`.
-  Result<LoadedTable> RegisterTable(std::string_view catalog, const TableIdent& ident,
-                                    std::string_view metadata_location, bool overwrite);
+  Result<LoadedTable> RegisterTable(
+      std::string_view catalog, const TableIdent& ident,
+      std::string_view metadata_location, bool overwrite,
+      const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Applies a commit (DESIGN.md §4). With an `assert-create` requirement, creates
   /// the table from the updates. Errors: `kNoSuchTable`/`kNoSuchNamespace`, `kBadRequest`
@@ -152,7 +163,8 @@ class TableService {
   Result<LoadedTable> CommitTable(
       std::string_view catalog, const TableIdent& ident,
       const std::vector<iceberg::TableRequirement>& requirements,
-      const std::vector<iceberg::TableUpdate>& updates);
+      const std::vector<iceberg::TableUpdate>& updates,
+      const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Applies changes to several tables atomically: every table's requirements are
   /// checked and its updates applied, then all pointer swaps happen in one store
@@ -161,7 +173,8 @@ class TableService {
   /// change), `kNoSuchTable` (naming the table), `kCommitFailed` (naming the table),
   /// `kCommitStateUnknown`.
   Status CommitTransaction(std::string_view catalog,
-                           const std::vector<TableChange>& changes);
+                           const std::vector<TableChange>& changes,
+                           const WriteContext& write = WriteContext::Immediate());
 
  private:
   /// A metadata file this service wrote: its location and JSON text, and where the
@@ -207,17 +220,17 @@ class TableService {
       const std::vector<iceberg::TableRequirement>& requirements,
       const std::vector<iceberg::TableUpdate>& updates, ErrorNaming naming);
   /// The change as the commit protocol runs it (`catalog/commit.h`): write, then on
-  /// commit remember the file and delete the metadata files it dropped; with `answer`,
-  /// the committed table is moved there.
+  /// commit remember the file and delete the metadata files it dropped (once the store
+  /// write of `write` has committed); with `answer`, the committed table is moved there.
   StagedChange Stage(const CatalogRecord& catalog, PreparedChange prepared,
-                     LoadedTable* answer = nullptr);
+                     const WriteContext& write, LoadedTable* answer = nullptr);
   /// The answer to a commit that changes nothing: the table as it was checked.
   LoadedTable Unchanged(const PreparedChange& change);
 
   Result<LoadedTable> CreateFromCommit(
       const CatalogRecord& catalog, const TableIdent& ident,
       const std::vector<iceberg::TableRequirement>& requirements,
-      const std::vector<iceberg::TableUpdate>& updates);
+      const std::vector<iceberg::TableUpdate>& updates, const WriteContext& write);
   /// Loads the table entity; `kNoSuchTable` when absent or not a table.
   Result<EntityRecord> LoadEntity(const CatalogRecord& catalog, const TableIdent& ident);
   /// Loads the table's pointer only; `kNoSuchTable` when absent or not a table.

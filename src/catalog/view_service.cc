@@ -16,7 +16,6 @@
 #include "common/uuid.h"
 #include "iceberg/view_json_serde.h"
 #include "iceberg/view_metadata_builder.h"
-#include "store/idempotency_scope.h"
 
 namespace cairn {
 namespace {
@@ -68,10 +67,11 @@ Result<LoadedView> ViewService::WriteMetadata(const iceberg::ViewMetadata& metad
 Result<LoadedView> ViewService::CreateEntity(const CatalogRecord& catalog,
                                              const ViewIdent& ident, LoadedView written,
                                              bool delete_file_on_failure,
-                                             const LocationClaim& claim) {
+                                             const LocationClaim& claim,
+                                             const WriteContext& write) {
   auto created =
       store_.CreateEntity(catalog.id, ident.ns, ident.name, EntityKind::kIcebergView,
-                          written.metadata_location, written.metadata_json, claim);
+                          written.metadata_location, written.metadata_json, claim, write);
   if (created) return written;
   // Nobody will ever point at a file written for this create.
   if (delete_file_on_failure) (void)io_.DeleteFile(written.metadata_location);
@@ -83,7 +83,8 @@ Result<LoadedView> ViewService::CreateEntity(const CatalogRecord& catalog,
 
 Result<LoadedView> ViewService::CreateView(std::string_view catalog,
                                            const NamespacePath& ns,
-                                           const CreateViewInput& input) {
+                                           const CreateViewInput& input,
+                                           const WriteContext& write) {
   const ViewIdent ident{ns, input.name};
   CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
@@ -109,7 +110,7 @@ Result<LoadedView> ViewService::CreateView(std::string_view catalog,
   CAIRN_ASSIGN_OR_RAISE(auto written,
                         WriteMetadata(metadata, "", locations.metadata_dir));
   return CreateEntity(record, ident, std::move(written), /*delete_file_on_failure=*/true,
-                      locations.claim);
+                      locations.claim, write);
 }
 
 Result<EntityRecord> ViewService::LoadEntity(const CatalogRecord& catalog,
@@ -138,12 +139,13 @@ Status ViewService::ViewExists(std::string_view catalog, const ViewIdent& ident)
   return Ok();
 }
 
-Status ViewService::DropView(std::string_view catalog, const ViewIdent& ident) {
+Status ViewService::DropView(std::string_view catalog, const ViewIdent& ident,
+                             const WriteContext& write) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   CAIRN_ASSIGN_OR_RAISE(auto entity, LoadEntity(record, ident));
   CAIRN_ASSIGN_OR_RAISE(bool dropped, store_.DropEntity(record.id, ident.ns, ident.name,
-                                                        EntityKind::kIcebergView));
+                                                        EntityKind::kIcebergView, write));
   if (!dropped) return tl::unexpected(NoSuchViewError(ident));
   // Only the current file goes, as in the reference, never one another entity points
   // at, and only once the drop has committed; deleting it is best effort.
@@ -159,7 +161,7 @@ Status ViewService::DropView(std::string_view catalog, const ViewIdent& ident) {
       std::any_of(locations->claim.locations.begin(), locations->claim.locations.end(),
                   [&](const std::string& own) { return LocationContains(own, *file); });
   if (!owned) return Ok();
-  AfterStoreCommit([this, entity, file = *file, name = DottedName(ident)] {
+  write.AfterCommit([this, entity, file = *file, name = DottedName(ident)] {
     auto in_use = store_.LocationInUse(file, entity.id);
     if (!in_use || *in_use) return;
     if (auto deleted = io_.DeleteFile(file); !deleted) {
@@ -171,12 +173,12 @@ Status ViewService::DropView(std::string_view catalog, const ViewIdent& ident) {
 }
 
 Status ViewService::RenameView(std::string_view catalog, const ViewIdent& from,
-                               const ViewIdent& to) {
+                               const ViewIdent& to, const WriteContext& write) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", from));
   CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", to));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   auto renamed = store_.RenameEntity(record.id, from.ns, from.name, to.ns, to.name,
-                                     EntityKind::kIcebergView);
+                                     EntityKind::kIcebergView, write);
   if (renamed) return Ok();
   switch (renamed.error().kind) {
     case ErrorKind::kNoSuchTable:  // the store's "no such source of that kind"
@@ -195,7 +197,8 @@ Status ViewService::RenameView(std::string_view catalog, const ViewIdent& from,
 
 Result<LoadedView> ViewService::RegisterView(std::string_view catalog,
                                              const ViewIdent& ident,
-                                             std::string_view metadata_location) {
+                                             std::string_view metadata_location,
+                                             const WriteContext& write) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", ident));
   CAIRN_PRECHECK(!metadata_location.empty(),
                  "Invalid field 'metadata-location': must not be empty");
@@ -232,7 +235,7 @@ Result<LoadedView> ViewService::RegisterView(std::string_view catalog,
   LoadedView registered{file, iceberg::ViewMetadataToJsonString(*metadata)};
   // The file belongs to whoever wrote it: never deleted here.
   return CreateEntity(record, ident, std::move(registered),
-                      /*delete_file_on_failure=*/false, locations.claim);
+                      /*delete_file_on_failure=*/false, locations.claim, write);
 }
 
 Result<std::vector<StagedChange>> ViewService::PrepareReplace(
@@ -294,13 +297,14 @@ Result<std::vector<StagedChange>> ViewService::PrepareReplace(
 Result<LoadedView> ViewService::ReplaceView(
     std::string_view catalog, const ViewIdent& ident,
     const std::vector<iceberg::ViewRequirement>& requirements,
-    const std::vector<iceberg::ViewUpdate>& updates) {
+    const std::vector<iceberg::ViewUpdate>& updates, const WriteContext& write) {
   CAIRN_RETURN_IF_ERROR(ValidateIdent("view name", ident));
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   LoadedView answer;
   CAIRN_RETURN_IF_ERROR(RunCommit(
       store_, io_, kMaxCommitAttempts, CommitSubject{DottedName(ident)},
-      [&] { return PrepareReplace(record, ident, requirements, updates, answer); }));
+      [&] { return PrepareReplace(record, ident, requirements, updates, answer); },
+      write));
   return answer;
 }
 

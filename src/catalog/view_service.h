@@ -10,6 +10,11 @@
 /// Views share the identifier space of tables (and Lance tables): a name is used by at
 /// most one of them.
 ///
+/// Every method that writes takes the caller's `WriteContext` last (default
+/// `WriteContext::Immediate()`: each write commits at once) and makes all its store
+/// writes in it; work that must follow the store commit (deleting files) goes through
+/// `WriteContext::AfterCommit`.
+///
 /// Thread-safe: holds no mutable state; the store and FileIO are thread-safe.
 
 #include <cstdint>
@@ -28,6 +33,7 @@
 #include "iceberg/view_update.h"
 #include "io/file_io.h"
 #include "store/meta_store.h"
+#include "store/write_context.h"
 
 namespace cairn {
 
@@ -71,7 +77,8 @@ class ViewService {
   /// `kNoSuchNamespace`, `kAlreadyExists` ("View already exists: ns.v" or "Table with
   /// same name already exists: ns.v"), `kIOError`.
   Result<LoadedView> CreateView(std::string_view catalog, const NamespacePath& ns,
-                                const CreateViewInput& input);
+                                const CreateViewInput& input,
+                                const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Loads from the store only. Errors: `kNoSuchView` ("View does not exist:
   /// ns.v", also when the namespace does not exist or the name is a table),
@@ -84,18 +91,21 @@ class ViewService {
   /// \brief Removes the view from the catalog and, as the reference does unless the
   /// view's `gc.enabled` is `false`, deletes its current metadata file (if no other
   /// entity uses it). Errors: `kNoSuchView`, `kBadRequest`, `kNoSuchWarehouse`.
-  Status DropView(std::string_view catalog, const ViewIdent& ident);
+  Status DropView(std::string_view catalog, const ViewIdent& ident,
+                  const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Moves a view, also across namespaces. Errors: `kNoSuchView` (source),
   /// `kNoSuchNamespace` (target namespace), `kAlreadyExists` ("Cannot rename a to b. View
   /// already exists" / "... Table already exists"), `kBadRequest`.
-  Status RenameView(std::string_view catalog, const ViewIdent& from, const ViewIdent& to);
+  Status RenameView(std::string_view catalog, const ViewIdent& from, const ViewIdent& to,
+                    const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Registers an existing view metadata file under a new name. Errors:
   /// `kNoSuchNamespace`, `kAlreadyExists`, `kNotFound` (no such file), `kBadRequest`
   /// (not valid view metadata).
   Result<LoadedView> RegisterView(std::string_view catalog, const ViewIdent& ident,
-                                  std::string_view metadata_location);
+                                  std::string_view metadata_location,
+                                  const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Applies a commit of view updates (replaceView). Requirements are checked
   /// against the latest metadata on every attempt; a commit that changes nothing writes
@@ -105,7 +115,8 @@ class ViewService {
   Result<LoadedView> ReplaceView(
       std::string_view catalog, const ViewIdent& ident,
       const std::vector<iceberg::ViewRequirement>& requirements,
-      const std::vector<iceberg::ViewUpdate>& updates);
+      const std::vector<iceberg::ViewUpdate>& updates,
+      const WriteContext& write = WriteContext::Immediate());
 
  private:
   /// Loads the view entity; `kNoSuchView` when absent or not a view.
@@ -121,7 +132,7 @@ class ViewService {
   /// fails and `delete_file_on_failure`.
   Result<LoadedView> CreateEntity(const CatalogRecord& catalog, const ViewIdent& ident,
                                   LoadedView written, bool delete_file_on_failure,
-                                  const LocationClaim& claim);
+                                  const LocationClaim& claim, const WriteContext& write);
   /// One attempt of a replacement on the current state (`catalog/commit.h`): the view's
   /// change, or none when the updates change nothing (`answer` is then the view as it
   /// is); on commit the written view is moved to `answer`.

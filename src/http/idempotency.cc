@@ -10,6 +10,7 @@
 #include "http/error_mapping.h"
 #include "store/idempotency_scope.h"
 #include "store/instance_heartbeat.h"
+#include "store/write_context.h"
 
 namespace cairn {
 namespace {
@@ -129,11 +130,11 @@ Result<Response> IdempotentHandlers::Handle(const std::string& operation,
   CAIRN_ASSIGN_OR_RAISE(auto answered, Claim(protocol, scope));
   if (answered) return std::move(*answered);
 
-  Result<Response> result;
-  {
-    ScopedIdempotency installed(&scope);
-    result = handler(request);
-  }
+  // The handler's write parks in the scope, to commit below together with the answer.
+  const WriteContext write(scope);
+  Request scoped = request;
+  scoped.write = &write;
+  Result<Response> result = handler(scoped);
   Response response = result ? *result : ErrorResponse(protocol, result.error());
   const StoredResponse answer{scope.fingerprint, response.status, response.content_type,
                               response.body, HeaderValue(response, "ETag")};

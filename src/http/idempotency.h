@@ -33,7 +33,10 @@ class IdempotentHandlers {
                      std::function<int64_t()> clock, std::string instance = {});
 
   /// \brief Wraps the handler of a mutating route. `operation` names the route (e.g.
-  /// "POST /v1/{prefix}/namespaces") and is part of the request's fingerprint.
+  /// "POST /v1/{prefix}/namespaces") and is part of the request's fingerprint. Under a
+  /// key the handler gets the request with `Request::write` bound to the key's scope: it
+  /// must pass `request.write_context()` to every service call that writes, so that its
+  /// one write commits with the answer.
   Handler Wrap(std::string operation, Protocol protocol, Handler handler) const;
 
   /// \brief The lifetime as an ISO-8601 duration (`PT30M`).

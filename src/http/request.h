@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "store/write_context.h"
+
 namespace cairn {
 
 /// \brief Which protocol a route speaks; decides the shape of its error bodies.
@@ -27,6 +29,15 @@ struct Request {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   std::string request_id;
+  /// How the request's store writes commit: set by `IdempotentHandlers` for a request
+  /// under an `Idempotency-Key` (its write parks in the key's scope); null: each write
+  /// commits at once. Read it through `write_context()`.
+  const WriteContext* write = nullptr;
+
+  /// \brief The context mutating handlers pass to every service call that writes.
+  const WriteContext& write_context() const {
+    return write != nullptr ? *write : WriteContext::Immediate();
+  }
 
   /// \brief The raw value of a path capture; empty when the route has no such capture.
   std::string_view PathParam(std::string_view name) const {

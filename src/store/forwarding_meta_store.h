@@ -4,7 +4,9 @@
 /// \brief A `MetaStore` that forwards every method to another one: the base of
 /// decorators (tests that inject failures or interleave a competing writer), which
 /// override only the methods they change. Because every method forwards, a decorator
-/// never silently runs a different code path than the store it wraps.
+/// never silently runs a different code path than the store it wraps. The write methods
+/// repeat `MetaStore`'s default `WriteContext`, so that a call through a decorator's type
+/// reads as one through `MetaStore`; overrides forward the context they get.
 
 #include <cstddef>
 #include <cstdint>
@@ -26,9 +28,10 @@ class ForwardingMetaStore : public MetaStore {
   MetaStore& base() { return base_; }
 
   Status Ping() override { return base_.Ping(); }
-  Result<CatalogRecord> CreateCatalog(std::string_view name, std::string_view location,
-                                      const Properties& properties) override {
-    return base_.CreateCatalog(name, location, properties);
+  Result<CatalogRecord> CreateCatalog(
+      std::string_view name, std::string_view location, const Properties& properties,
+      const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.CreateCatalog(name, location, properties, write);
   }
   Result<CatalogRecord> GetCatalog(std::string_view name) override {
     return base_.GetCatalog(name);
@@ -38,8 +41,9 @@ class ForwardingMetaStore : public MetaStore {
     return base_.ListCatalogs(after, limit);
   }
   Status CreateNamespace(int64_t catalog_id, const NamespacePath& path,
-                         const Properties& properties) override {
-    return base_.CreateNamespace(catalog_id, path, properties);
+                         const Properties& properties,
+                         const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.CreateNamespace(catalog_id, path, properties, write);
   }
   Result<NamespaceRecord> LoadNamespace(int64_t catalog_id,
                                         const NamespacePath& path) override {
@@ -53,21 +57,23 @@ class ForwardingMetaStore : public MetaStore {
                                   std::optional<size_t> limit) override {
     return base_.ListNamespaces(catalog_id, parent, after, limit);
   }
-  Status DropNamespace(int64_t catalog_id, const NamespacePath& path) override {
-    return base_.DropNamespace(catalog_id, path);
+  Status DropNamespace(int64_t catalog_id, const NamespacePath& path,
+                       const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.DropNamespace(catalog_id, path, write);
   }
   Result<PropertiesUpdateOutcome> UpdateNamespaceProperties(
       int64_t catalog_id, const NamespacePath& path, const Properties& updates,
-      const std::vector<std::string>& removals) override {
-    return base_.UpdateNamespaceProperties(catalog_id, path, updates, removals);
+      const std::vector<std::string>& removals,
+      const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.UpdateNamespaceProperties(catalog_id, path, updates, removals, write);
   }
-  Result<EntityRecord> CreateEntity(int64_t catalog_id, const NamespacePath& ns,
-                                    std::string_view name, EntityKind kind,
-                                    std::string_view metadata_location,
-                                    std::string_view metadata,
-                                    const LocationClaim& claim) override {
+  Result<EntityRecord> CreateEntity(
+      int64_t catalog_id, const NamespacePath& ns, std::string_view name, EntityKind kind,
+      std::string_view metadata_location, std::string_view metadata,
+      const LocationClaim& claim,
+      const WriteContext& write = WriteContext::Immediate()) override {
     return base_.CreateEntity(catalog_id, ns, name, kind, metadata_location, metadata,
-                              claim);
+                              claim, write);
   }
   Result<std::optional<EntityRecord>> LoadEntity(int64_t catalog_id,
                                                  const NamespacePath& ns,
@@ -89,17 +95,22 @@ class ForwardingMetaStore : public MetaStore {
                                                  std::string_view name) override {
     return base_.EntityKindOf(catalog_id, ns, name);
   }
-  Result<bool> SwapEntities(const std::vector<EntitySwap>& swaps) override {
-    return base_.SwapEntities(swaps);
+  Result<bool> SwapEntities(
+      const std::vector<EntitySwap>& swaps,
+      const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.SwapEntities(swaps, write);
   }
-  Result<bool> DropEntity(int64_t catalog_id, const NamespacePath& ns,
-                          std::string_view name, EntityKind kind) override {
-    return base_.DropEntity(catalog_id, ns, name, kind);
+  Result<bool> DropEntity(
+      int64_t catalog_id, const NamespacePath& ns, std::string_view name, EntityKind kind,
+      const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.DropEntity(catalog_id, ns, name, kind, write);
   }
   Status RenameEntity(int64_t catalog_id, const NamespacePath& from_ns,
                       std::string_view from_name, const NamespacePath& to_ns,
-                      std::string_view to_name, EntityKind kind) override {
-    return base_.RenameEntity(catalog_id, from_ns, from_name, to_ns, to_name, kind);
+                      std::string_view to_name, EntityKind kind,
+                      const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.RenameEntity(catalog_id, from_ns, from_name, to_ns, to_name, kind,
+                              write);
   }
   Result<NamePage> ListEntities(int64_t catalog_id, const NamespacePath& ns,
                                 EntityKind kind, std::string_view after,
@@ -143,36 +154,43 @@ class ForwardingMetaStore : public MetaStore {
   Status ReleaseIdempotencyKey(const IdempotencyScope& scope) override {
     return base_.ReleaseIdempotencyKey(scope);
   }
-  Result<std::vector<EntityRecord>> DropCatalog(int64_t catalog_id, bool cascade,
-                                                const DropPlanner& planner) override {
-    return base_.DropCatalog(catalog_id, cascade, planner);
+  Result<std::vector<EntityRecord>> DropCatalog(
+      int64_t catalog_id, bool cascade, const DropPlanner& planner,
+      const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.DropCatalog(catalog_id, cascade, planner, write);
   }
   Result<std::vector<EntityRecord>> DropNamespaceTree(
-      int64_t catalog_id, const NamespacePath& path,
-      const DropPlanner& planner) override {
-    return base_.DropNamespaceTree(catalog_id, path, planner);
+      int64_t catalog_id, const NamespacePath& path, const DropPlanner& planner,
+      const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.DropNamespaceTree(catalog_id, path, planner, write);
   }
   Result<std::optional<EntityRecord>> DropEntityWithRecord(
       int64_t catalog_id, const NamespacePath& ns, std::string_view name, EntityKind kind,
-      const DropPlanner& planner) override {
-    return base_.DropEntityWithRecord(catalog_id, ns, name, kind, planner);
+      const DropPlanner& planner,
+      const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.DropEntityWithRecord(catalog_id, ns, name, kind, planner, write);
   }
-  Status CreateTransaction(const TransactionRecord& record) override {
-    return base_.CreateTransaction(record);
+  Status CreateTransaction(
+      const TransactionRecord& record,
+      const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.CreateTransaction(record, write);
   }
   Result<std::optional<TransactionRecord>> LoadTransaction(std::string_view id) override {
     return base_.LoadTransaction(id);
   }
-  Result<bool> UpdateTransaction(const TransactionRecord& updated,
-                                 int64_t expected_version) override {
-    return base_.UpdateTransaction(updated, expected_version);
+  Result<bool> UpdateTransaction(
+      const TransactionRecord& updated, int64_t expected_version,
+      const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.UpdateTransaction(updated, expected_version, write);
   }
   Result<std::vector<TransactionRecord>> ListTransactions(
       const std::vector<std::string>& statuses) override {
     return base_.ListTransactions(statuses);
   }
-  Result<bool> DeleteTransaction(std::string_view id) override {
-    return base_.DeleteTransaction(id);
+  Result<bool> DeleteTransaction(
+      std::string_view id,
+      const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.DeleteTransaction(id, write);
   }
 
  private:

@@ -1,10 +1,11 @@
 #pragma once
 
 /// \file
-/// \brief The `Idempotency-Key` of the request a thread is serving. While a scope is
-/// installed, the store does not commit the request's write: it parks it in the scope,
-/// and the idempotency layer commits it together with the key and the request's answer —
-/// so a retry can never apply the effect twice nor miss its answer.
+/// \brief The `Idempotency-Key` of a request and what happened to it in the store. A
+/// write given a `WriteContext` bound to the scope (`write_context.h`) does not commit:
+/// the store parks it in the scope, and the idempotency layer commits it together with
+/// the key and the request's answer — so a retry can never apply the effect twice nor
+/// miss its answer.
 
 #include <cstdint>
 #include <functional>
@@ -49,26 +50,6 @@ struct IdempotencyScope {
   std::unique_ptr<ParkedWrite> parked;
   /// What must happen only once that write committed (deleting files it made unused).
   std::vector<std::function<void()>> after_commit;
-};
-
-/// \brief The scope installed on this thread, or nullptr.
-IdempotencyScope* CurrentIdempotencyScope();
-
-/// \brief Runs `action` now, or — when this thread's request has a parked write — once
-/// that write has committed (never if it rolls back). For side effects outside the store
-/// that must follow the store change, such as deleting files it made unused.
-void AfterStoreCommit(std::function<void()> action);
-
-/// \brief Installs a scope on this thread for its lifetime (not re-entrant).
-class ScopedIdempotency {
- public:
-  explicit ScopedIdempotency(IdempotencyScope* scope);
-  ~ScopedIdempotency();
-  ScopedIdempotency(const ScopedIdempotency&) = delete;
-  ScopedIdempotency& operator=(const ScopedIdempotency&) = delete;
-
- private:
-  IdempotencyScope* previous_;
 };
 
 }  // namespace cairn

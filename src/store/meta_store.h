@@ -6,7 +6,11 @@
 /// Iceberg or Lance semantics. One implementation (`sql_store.h`) over two backends
 /// (`OpenSqliteStore` below, `OpenPostgresStore` in `postgres_store.h`).
 ///
-/// All implementations are safe for concurrent use from many threads.
+/// All implementations are safe for concurrent use from many threads. Every method that
+/// writes catalogs, namespaces, entities or transaction records takes the caller's
+/// `WriteContext` last (default: `WriteContext::Immediate()`, the write commits at once);
+/// a request under an `Idempotency-Key` passes one bound to its scope, and its write is
+/// parked there until the request's answer commits with it.
 
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +27,7 @@
 #include "common/namespace_path.h"
 #include "common/result.h"
 #include "store/idempotency_scope.h"
+#include "store/write_context.h"
 
 namespace cairn {
 
@@ -231,17 +236,18 @@ class MetaStore {
   virtual Status Ping() = 0;
 
   /// \brief Creates a catalog. Errors: `kAlreadyExists` when the name is taken.
-  virtual Result<CatalogRecord> CreateCatalog(std::string_view name,
-                                              std::string_view location,
-                                              const Properties& properties) = 0;
+  virtual Result<CatalogRecord> CreateCatalog(
+      std::string_view name, std::string_view location, const Properties& properties,
+      const WriteContext& write = WriteContext::Immediate()) = 0;
 
   /// \brief Loads a catalog by name. Errors: `kNoSuchWarehouse` when it does not exist.
   virtual Result<CatalogRecord> GetCatalog(std::string_view name) = 0;
 
   /// \brief Creates a namespace whose parent (all levels but the last) must exist.
   /// Errors: `kNoSuchNamespace` (parent missing), `kAlreadyExists`.
-  virtual Status CreateNamespace(int64_t catalog_id, const NamespacePath& path,
-                                 const Properties& properties) = 0;
+  virtual Status CreateNamespace(
+      int64_t catalog_id, const NamespacePath& path, const Properties& properties,
+      const WriteContext& write = WriteContext::Immediate()) = 0;
 
   /// \brief Loads a namespace with its properties. Errors: `kNoSuchNamespace`.
   virtual Result<NamespaceRecord> LoadNamespace(int64_t catalog_id,
@@ -260,24 +266,26 @@ class MetaStore {
 
   /// \brief Drops an empty namespace (no child namespaces, tables, views or Lance
   /// tables). Errors: `kNoSuchNamespace`, `kNamespaceNotEmpty`.
-  virtual Status DropNamespace(int64_t catalog_id, const NamespacePath& path) = 0;
+  virtual Status DropNamespace(int64_t catalog_id, const NamespacePath& path,
+                               const WriteContext& write = WriteContext::Immediate()) = 0;
 
   /// \brief Sets `updates` and removes `removals` atomically. The caller guarantees the
   /// two are disjoint. Errors: `kNoSuchNamespace`.
   virtual Result<PropertiesUpdateOutcome> UpdateNamespaceProperties(
       int64_t catalog_id, const NamespacePath& path, const Properties& updates,
-      const std::vector<std::string>& removals) = 0;
+      const std::vector<std::string>& removals,
+      const WriteContext& write = WriteContext::Immediate()) = 0;
 
   /// \brief Creates an entity in an existing namespace, claiming the locations of
   /// `claim`. Errors: `kNoSuchNamespace`; `kAlreadyExists` when any entity (of any kind)
   /// has the name — the message names the kind that holds it (`EntityKindName`);
   /// `kBadRequest` when a claimed location overlaps another entity's (nothing is
   /// created then).
-  virtual Result<EntityRecord> CreateEntity(int64_t catalog_id, const NamespacePath& ns,
-                                            std::string_view name, EntityKind kind,
-                                            std::string_view metadata_location,
-                                            std::string_view metadata,
-                                            const LocationClaim& claim = {}) = 0;
+  virtual Result<EntityRecord> CreateEntity(
+      int64_t catalog_id, const NamespacePath& ns, std::string_view name, EntityKind kind,
+      std::string_view metadata_location, std::string_view metadata,
+      const LocationClaim& claim = {},
+      const WriteContext& write = WriteContext::Immediate()) = 0;
 
   /// \brief Loads an entity of any kind; nullopt when the namespace or the name is
   /// absent.
@@ -308,18 +316,22 @@ class MetaStore {
   /// swaps were applied (the answer to its commit was lost and reading back could not
   /// decide); `kBadRequest` when a swap's new claim overlaps another entity's; any other
   /// error means nothing was applied.
-  virtual Result<bool> SwapEntities(const std::vector<EntitySwap>& swaps) = 0;
+  virtual Result<bool> SwapEntities(
+      const std::vector<EntitySwap>& swaps,
+      const WriteContext& write = WriteContext::Immediate()) = 0;
 
   /// \brief Removes an entity of `kind`; false when no entity of that kind has the name.
-  virtual Result<bool> DropEntity(int64_t catalog_id, const NamespacePath& ns,
-                                  std::string_view name, EntityKind kind) = 0;
+  virtual Result<bool> DropEntity(
+      int64_t catalog_id, const NamespacePath& ns, std::string_view name, EntityKind kind,
+      const WriteContext& write = WriteContext::Immediate()) = 0;
 
   /// \brief Moves an entity of `kind` to another namespace and/or name. Errors:
   /// `kNoSuchTable` (no such source of that kind), `kNoSuchNamespace` (target namespace),
   /// `kAlreadyExists` (target name used by any kind; message names the kind).
   virtual Status RenameEntity(int64_t catalog_id, const NamespacePath& from_ns,
                               std::string_view from_name, const NamespacePath& to_ns,
-                              std::string_view to_name, EntityKind kind) = 0;
+                              std::string_view to_name, EntityKind kind,
+                              const WriteContext& write = WriteContext::Immediate()) = 0;
 
   /// \brief Claims the key of `scope` for its request until `lease_until_ms`, recording
   /// `scope.instance` as the process that holds it: succeeds (nullopt) when the key is
@@ -391,22 +403,25 @@ class MetaStore {
   /// the same store transaction, together with the record `planner` returns for the
   /// dropped entities. Returns the dropped entities. Errors: `kNoSuchWarehouse`,
   /// `kNamespaceNotEmpty`, the planner's error (nothing is dropped then).
-  virtual Result<std::vector<EntityRecord>> DropCatalog(int64_t catalog_id, bool cascade,
-                                                        const DropPlanner& planner) = 0;
+  virtual Result<std::vector<EntityRecord>> DropCatalog(
+      int64_t catalog_id, bool cascade, const DropPlanner& planner,
+      const WriteContext& write = WriteContext::Immediate()) = 0;
 
   /// \brief Drops namespace `path`, every namespace below it and every entity in them,
   /// and writes the record `planner` returns, all in one store transaction. Returns the
   /// dropped entities. Errors: `kNoSuchNamespace`, the planner's error (nothing is
   /// dropped then).
   virtual Result<std::vector<EntityRecord>> DropNamespaceTree(
-      int64_t catalog_id, const NamespacePath& path, const DropPlanner& planner) = 0;
+      int64_t catalog_id, const NamespacePath& path, const DropPlanner& planner,
+      const WriteContext& write = WriteContext::Immediate()) = 0;
 
   /// \brief Removes the entity `name` of `kind` and writes the record `planner` returns
   /// for it, in one store transaction. nullopt (and no record) when no entity of that
   /// kind has the name.
   virtual Result<std::optional<EntityRecord>> DropEntityWithRecord(
       int64_t catalog_id, const NamespacePath& ns, std::string_view name, EntityKind kind,
-      const DropPlanner& planner) = 0;
+      const DropPlanner& planner,
+      const WriteContext& write = WriteContext::Immediate()) = 0;
 
   /// \brief Entities of `kind` in every catalog with an id above `after_id`, in id order,
   /// at most `limit` of them (nullopt = all).
@@ -415,7 +430,9 @@ class MetaStore {
 
   /// \brief Writes a new transaction record (its `version` is stored as 0).
   /// Errors: `kAlreadyExists` when the id is taken.
-  virtual Status CreateTransaction(const TransactionRecord& record) = 0;
+  virtual Status CreateTransaction(
+      const TransactionRecord& record,
+      const WriteContext& write = WriteContext::Immediate()) = 0;
 
   /// \brief The transaction record `id`; nullopt when there is none.
   virtual Result<std::optional<TransactionRecord>> LoadTransaction(
@@ -423,15 +440,17 @@ class MetaStore {
 
   /// \brief Replaces status, payload and properties of record `updated.id` if its version
   /// is still `expected_version` (then the version is incremented): true when it was.
-  virtual Result<bool> UpdateTransaction(const TransactionRecord& updated,
-                                         int64_t expected_version) = 0;
+  virtual Result<bool> UpdateTransaction(
+      const TransactionRecord& updated, int64_t expected_version,
+      const WriteContext& write = WriteContext::Immediate()) = 0;
 
   /// \brief Every transaction record whose status is one of `statuses`, oldest first.
   virtual Result<std::vector<TransactionRecord>> ListTransactions(
       const std::vector<std::string>& statuses) = 0;
 
   /// \brief Removes a transaction record; false when there was none.
-  virtual Result<bool> DeleteTransaction(std::string_view id) = 0;
+  virtual Result<bool> DeleteTransaction(
+      std::string_view id, const WriteContext& write = WriteContext::Immediate()) = 0;
 };
 
 /// \brief Settings of the SQLite backend.

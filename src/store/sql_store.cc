@@ -70,7 +70,7 @@ Lease::~Lease() {
 }
 
 Status WriteTransaction::Commit() {
-  IdempotencyScope* scope = CurrentIdempotencyScope();
+  IdempotencyScope* scope = write_.scope();
   if (scope != nullptr) {
     if (!ParkInScope(lease_, *scope)) {
       return Internal("An idempotent request may write only once");

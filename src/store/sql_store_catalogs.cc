@@ -98,8 +98,9 @@ Result<std::optional<int64_t>> LockNamespace(SqlConnection& conn, int64_t catalo
 
 Result<CatalogRecord> SqlStore::CreateCatalog(std::string_view name,
                                               std::string_view location,
-                                              const Properties& properties) {
-  return Write([&](Lease& conn, WriteTransaction& txn) -> Result<CatalogRecord> {
+                                              const Properties& properties,
+                                              const WriteContext& write) {
+  return Write(write, [&](Lease& conn, WriteTransaction& txn) -> Result<CatalogRecord> {
     CAIRN_ASSIGN_OR_RAISE(
         auto* insert,
         conn->Prepare("INSERT INTO catalogs (name, location, created_at_ms) "
@@ -160,8 +161,9 @@ Result<NamePage> SqlStore::ListCatalogs(std::string_view after,
 }
 
 Status SqlStore::CreateNamespace(int64_t catalog_id, const NamespacePath& path,
-                                 const Properties& properties) {
-  return Write([&](Lease& conn, WriteTransaction& txn) -> Status {
+                                 const Properties& properties,
+                                 const WriteContext& write) {
+  return Write(write, [&](Lease& conn, WriteTransaction& txn) -> Status {
     if (path.size() > 1) {
       NamespacePath parent(path.begin(), path.end() - 1);
       CAIRN_ASSIGN_OR_RAISE(auto parent_id,
@@ -236,8 +238,9 @@ Result<NamePage> SqlStore::ListNamespaces(int64_t catalog_id, const NamespacePat
   });
 }
 
-Status SqlStore::DropNamespace(int64_t catalog_id, const NamespacePath& path) {
-  return Write([&](Lease& conn, WriteTransaction& txn) -> Status {
+Status SqlStore::DropNamespace(int64_t catalog_id, const NamespacePath& path,
+                               const WriteContext& write) {
+  return Write(write, [&](Lease& conn, WriteTransaction& txn) -> Status {
     CAIRN_ASSIGN_OR_RAISE(auto id, LockNamespace(*conn, catalog_id, path, true));
     if (!id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(path));
     CAIRN_ASSIGN_OR_RAISE(
@@ -272,26 +275,27 @@ Status SqlStore::DropNamespace(int64_t catalog_id, const NamespacePath& path) {
 
 Result<PropertiesUpdateOutcome> SqlStore::UpdateNamespaceProperties(
     int64_t catalog_id, const NamespacePath& path, const Properties& updates,
-    const std::vector<std::string>& removals) {
-  return Write([&](Lease& conn,
-                   WriteTransaction& txn) -> Result<PropertiesUpdateOutcome> {
-    CAIRN_ASSIGN_OR_RAISE(auto id, LockNamespace(*conn, catalog_id, path, true));
-    if (!id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(path));
-    PropertiesUpdateOutcome outcome;
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* del,
-        conn->Prepare(
-            "DELETE FROM namespace_properties WHERE namespace_id = ? AND key = ?"));
-    for (const auto& key : removals) {
-      Query query(*conn, del);
-      CAIRN_RETURN_IF_ERROR(query.Bind(*id).Bind(key).Run("remove namespace property"));
-      (query.Changes() > 0 ? outcome.removed : outcome.missing).push_back(key);
-    }
-    CAIRN_RETURN_IF_ERROR(WriteProperties(*conn, *id, updates));
-    for (const auto& [key, value] : updates) outcome.updated.push_back(key);
-    CAIRN_RETURN_IF_ERROR(txn.Commit());
-    return outcome;
-  });
+    const std::vector<std::string>& removals, const WriteContext& write) {
+  return Write(
+      write, [&](Lease& conn, WriteTransaction& txn) -> Result<PropertiesUpdateOutcome> {
+        CAIRN_ASSIGN_OR_RAISE(auto id, LockNamespace(*conn, catalog_id, path, true));
+        if (!id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(path));
+        PropertiesUpdateOutcome outcome;
+        CAIRN_ASSIGN_OR_RAISE(
+            auto* del,
+            conn->Prepare(
+                "DELETE FROM namespace_properties WHERE namespace_id = ? AND key = ?"));
+        for (const auto& key : removals) {
+          Query query(*conn, del);
+          CAIRN_RETURN_IF_ERROR(
+              query.Bind(*id).Bind(key).Run("remove namespace property"));
+          (query.Changes() > 0 ? outcome.removed : outcome.missing).push_back(key);
+        }
+        CAIRN_RETURN_IF_ERROR(WriteProperties(*conn, *id, updates));
+        for (const auto& [key, value] : updates) outcome.updated.push_back(key);
+        CAIRN_RETURN_IF_ERROR(txn.Commit());
+        return outcome;
+      });
 }
 
 }  // namespace cairn::sql_internal

@@ -133,113 +133,124 @@ Result<std::vector<EntityRecord>> DropNamespaceRows(
 }
 
 Result<std::vector<EntityRecord>> SqlStore::DropCatalog(int64_t catalog_id, bool cascade,
-                                                        const DropPlanner& planner) {
-  return Write([&](Lease& conn,
-                   WriteTransaction& txn) -> Result<std::vector<EntityRecord>> {
-    CAIRN_ASSIGN_OR_RAISE(bool locked, LockCatalog(*conn, catalog_id, true));
-    if (!locked) return NoSuchWarehouse("Catalog does not exist (id {})", catalog_id);
-    CAIRN_ASSIGN_OR_RAISE(auto* exists,
-                          conn->Prepare("SELECT 1 FROM catalogs WHERE id = ?"));
-    {
-      Query query(*conn, exists);
-      query.Bind(catalog_id);
-      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("find catalog"));
-      if (!row) return NoSuchWarehouse("Catalog does not exist (id {})", catalog_id);
-    }
-    CAIRN_ASSIGN_OR_RAISE(auto* all,
-                          conn->Prepare("SELECT id, parent_path, name FROM namespaces "
-                                        "WHERE catalog_id = ?"));
-    std::vector<NamespaceRow> namespaces;
-    {
-      Query query(*conn, all);
-      query.Bind(catalog_id);
-      CAIRN_ASSIGN_OR_RAISE(namespaces, ReadNamespaceRows(query));
-    }
-    if (!cascade && !namespaces.empty()) {
-      return NamespaceNotEmpty("Catalog is not empty: it has namespaces");
-    }
-    CAIRN_ASSIGN_OR_RAISE(auto dropped, DropNamespaceRows(*conn, namespaces, planner));
-    CAIRN_ASSIGN_OR_RAISE(auto* del, conn->Prepare("DELETE FROM catalogs WHERE id = ?"));
-    {
-      Query query(*conn, del);
-      CAIRN_RETURN_IF_ERROR(query.Bind(catalog_id).Run("drop catalog"));
-    }
-    CAIRN_RETURN_IF_ERROR(txn.Commit());
-    return dropped;
-  });
+                                                        const DropPlanner& planner,
+                                                        const WriteContext& write) {
+  return Write(
+      write,
+      [&](Lease& conn, WriteTransaction& txn) -> Result<std::vector<EntityRecord>> {
+        CAIRN_ASSIGN_OR_RAISE(bool locked, LockCatalog(*conn, catalog_id, true));
+        if (!locked) return NoSuchWarehouse("Catalog does not exist (id {})", catalog_id);
+        CAIRN_ASSIGN_OR_RAISE(auto* exists,
+                              conn->Prepare("SELECT 1 FROM catalogs WHERE id = ?"));
+        {
+          Query query(*conn, exists);
+          query.Bind(catalog_id);
+          CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("find catalog"));
+          if (!row) return NoSuchWarehouse("Catalog does not exist (id {})", catalog_id);
+        }
+        CAIRN_ASSIGN_OR_RAISE(
+            auto* all, conn->Prepare("SELECT id, parent_path, name FROM namespaces "
+                                     "WHERE catalog_id = ?"));
+        std::vector<NamespaceRow> namespaces;
+        {
+          Query query(*conn, all);
+          query.Bind(catalog_id);
+          CAIRN_ASSIGN_OR_RAISE(namespaces, ReadNamespaceRows(query));
+        }
+        if (!cascade && !namespaces.empty()) {
+          return NamespaceNotEmpty("Catalog is not empty: it has namespaces");
+        }
+        CAIRN_ASSIGN_OR_RAISE(auto dropped,
+                              DropNamespaceRows(*conn, namespaces, planner));
+        CAIRN_ASSIGN_OR_RAISE(auto* del,
+                              conn->Prepare("DELETE FROM catalogs WHERE id = ?"));
+        {
+          Query query(*conn, del);
+          CAIRN_RETURN_IF_ERROR(query.Bind(catalog_id).Run("drop catalog"));
+        }
+        CAIRN_RETURN_IF_ERROR(txn.Commit());
+        return dropped;
+      });
 }
 
-Result<std::vector<EntityRecord>> SqlStore::DropNamespaceTree(
-    int64_t catalog_id, const NamespacePath& path, const DropPlanner& planner) {
-  return Write([&](Lease& conn,
-                   WriteTransaction& txn) -> Result<std::vector<EntityRecord>> {
-    // Creators lock every ancestor of what they create, so once this lock is held no
-    // namespace or entity appears below `path` until the drop ends.
-    CAIRN_ASSIGN_OR_RAISE(auto id, LockNamespace(*conn, catalog_id, path, true));
-    if (!id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(path));
-    // The namespace itself, then every descendant: their parent paths are the full key
-    // or start with it and the separator, i.e. lie in [key 0x1F, key 0x20).
-    const std::string key = FullKey(path);
-    std::vector<NamespaceRow> namespaces = {NamespaceRow{*id, path}};
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* below,
-        conn->Prepare(
-            "SELECT id, parent_path, name FROM namespaces WHERE catalog_id = ? AND "
-            "(parent_path = ? OR (parent_path >= ? AND parent_path < ?))"));
-    {
-      Query query(*conn, below);
-      query.Bind(catalog_id).Bind(key).Bind(key + kLevelSeparator).Bind(key + '\x20');
-      CAIRN_ASSIGN_OR_RAISE(auto rows, ReadNamespaceRows(query));
-      namespaces.insert(namespaces.end(), rows.begin(), rows.end());
-    }
-    CAIRN_ASSIGN_OR_RAISE(auto dropped, DropNamespaceRows(*conn, namespaces, planner));
-    CAIRN_RETURN_IF_ERROR(txn.Commit());
-    return dropped;
-  });
+Result<std::vector<EntityRecord>> SqlStore::DropNamespaceTree(int64_t catalog_id,
+                                                              const NamespacePath& path,
+                                                              const DropPlanner& planner,
+                                                              const WriteContext& write) {
+  return Write(
+      write,
+      [&](Lease& conn, WriteTransaction& txn) -> Result<std::vector<EntityRecord>> {
+        // Creators lock every ancestor of what they create, so once this lock is held no
+        // namespace or entity appears below `path` until the drop ends.
+        CAIRN_ASSIGN_OR_RAISE(auto id, LockNamespace(*conn, catalog_id, path, true));
+        if (!id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(path));
+        // The namespace itself, then every descendant: their parent paths are the full
+        // key or start with it and the separator, i.e. lie in [key 0x1F, key 0x20).
+        const std::string key = FullKey(path);
+        std::vector<NamespaceRow> namespaces = {NamespaceRow{*id, path}};
+        CAIRN_ASSIGN_OR_RAISE(
+            auto* below,
+            conn->Prepare(
+                "SELECT id, parent_path, name FROM namespaces WHERE catalog_id = ? AND "
+                "(parent_path = ? OR (parent_path >= ? AND parent_path < ?))"));
+        {
+          Query query(*conn, below);
+          query.Bind(catalog_id).Bind(key).Bind(key + kLevelSeparator).Bind(key + '\x20');
+          CAIRN_ASSIGN_OR_RAISE(auto rows, ReadNamespaceRows(query));
+          namespaces.insert(namespaces.end(), rows.begin(), rows.end());
+        }
+        CAIRN_ASSIGN_OR_RAISE(auto dropped,
+                              DropNamespaceRows(*conn, namespaces, planner));
+        CAIRN_RETURN_IF_ERROR(txn.Commit());
+        return dropped;
+      });
 }
 
 Result<std::optional<EntityRecord>> SqlStore::DropEntityWithRecord(
     int64_t catalog_id, const NamespacePath& ns, std::string_view name, EntityKind kind,
-    const DropPlanner& planner) {
-  return Write([&](Lease& conn,
-                   WriteTransaction& txn) -> Result<std::optional<EntityRecord>> {
-    CAIRN_ASSIGN_OR_RAISE(auto ns_id, FindNamespaceId(*conn, catalog_id, ns));
-    if (!ns_id) return std::optional<EntityRecord>{};
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* stmt,
-        conn->Prepare(
-            "SELECT id, kind FROM entities WHERE namespace_id = ? AND name = ?"));
-    EntityRecord record;
-    {
-      Query query(*conn, stmt);
-      query.Bind(*ns_id).Bind(name);
-      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load entity"));
-      if (!row) return std::optional<EntityRecord>{};
-      CAIRN_ASSIGN_OR_RAISE(EntityKind found, ParseKind(query.Text(1)));
-      if (found != kind) return std::optional<EntityRecord>{};
-      record.id = query.Int(0);
-      record.kind = kind;
-    }
-    record.ns = ns;
-    record.name = std::string(name);
-    CAIRN_ASSIGN_OR_RAISE(bool present, ReadMetadata(*conn, record));
-    if (!present) return std::optional<EntityRecord>{};
-    CAIRN_ASSIGN_OR_RAISE(auto plan, planner({record}));
-    if (plan) CAIRN_RETURN_IF_ERROR(InsertTransaction(*conn, *plan));
-    CAIRN_ASSIGN_OR_RAISE(auto* del, conn->Prepare("DELETE FROM entities WHERE id = ?"));
-    {
-      Query query(*conn, del);
-      CAIRN_RETURN_IF_ERROR(query.Bind(record.id).Run("drop entity"));
-      if (query.Changes() == 0)
-        return std::optional<EntityRecord>{};  // dropped meanwhile
-    }
-    CAIRN_RETURN_IF_ERROR(txn.Commit());
-    return std::optional<EntityRecord>(std::move(record));
-  });
+    const DropPlanner& planner, const WriteContext& write) {
+  return Write(
+      write,
+      [&](Lease& conn, WriteTransaction& txn) -> Result<std::optional<EntityRecord>> {
+        CAIRN_ASSIGN_OR_RAISE(auto ns_id, FindNamespaceId(*conn, catalog_id, ns));
+        if (!ns_id) return std::optional<EntityRecord>{};
+        CAIRN_ASSIGN_OR_RAISE(
+            auto* stmt,
+            conn->Prepare(
+                "SELECT id, kind FROM entities WHERE namespace_id = ? AND name = ?"));
+        EntityRecord record;
+        {
+          Query query(*conn, stmt);
+          query.Bind(*ns_id).Bind(name);
+          CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load entity"));
+          if (!row) return std::optional<EntityRecord>{};
+          CAIRN_ASSIGN_OR_RAISE(EntityKind found, ParseKind(query.Text(1)));
+          if (found != kind) return std::optional<EntityRecord>{};
+          record.id = query.Int(0);
+          record.kind = kind;
+        }
+        record.ns = ns;
+        record.name = std::string(name);
+        CAIRN_ASSIGN_OR_RAISE(bool present, ReadMetadata(*conn, record));
+        if (!present) return std::optional<EntityRecord>{};
+        CAIRN_ASSIGN_OR_RAISE(auto plan, planner({record}));
+        if (plan) CAIRN_RETURN_IF_ERROR(InsertTransaction(*conn, *plan));
+        CAIRN_ASSIGN_OR_RAISE(auto* del,
+                              conn->Prepare("DELETE FROM entities WHERE id = ?"));
+        {
+          Query query(*conn, del);
+          CAIRN_RETURN_IF_ERROR(query.Bind(record.id).Run("drop entity"));
+          if (query.Changes() == 0)
+            return std::optional<EntityRecord>{};  // dropped meanwhile
+        }
+        CAIRN_RETURN_IF_ERROR(txn.Commit());
+        return std::optional<EntityRecord>(std::move(record));
+      });
 }
 
-Status SqlStore::CreateTransaction(const TransactionRecord& record) {
-  return Write([&](Lease& conn, WriteTransaction& txn) -> Status {
+Status SqlStore::CreateTransaction(const TransactionRecord& record,
+                                   const WriteContext& write) {
+  return Write(write, [&](Lease& conn, WriteTransaction& txn) -> Status {
     CAIRN_RETURN_IF_ERROR(InsertTransaction(*conn, record));
     return txn.Commit();
   });
@@ -265,8 +276,9 @@ Result<std::optional<TransactionRecord>> SqlStore::LoadTransaction(std::string_v
 }
 
 Result<bool> SqlStore::UpdateTransaction(const TransactionRecord& updated,
-                                         int64_t expected_version) {
-  return Write([&](Lease& conn, WriteTransaction& txn) -> Result<bool> {
+                                         int64_t expected_version,
+                                         const WriteContext& write) {
+  return Write(write, [&](Lease& conn, WriteTransaction& txn) -> Result<bool> {
     CAIRN_ASSIGN_OR_RAISE(
         auto* update,
         conn->Prepare(
@@ -325,13 +337,16 @@ Result<std::vector<TransactionRecord>> SqlStore::ListTransactions(
   });
 }
 
-Result<bool> SqlStore::DeleteTransaction(std::string_view id) {
-  return Read([&](Lease& conn) -> Result<bool> {
+Result<bool> SqlStore::DeleteTransaction(std::string_view id, const WriteContext& write) {
+  // A transaction even for one statement, so that it parks like every write of `write`.
+  return Write(write, [&](Lease& conn, WriteTransaction& txn) -> Result<bool> {
     CAIRN_ASSIGN_OR_RAISE(auto* del,
                           conn->Prepare("DELETE FROM lance_transactions WHERE id = ?"));
     Query query(*conn, del);
     CAIRN_RETURN_IF_ERROR(query.Bind(id).Run("delete transaction"));
-    return query.Changes() > 0;
+    const bool deleted = query.Changes() > 0;
+    CAIRN_RETURN_IF_ERROR(txn.Commit());
+    return deleted;
   });
 }
 

@@ -57,8 +57,9 @@ Result<EntityRecord> SqlStore::CreateEntity(int64_t catalog_id, const NamespaceP
                                             std::string_view name, EntityKind kind,
                                             std::string_view metadata_location,
                                             std::string_view metadata,
-                                            const LocationClaim& claim) {
-  return Write([&](Lease& conn, WriteTransaction& txn) -> Result<EntityRecord> {
+                                            const LocationClaim& claim,
+                                            const WriteContext& write) {
+  return Write(write, [&](Lease& conn, WriteTransaction& txn) -> Result<EntityRecord> {
     CAIRN_ASSIGN_OR_RAISE(auto ns_id, LockNamespace(*conn, catalog_id, ns, false));
     if (!ns_id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ns));
     CAIRN_ASSIGN_OR_RAISE(auto existing, FindEntityKind(*conn, *ns_id, name));
@@ -184,7 +185,8 @@ Result<std::optional<EntityKind>> SqlStore::EntityKindOf(int64_t catalog_id,
   });
 }
 
-Result<bool> SqlStore::SwapEntities(const std::vector<EntitySwap>& unordered) {
+Result<bool> SqlStore::SwapEntities(const std::vector<EntitySwap>& unordered,
+                                    const WriteContext& write) {
   // Rows are updated in id order, so that two multi-table commits never wait for each
   // other's rows in opposite orders (a deadlock).
   std::vector<const EntitySwap*> swaps;
@@ -195,7 +197,7 @@ Result<bool> SqlStore::SwapEntities(const std::vector<EntitySwap>& unordered) {
   std::sort(swaps.begin(), swaps.end(),
             [](const auto* a, const auto* b) { return a->entity_id < b->entity_id; });
   int64_t session = 0;
-  auto swapped = Write([&](Lease& conn, WriteTransaction& txn) -> Result<bool> {
+  auto swapped = Write(write, [&](Lease& conn, WriteTransaction& txn) -> Result<bool> {
     session = conn->SessionId();
     CAIRN_ASSIGN_OR_RAISE(
         auto* update,
@@ -258,9 +260,10 @@ Result<bool> SqlStore::SwapOutcome(const std::vector<EntitySwap>& swaps, int64_t
 }
 
 Result<bool> SqlStore::DropEntity(int64_t catalog_id, const NamespacePath& ns,
-                                  std::string_view name, EntityKind kind) {
+                                  std::string_view name, EntityKind kind,
+                                  const WriteContext& write) {
   // A transaction even for one statement: an Idempotency-Key commits with the effect.
-  return Write([&](Lease& conn, WriteTransaction& txn) -> Result<bool> {
+  return Write(write, [&](Lease& conn, WriteTransaction& txn) -> Result<bool> {
     CAIRN_ASSIGN_OR_RAISE(
         auto* del,
         conn->Prepare(
@@ -286,8 +289,9 @@ Result<bool> SqlStore::DropEntity(int64_t catalog_id, const NamespacePath& ns,
 
 Status SqlStore::RenameEntity(int64_t catalog_id, const NamespacePath& from_ns,
                               std::string_view from_name, const NamespacePath& to_ns,
-                              std::string_view to_name, EntityKind kind) {
-  return Write([&](Lease& conn, WriteTransaction& txn) -> Status {
+                              std::string_view to_name, EntityKind kind,
+                              const WriteContext& write) {
+  return Write(write, [&](Lease& conn, WriteTransaction& txn) -> Status {
     CAIRN_ASSIGN_OR_RAISE(auto from_ns_id, FindNamespaceId(*conn, catalog_id, from_ns));
     std::optional<EntityKind> source_kind;
     if (from_ns_id) {

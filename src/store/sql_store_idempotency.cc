@@ -192,13 +192,14 @@ Result<std::optional<StoredResponse>> SqlStore::LoadIdempotentResponse(
 
 Status SqlStore::SaveIdempotentResponse(const IdempotencyScope& scope,
                                         const StoredResponse& response) {
-  return Write([&](Lease& conn, WriteTransaction& txn) -> Status {
-    // A claim taken over meanwhile keeps the other request's answer.
-    CAIRN_ASSIGN_OR_RAISE(bool held,
-                          StoreAnswer(*conn, scope, response, /*applied=*/false));
-    (void)held;
-    return txn.Commit();
-  });
+  return Write(WriteContext::Immediate(),
+               [&](Lease& conn, WriteTransaction& txn) -> Status {
+                 // A claim taken over meanwhile keeps the other request's answer.
+                 CAIRN_ASSIGN_OR_RAISE(
+                     bool held, StoreAnswer(*conn, scope, response, /*applied=*/false));
+                 (void)held;
+                 return txn.Commit();
+               });
 }
 
 Status SqlStore::ReleaseIdempotencyKey(const IdempotencyScope& scope) {

@@ -41,6 +41,7 @@
 #include "store/meta_store.h"
 #include "store/sql_connection.h"
 #include "store/sql_store.h"
+#include "store/write_context.h"
 
 namespace cairn::sql_internal {
 
@@ -98,14 +99,15 @@ class Lease {
   std::unique_ptr<SqlConnection> conn_;
 };
 
-/// Parks the open transaction of `lease` in the current idempotency scope
+/// Parks the open transaction of `lease` in the idempotency scope `scope`
 /// (sql_store_idempotency.cc). Returns false when the scope already holds a parked write.
 bool ParkInScope(Lease& lease, IdempotencyScope& scope);
 
-/// A write transaction; rolls back unless committed.
+/// A write transaction in the caller's write context; rolls back unless committed.
 class WriteTransaction {
  public:
-  explicit WriteTransaction(Lease& lease) : lease_(lease) {}
+  WriteTransaction(Lease& lease, const WriteContext& write)
+      : lease_(lease), write_(write) {}
   ~WriteTransaction() {
     if (open_) lease_->Rollback();
   }
@@ -117,12 +119,14 @@ class WriteTransaction {
     open_ = true;
     return Ok();
   }
-  /// Commits. Under an Idempotency-Key the transaction is parked instead: it commits
-  /// later together with the request's answer (see `ParkedSqlWrite`).
+  /// Commits. When the write context has an idempotency scope the transaction is parked
+  /// there instead: it commits later together with the request's answer (see
+  /// `ParkedSqlWrite`).
   Status Commit();
 
  private:
   Lease& lease_;
+  const WriteContext& write_;
   bool open_ = false;
 };
 
@@ -237,15 +241,17 @@ class SqlStore final : public MetaStore {
   /// what broke one (a database restart) has broken them all.
   void Release(std::unique_ptr<SqlConnection> conn);
 
-  /// Runs `body(lease, txn)` in a write transaction, again when it failed on a conflict
-  /// with a concurrent transaction or on a connection that broke before COMMIT was sent.
-  /// The body commits with `txn.Commit()`; returning without it rolls back.
+  /// Runs `body(lease, txn)` in a write transaction of context `write`, again when it
+  /// failed on a conflict with a concurrent transaction or on a connection that broke
+  /// before COMMIT was sent. The body commits with `txn.Commit()` (which parks the
+  /// transaction when `write` has a scope); returning without it rolls back.
   template <class Body>
-  auto Write(Body&& body) -> std::invoke_result_t<Body, Lease&, WriteTransaction&> {
+  auto Write(const WriteContext& write, Body&& body)
+      -> std::invoke_result_t<Body, Lease&, WriteTransaction&> {
     using R = std::invoke_result_t<Body, Lease&, WriteTransaction&>;
     for (int attempt = 1;; ++attempt) {
       CAIRN_ASSIGN_OR_RAISE(Lease conn, Acquire());
-      WriteTransaction txn(conn);
+      WriteTransaction txn(conn, write);
       R result = [&]() -> R {
         CAIRN_RETURN_IF_ERROR(txn.Begin());
         return body(conn, txn);
@@ -287,28 +293,31 @@ class SqlStore final : public MetaStore {
   // MetaStore (see meta_store.h for the contracts).
   Status Ping() override;
   Result<CatalogRecord> CreateCatalog(std::string_view name, std::string_view location,
-                                      const Properties& properties) override;
+                                      const Properties& properties,
+                                      const WriteContext& write) override;
   Result<CatalogRecord> GetCatalog(std::string_view name) override;
   Result<NamePage> ListCatalogs(std::string_view after,
                                 std::optional<size_t> limit) override;
   Status CreateNamespace(int64_t catalog_id, const NamespacePath& path,
-                         const Properties& properties) override;
+                         const Properties& properties,
+                         const WriteContext& write) override;
   Result<NamespaceRecord> LoadNamespace(int64_t catalog_id,
                                         const NamespacePath& path) override;
   Result<bool> NamespaceExists(int64_t catalog_id, const NamespacePath& path) override;
   Result<NamePage> ListNamespaces(int64_t catalog_id, const NamespacePath& parent,
                                   std::string_view after,
                                   std::optional<size_t> limit) override;
-  Status DropNamespace(int64_t catalog_id, const NamespacePath& path) override;
+  Status DropNamespace(int64_t catalog_id, const NamespacePath& path,
+                       const WriteContext& write) override;
   Result<PropertiesUpdateOutcome> UpdateNamespaceProperties(
       int64_t catalog_id, const NamespacePath& path, const Properties& updates,
-      const std::vector<std::string>& removals) override;
+      const std::vector<std::string>& removals, const WriteContext& write) override;
 
   Result<EntityRecord> CreateEntity(int64_t catalog_id, const NamespacePath& ns,
                                     std::string_view name, EntityKind kind,
                                     std::string_view metadata_location,
-                                    std::string_view metadata,
-                                    const LocationClaim& claim) override;
+                                    std::string_view metadata, const LocationClaim& claim,
+                                    const WriteContext& write) override;
   Result<std::optional<EntityRecord>> LoadEntity(int64_t catalog_id,
                                                  const NamespacePath& ns,
                                                  std::string_view name) override;
@@ -321,12 +330,15 @@ class SqlStore final : public MetaStore {
   Result<std::optional<EntityKind>> EntityKindOf(int64_t catalog_id,
                                                  const NamespacePath& ns,
                                                  std::string_view name) override;
-  Result<bool> SwapEntities(const std::vector<EntitySwap>& unordered) override;
+  Result<bool> SwapEntities(const std::vector<EntitySwap>& unordered,
+                            const WriteContext& write) override;
   Result<bool> DropEntity(int64_t catalog_id, const NamespacePath& ns,
-                          std::string_view name, EntityKind kind) override;
+                          std::string_view name, EntityKind kind,
+                          const WriteContext& write) override;
   Status RenameEntity(int64_t catalog_id, const NamespacePath& from_ns,
                       std::string_view from_name, const NamespacePath& to_ns,
-                      std::string_view to_name, EntityKind kind) override;
+                      std::string_view to_name, EntityKind kind,
+                      const WriteContext& write) override;
   Result<NamePage> ListEntities(int64_t catalog_id, const NamespacePath& ns,
                                 EntityKind kind, std::string_view after,
                                 std::optional<size_t> limit) override;
@@ -351,19 +363,24 @@ class SqlStore final : public MetaStore {
   Status ReleaseIdempotencyKey(const IdempotencyScope& scope) override;
 
   Result<std::vector<EntityRecord>> DropCatalog(int64_t catalog_id, bool cascade,
-                                                const DropPlanner& planner) override;
-  Result<std::vector<EntityRecord>> DropNamespaceTree(
-      int64_t catalog_id, const NamespacePath& path, const DropPlanner& planner) override;
+                                                const DropPlanner& planner,
+                                                const WriteContext& write) override;
+  Result<std::vector<EntityRecord>> DropNamespaceTree(int64_t catalog_id,
+                                                      const NamespacePath& path,
+                                                      const DropPlanner& planner,
+                                                      const WriteContext& write) override;
   Result<std::optional<EntityRecord>> DropEntityWithRecord(
       int64_t catalog_id, const NamespacePath& ns, std::string_view name, EntityKind kind,
-      const DropPlanner& planner) override;
-  Status CreateTransaction(const TransactionRecord& record) override;
+      const DropPlanner& planner, const WriteContext& write) override;
+  Status CreateTransaction(const TransactionRecord& record,
+                           const WriteContext& write) override;
   Result<std::optional<TransactionRecord>> LoadTransaction(std::string_view id) override;
   Result<bool> UpdateTransaction(const TransactionRecord& updated,
-                                 int64_t expected_version) override;
+                                 int64_t expected_version,
+                                 const WriteContext& write) override;
   Result<std::vector<TransactionRecord>> ListTransactions(
       const std::vector<std::string>& statuses) override;
-  Result<bool> DeleteTransaction(std::string_view id) override;
+  Result<bool> DeleteTransaction(std::string_view id, const WriteContext& write) override;
 
  private:
   /// Runs a pointer query whose parameters are the catalog (id or name), the namespace's

@@ -137,20 +137,21 @@ Result<std::vector<UnclaimedEntity>> SqlStore::ListUnclaimedEntities(int64_t aft
 }
 
 Status SqlStore::RecordLegacyClaim(int64_t entity_id, const LocationClaim& claim) {
-  return Write([&](Lease& conn, WriteTransaction& txn) -> Status {
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* check,
-        conn->Prepare("SELECT n.catalog_id, (SELECT COUNT(*) FROM entity_locations l "
-                      "WHERE l.entity_id = e.id) FROM entities e JOIN namespaces n "
-                      "ON n.id = e.namespace_id WHERE e.id = ?"));
-    Query query(*conn, check);
-    query.Bind(entity_id);
-    CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("check an entity's claim"));
-    if (!row || query.Int(1) != 0) return Ok();
-    CAIRN_RETURN_IF_ERROR(
-        ClaimLocations(*conn, entity_id, query.Int(0), claim, /*check_overlap=*/false));
-    return txn.Commit();
-  });
+  return Write(
+      WriteContext::Immediate(), [&](Lease& conn, WriteTransaction& txn) -> Status {
+        CAIRN_ASSIGN_OR_RAISE(
+            auto* check,
+            conn->Prepare("SELECT n.catalog_id, (SELECT COUNT(*) FROM entity_locations l "
+                          "WHERE l.entity_id = e.id) FROM entities e JOIN namespaces n "
+                          "ON n.id = e.namespace_id WHERE e.id = ?"));
+        Query query(*conn, check);
+        query.Bind(entity_id);
+        CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("check an entity's claim"));
+        if (!row || query.Int(1) != 0) return Ok();
+        CAIRN_RETURN_IF_ERROR(ClaimLocations(*conn, entity_id, query.Int(0), claim,
+                                             /*check_overlap=*/false));
+        return txn.Commit();
+      });
 }
 
 }  // namespace cairn::sql_internal

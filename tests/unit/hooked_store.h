@@ -33,11 +33,11 @@ class HookedStore final : public ForwardingMetaStore {
   Result<EntityRecord> CreateEntity(int64_t catalog_id, const NamespacePath& ns,
                                     std::string_view name, EntityKind kind,
                                     std::string_view metadata_location,
-                                    std::string_view metadata,
-                                    const LocationClaim& claim) override {
+                                    std::string_view metadata, const LocationClaim& claim,
+                                    const WriteContext& write) override {
     if (before_create) before_create();
     return ForwardingMetaStore::CreateEntity(catalog_id, ns, name, kind,
-                                             metadata_location, metadata, claim);
+                                             metadata_location, metadata, claim, write);
   }
   Result<std::optional<EntityRecord>> LoadEntity(int64_t catalog_id,
                                                  const NamespacePath& ns,
@@ -57,10 +57,11 @@ class HookedStore final : public ForwardingMetaStore {
     if (load_error) return tl::unexpected(*load_error);
     return ForwardingMetaStore::FindEntityPointer(catalog_name, ns, name);
   }
-  Result<bool> SwapEntities(const std::vector<EntitySwap>& swaps) override {
+  Result<bool> SwapEntities(const std::vector<EntitySwap>& swaps,
+                            const WriteContext& write) override {
     ++swap_calls;
     if (swap_hook) return swap_hook(swaps, base());
-    return ForwardingMetaStore::SwapEntities(swaps);
+    return ForwardingMetaStore::SwapEntities(swaps, write);
   }
 };
 

@@ -1,7 +1,8 @@
 // IdempotentHandlers without sockets: a duplicate of a running request never waits in the
 // calling thread (it is answered "pending" at once, for the server to run it again), and
-// a claim of a server process that died is taken over at once. Also the instance
-// heartbeat.
+// a claim of a server process that died is taken over at once; the request's write,
+// passed down in its `WriteContext`, shows and runs its after-commit work only once it
+// committed with the answer. Also the instance heartbeat.
 
 #include "http/idempotency.h"
 
@@ -11,15 +12,20 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "common/macros.h"
 #include "matchers.h"
+#include "store/forwarding_meta_store.h"
 #include "store/instance_heartbeat.h"
 #include "store/meta_store.h"
+#include "store/write_context.h"
+#include "temp_dir.h"
 
 namespace cairn {
 namespace {
@@ -199,6 +205,127 @@ TEST_F(IdempotentHandlersTest, HeartbeatRegistersBeatsAndUnregisters) {
   auto claimed = store_->ClaimIdempotencyKey(late, now + 60'000);
   ASSERT_THAT(claimed, IsOk());
   EXPECT_FALSE(claimed->has_value());
+}
+
+/// A parked write whose commit fails (as when the key was taken over): destroying it
+/// rolls the write back.
+class FailingParkedWrite final : public ParkedWrite {
+ public:
+  explicit FailingParkedWrite(std::unique_ptr<ParkedWrite> parked)
+      : parked_(std::move(parked)) {}
+  Status Commit(const IdempotencyScope&, const StoredResponse&) override {
+    return CommitFailed("the key was taken over");
+  }
+
+ private:
+  std::unique_ptr<ParkedWrite> parked_;
+};
+
+/// Forwards to a store; when `fail_parked_commits`, the commit of a parked entity
+/// creation fails.
+class ParkFailingStore final : public ForwardingMetaStore {
+ public:
+  using ForwardingMetaStore::ForwardingMetaStore;
+  bool fail_parked_commits = false;
+
+  Result<EntityRecord> CreateEntity(int64_t catalog_id, const NamespacePath& ns,
+                                    std::string_view name, EntityKind kind,
+                                    std::string_view metadata_location,
+                                    std::string_view metadata, const LocationClaim& claim,
+                                    const WriteContext& write) override {
+    auto created = ForwardingMetaStore::CreateEntity(
+        catalog_id, ns, name, kind, metadata_location, metadata, claim, write);
+    IdempotencyScope* scope = write.scope();
+    if (fail_parked_commits && scope != nullptr && scope->parked) {
+      scope->parked = std::make_unique<FailingParkedWrite>(std::move(scope->parked));
+    }
+    return created;
+  }
+};
+
+/// Requests whose handler creates table "t" in the request's write context, on a store
+/// with several connections (a parked write holds one while others read).
+class IdempotentWriteContextTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = OpenSqliteStore(
+        {.path = dir_.File("cairn.db"), .synchronous = "normal", .pool_size = 4});
+    ASSERT_THAT(store, IsOk());
+    base_ = std::move(*store);
+    store_ = std::make_unique<ParkFailingStore>(*base_);
+    auto catalog = store_->CreateCatalog("main", "file:///warehouse/main", {});
+    ASSERT_THAT(catalog, IsOk());
+    catalog_ = catalog->id;
+    ASSERT_THAT(store_->CreateNamespace(catalog_, {"db"}, {}), IsOk());
+  }
+
+  bool TableVisible() {
+    auto entity = store_->LoadEntity(catalog_, {"db"}, "t");
+    EXPECT_THAT(entity, IsOk());
+    return entity && entity->has_value();
+  }
+
+  /// Creates the table, then schedules `after_commit` work that records whether the
+  /// table was visible when it ran.
+  Handler CreatingHandler() {
+    return [this](const Request& request) -> Result<Response> {
+      const WriteContext& write = request.write_context();
+      CAIRN_RETURN_IF_ERROR(store_->CreateEntity(
+          catalog_, {"db"}, "t", EntityKind::kIcebergTable, "l", "{}", {}, write));
+      visible_in_handler_ = TableVisible();
+      write.AfterCommit([this] { visible_after_commit_ = TableVisible(); });
+      ran_in_handler_ = visible_after_commit_.has_value();
+      return Response::Json("{}");
+    };
+  }
+
+  ScopedTempDir dir_{"cairn-idempotency"};
+  std::unique_ptr<MetaStore> base_;
+  std::unique_ptr<ParkFailingStore> store_;
+  int64_t catalog_ = 0;
+  bool visible_in_handler_ = true;
+  bool ran_in_handler_ = true;
+  /// Set when the after-commit work ran: whether it saw the table.
+  std::optional<bool> visible_after_commit_;
+};
+
+TEST_F(IdempotentWriteContextTest, ParkedWriteShowsAndRunsAfterCommitWorkOnceCommitted) {
+  IdempotentHandlers idempotency(*store_, std::chrono::minutes(30), WallClock);
+  const Handler wrapped =
+      idempotency.Wrap("POST /v1/{prefix}/tables", Protocol::kIceberg, CreatingHandler());
+  auto answer = wrapped(KeyedRequest("k"));
+  ASSERT_THAT(answer, IsOk());
+  EXPECT_EQ(answer->status, 200);
+  // Parked: invisible to the other connections, its after-commit work waiting for it.
+  EXPECT_FALSE(visible_in_handler_);
+  EXPECT_FALSE(ran_in_handler_);
+  // Committed with the answer, and only then the after-commit work ran.
+  EXPECT_EQ(visible_after_commit_, std::optional<bool>(true));
+  EXPECT_TRUE(TableVisible());
+}
+
+TEST_F(IdempotentWriteContextTest, AfterCommitWorkOfARolledBackWriteNeverRuns) {
+  store_->fail_parked_commits = true;
+  IdempotentHandlers idempotency(*store_, std::chrono::minutes(30), WallClock);
+  const Handler wrapped =
+      idempotency.Wrap("POST /v1/{prefix}/tables", Protocol::kIceberg, CreatingHandler());
+  auto answer = wrapped(KeyedRequest("k"));
+  EXPECT_THAT(answer, IsError(ErrorKind::kServiceUnavailable));
+  EXPECT_FALSE(ran_in_handler_);
+  EXPECT_FALSE(visible_after_commit_.has_value());
+  EXPECT_FALSE(TableVisible());
+}
+
+TEST_F(IdempotentWriteContextTest, WithoutAKeyEachWriteCommitsAndItsWorkRunsAtOnce) {
+  IdempotentHandlers idempotency(*store_, std::chrono::minutes(30), WallClock);
+  const Handler wrapped =
+      idempotency.Wrap("POST /v1/{prefix}/tables", Protocol::kIceberg, CreatingHandler());
+  Request request = KeyedRequest("k");
+  request.headers.clear();
+  ASSERT_THAT(wrapped(request), IsOk());
+  EXPECT_TRUE(visible_in_handler_);
+  EXPECT_TRUE(ran_in_handler_);
+  EXPECT_EQ(visible_after_commit_, std::optional<bool>(true));
 }
 
 TEST(InstanceIdTest, NamesTheProcessAndIsUnique) {

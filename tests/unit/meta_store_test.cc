@@ -26,6 +26,7 @@
 #include "postgres_test_db.h"
 #include "store/idempotency_scope.h"
 #include "store/postgres_store.h"
+#include "store/write_context.h"
 #include "temp_dir.h"
 
 namespace cairn {
@@ -1304,12 +1305,9 @@ TEST_P(MetaStoreTest, EffectKeyAndAnswerCommitTogether) {
   Create({"other"});
   auto scope = Scope("k", "fp", "owner-1", 100);
   ASSERT_THAT(store_->ClaimIdempotencyKey(scope, 150), IsOk());
-  {
-    ScopedIdempotency installed(&scope);
-    ASSERT_THAT(
-        store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "l", "{}"),
-        IsOk());
-  }
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "l",
+                                   "{}", {}, WriteContext(scope)),
+              IsOk());
   // The write waits for its answer (parked); then all three commit at once.
   ASSERT_NE(scope.parked, nullptr);
   ASSERT_THAT(scope.parked->Commit(scope, {"fp", 200, "application/json", "{}", ""}),
@@ -1323,12 +1321,9 @@ TEST_P(MetaStoreTest, EffectKeyAndAnswerCommitTogether) {
 
   // A parked write whose claim is not held (taken over, or never made) rolls back.
   auto stranger = Scope("k2", "fp", "owner-3", 300);
-  {
-    ScopedIdempotency installed(&stranger);
-    ASSERT_THAT(store_->CreateEntity(catalog_, {"other"}, "t", EntityKind::kIcebergTable,
-                                     "l", "{}"),
-                IsOk());
-  }
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"other"}, "t", EntityKind::kIcebergTable,
+                                   "l", "{}", {}, WriteContext(stranger)),
+              IsOk());
   ASSERT_NE(stranger.parked, nullptr);
   EXPECT_THAT(stranger.parked->Commit(stranger, {"fp", 200, "", "", ""}),
               IsError(ErrorKind::kCommitFailed));
@@ -1340,12 +1335,9 @@ TEST_P(MetaStoreTest, AnUncommittedParkedWriteRollsBack) {
   Create({"db"});
   auto scope = Scope("k", "fp", "owner-1", 100);
   ASSERT_THAT(store_->ClaimIdempotencyKey(scope, 150), IsOk());
-  {
-    ScopedIdempotency installed(&scope);
-    ASSERT_THAT(
-        store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "l", "{}"),
-        IsOk());
-  }
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "l",
+                                   "{}", {}, WriteContext(scope)),
+              IsOk());
   scope.parked.reset();  // e.g. the answer could not be built
   EXPECT_FALSE(store_->LoadEntity(catalog_, {"db"}, "t")->has_value());
 }

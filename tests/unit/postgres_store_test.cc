@@ -25,6 +25,7 @@
 #include "matchers.h"
 #include "postgres_test_db.h"
 #include "store/idempotency_scope.h"
+#include "store/write_context.h"
 
 namespace cairn {
 namespace {
@@ -324,8 +325,7 @@ class PostgresLostCommitTest : public PostgresStoreTest {
     scope.created_ms = 100;
     scope.expires_ms = 100000;
     ASSERT_THAT(store_->ClaimIdempotencyKey(scope, 200), IsOk());
-    ScopedIdempotency installed(&scope);
-    ASSERT_THAT(store_->SwapEntities({{entity_, "v0", "v1", "{}"}}),
+    ASSERT_THAT(store_->SwapEntities({{entity_, "v0", "v1", "{}"}}, WriteContext(scope)),
                 ::testing::Optional(true));
     ASSERT_NE(scope.parked, nullptr);
   }

@@ -54,7 +54,8 @@ Result<Response> CreateNamespace(CatalogService& catalog, const Request& request
   CAIRN_ASSIGN_OR_RAISE(auto catalog_name, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto body, CreateNamespaceRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto created,
-                        catalog.CreateNamespace(catalog_name, body.ns, body.properties));
+                        catalog.CreateNamespace(catalog_name, body.ns, body.properties,
+                                                request.write_context()));
   return Response::Json(NamespaceToJson(created));
 }
 
@@ -76,7 +77,7 @@ Result<Response> NamespaceExists(CatalogService& catalog, const Request& request
 Result<Response> DropNamespace(CatalogService& catalog, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog_name, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
-  CAIRN_RETURN_IF_ERROR(catalog.DropNamespace(catalog_name, ns));
+  CAIRN_RETURN_IF_ERROR(catalog.DropNamespace(catalog_name, ns, request.write_context()));
   return Response::NoContent();
 }
 
@@ -87,7 +88,8 @@ Result<Response> UpdateNamespaceProperties(CatalogService& catalog,
   CAIRN_ASSIGN_OR_RAISE(auto body,
                         UpdateNamespacePropertiesRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto outcome, catalog.UpdateNamespaceProperties(
-                                          catalog_name, ns, body.updates, body.removals));
+                                          catalog_name, ns, body.updates, body.removals,
+                                          request.write_context()));
   return Response::Json(ToJson(outcome));
 }
 

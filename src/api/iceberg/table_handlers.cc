@@ -120,7 +120,8 @@ Result<Response> CreateTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto input, CreateTableRequestFromJson(request.body));
-  CAIRN_ASSIGN_OR_RAISE(auto created, tables.CreateTable(catalog, ns, input));
+  CAIRN_ASSIGN_OR_RAISE(auto created,
+                        tables.CreateTable(catalog, ns, input, request.write_context()));
   Response response = Response::Json(LoadTableResultToJson(created));
   if (created.metadata_location.empty()) return response;  // staged: nothing to tag
   return WithETag(std::move(response),
@@ -155,9 +156,9 @@ Result<Response> CommitTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto commit, CommitTableRequestFromJson(request.body));
   CAIRN_RETURN_IF_ERROR(CheckBodyIdentifier(commit.identifier, ident, "table"));
-  CAIRN_ASSIGN_OR_RAISE(
-      auto committed,
-      tables.CommitTable(catalog, ident, commit.requirements, commit.updates));
+  CAIRN_ASSIGN_OR_RAISE(auto committed,
+                        tables.CommitTable(catalog, ident, commit.requirements,
+                                           commit.updates, request.write_context()));
   return WithETag(Response::Json(CommitTableResponseToJson(committed)),
                   TableETag(committed.metadata_location, SnapshotsMode::kAll));
 }
@@ -165,7 +166,8 @@ Result<Response> CommitTable(TableService& tables, const Request& request) {
 Result<Response> CommitTransaction(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto changes, CommitTransactionRequestFromJson(request.body));
-  CAIRN_RETURN_IF_ERROR(tables.CommitTransaction(catalog, changes));
+  CAIRN_RETURN_IF_ERROR(
+      tables.CommitTransaction(catalog, changes, request.write_context()));
   return Response::NoContent();
 }
 
@@ -173,14 +175,15 @@ Result<Response> DropTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
   CAIRN_ASSIGN_OR_RAISE(bool purge, PurgeRequested(request));
-  CAIRN_RETURN_IF_ERROR(tables.DropTable(catalog, ident, purge));
+  CAIRN_RETURN_IF_ERROR(tables.DropTable(catalog, ident, purge, request.write_context()));
   return Response::NoContent();
 }
 
 Result<Response> RenameTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto rename, RenameTableRequestFromJson(request.body));
-  CAIRN_RETURN_IF_ERROR(tables.RenameTable(catalog, rename.source, rename.destination));
+  CAIRN_RETURN_IF_ERROR(tables.RenameTable(catalog, rename.source, rename.destination,
+                                           request.write_context()));
   return Response::NoContent();
 }
 
@@ -188,9 +191,10 @@ Result<Response> RegisterTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto body, RegisterTableRequestFromJson(request.body));
-  CAIRN_ASSIGN_OR_RAISE(auto registered,
-                        tables.RegisterTable(catalog, TableIdent{ns, body.name},
-                                             body.metadata_location, body.overwrite));
+  CAIRN_ASSIGN_OR_RAISE(
+      auto registered,
+      tables.RegisterTable(catalog, TableIdent{ns, body.name}, body.metadata_location,
+                           body.overwrite, request.write_context()));
   return WithETag(Response::Json(LoadTableResultToJson(registered)),
                   TableETag(registered.metadata_location, SnapshotsMode::kAll));
 }

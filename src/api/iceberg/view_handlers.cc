@@ -31,7 +31,8 @@ Result<Response> CreateView(ViewService& views, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto input, CreateViewRequestFromJson(request.body));
-  CAIRN_ASSIGN_OR_RAISE(auto created, views.CreateView(catalog, ns, input));
+  CAIRN_ASSIGN_OR_RAISE(auto created,
+                        views.CreateView(catalog, ns, input, request.write_context()));
   return Response::Json(LoadViewResultToJson(created));
 }
 
@@ -54,23 +55,24 @@ Result<Response> ReplaceView(ViewService& views, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto ident, ViewOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto commit, CommitViewRequestFromJson(request.body));
   CAIRN_RETURN_IF_ERROR(CheckBodyIdentifier(commit.identifier, ident, "view"));
-  CAIRN_ASSIGN_OR_RAISE(
-      auto committed,
-      views.ReplaceView(catalog, ident, commit.requirements, commit.updates));
+  CAIRN_ASSIGN_OR_RAISE(auto committed,
+                        views.ReplaceView(catalog, ident, commit.requirements,
+                                          commit.updates, request.write_context()));
   return Response::Json(LoadViewResultToJson(committed));
 }
 
 Result<Response> DropView(ViewService& views, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto ident, ViewOf(request));
-  CAIRN_RETURN_IF_ERROR(views.DropView(catalog, ident));
+  CAIRN_RETURN_IF_ERROR(views.DropView(catalog, ident, request.write_context()));
   return Response::NoContent();
 }
 
 Result<Response> RenameView(ViewService& views, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto rename, RenameTableRequestFromJson(request.body));
-  CAIRN_RETURN_IF_ERROR(views.RenameView(catalog, rename.source, rename.destination));
+  CAIRN_RETURN_IF_ERROR(views.RenameView(catalog, rename.source, rename.destination,
+                                         request.write_context()));
   return Response::NoContent();
 }
 
@@ -80,7 +82,8 @@ Result<Response> RegisterView(ViewService& views, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, RegisterViewRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(
       auto registered,
-      views.RegisterView(catalog, ViewIdent{ns, body.name}, body.metadata_location));
+      views.RegisterView(catalog, ViewIdent{ns, body.name}, body.metadata_location,
+                         request.write_context()));
   return Response::Json(LoadViewResultToJson(registered));
 }
 

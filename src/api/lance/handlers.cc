@@ -68,7 +68,8 @@ Result<Response> CreateNamespace(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, CreateNamespaceRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto target, TargetAgreeingWith(request, body));
   CAIRN_ASSIGN_OR_RAISE(auto properties,
-                        lance.CreateNamespace(target.id, body.mode, body.properties));
+                        lance.CreateNamespace(target.id, body.mode, body.properties,
+                                              request.write_context()));
   return Response::Json(NamespaceToJson(target.id, properties));
 }
 
@@ -90,8 +91,9 @@ Result<Response> DescribeNamespace(LanceService& lance, const Request& request) 
 Result<Response> DropNamespace(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, DropNamespaceRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto target, TargetAgreeingWith(request, body));
-  CAIRN_ASSIGN_OR_RAISE(auto outcome,
-                        lance.DropNamespace(target.id, body.mode, body.behavior));
+  CAIRN_ASSIGN_OR_RAISE(
+      auto outcome,
+      lance.DropNamespace(target.id, body.mode, body.behavior, request.write_context()));
   return Response::Json(DropNamespaceToJson(target.id, outcome));
 }
 
@@ -126,8 +128,9 @@ Result<Response> ListAllTables(LanceService& lance, const Request& request) {
 Result<Response> RegisterTable(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, RegisterTableRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto target, TargetAgreeingWith(request, body));
-  CAIRN_ASSIGN_OR_RAISE(auto table, lance.RegisterTable(target.id, body.location,
-                                                        body.mode, body.properties));
+  CAIRN_ASSIGN_OR_RAISE(auto table,
+                        lance.RegisterTable(target.id, body.location, body.mode,
+                                            body.properties, request.write_context()));
   return Response::Json(TableToJson(table));
 }
 
@@ -135,7 +138,8 @@ Result<Response> DeclareTable(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, DeclareTableRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto target, TargetAgreeingWith(request, body));
   CAIRN_ASSIGN_OR_RAISE(auto table,
-                        lance.DeclareTable(target.id, body.location, body.properties));
+                        lance.DeclareTable(target.id, body.location, body.properties,
+                                           request.write_context()));
   return Response::Json(DeclaredTableToJson(table));
 }
 
@@ -167,22 +171,24 @@ Result<Response> TableExists(LanceService& lance, const Request& request) {
 Result<Response> DropTable(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, TableIdRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto target, TargetAgreeingWith(request, body));
-  CAIRN_ASSIGN_OR_RAISE(auto outcome, lance.DropTable(target.id));
+  CAIRN_ASSIGN_OR_RAISE(auto outcome,
+                        lance.DropTable(target.id, request.write_context()));
   return Response::Json(DropTableToJson(target.id, outcome));
 }
 
 Result<Response> DeregisterTable(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, TableIdRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto target, TargetAgreeingWith(request, body));
-  CAIRN_ASSIGN_OR_RAISE(auto table, lance.DeregisterTable(target.id));
+  CAIRN_ASSIGN_OR_RAISE(auto table,
+                        lance.DeregisterTable(target.id, request.write_context()));
   return Response::Json(TableToJson(table));
 }
 
 Result<Response> RenameTable(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, RenameTableRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto target, TargetAgreeingWith(request, body));
-  CAIRN_RETURN_IF_ERROR(
-      lance.RenameTable(target.id, body.new_namespace_id, body.new_table_name));
+  CAIRN_RETURN_IF_ERROR(lance.RenameTable(target.id, body.new_namespace_id,
+                                          body.new_table_name, request.write_context()));
   return Response::Json(EmptyObjectJson());
 }
 
@@ -196,7 +202,8 @@ Result<Response> DescribeTransaction(LanceService& lance, const Request& request
 Result<Response> AlterTransaction(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, AlterTransactionRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto id, TransactionIdOf(request, body.id));
-  CAIRN_ASSIGN_OR_RAISE(auto transaction, lance.AlterTransaction(id, body.actions));
+  CAIRN_ASSIGN_OR_RAISE(auto transaction, lance.AlterTransaction(
+                                              id, body.actions, request.write_context()));
   return Response::Json(TransactionToJson(transaction));
 }
 
