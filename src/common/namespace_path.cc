@@ -2,7 +2,7 @@
 
 namespace cairn {
 
-std::string   DottedName( const NamespacePathstd::string DottedName(const NamespacePath& path) { path ){
+std::string DottedName(const NamespacePath& path) {
   std::string out;
   for (size_t i = 0; i < path.size(); ++i) {
     if (i > 0) out.push_back('.');
