@@ -1,7 +1,6 @@
 // The SQL store: the locations entities claim (see LocationClaim), and whether a
 // location is in use.
 
-#include "catalog/table_service.h"
 #include "common/location.h"
 #include "common/macros.h"
 #include "store/sql_store_internal.h"
