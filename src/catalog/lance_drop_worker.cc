@@ -55,7 +55,6 @@ void LanceDropWorker::Stop() {
 }
 
 void LanceDropWorker::Enqueue(std::string id) {
-  if (busy_) work_ready_.notify_one();
   {
     MutexLock lock(mutex_);
     queue_.push_back(std::move(id));
