@@ -23,7 +23,3 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 }
 
 }  // namespace cairn
-
-namespace cairn {
-size_t DeliberatelyBrokenLength(std::string text) { return text.size(); }
-}  // namespace cairn
