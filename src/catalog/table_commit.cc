@@ -185,24 +185,31 @@ Result<TableService::PreparedChange> TableService::PrepareChange(
 StagedChange TableService::Stage(const CatalogRecord& catalog, PreparedChange prepared,
                                  const WriteContext& write, LoadedTable* answer) {
   auto change = std::make_shared<const PreparedChange>(std::move(prepared));
-  auto file = std::make_shared<WrittenMetadata>();
+  // The written file and its text as the swap stored it, which the cache then shares.
+  struct Written {
+    WrittenMetadata file;
+    std::shared_ptr<const std::string> json;
+  };
+  auto written = std::make_shared<Written>();
   StagedChange staged;
   staged.address = EntityAddress{catalog.id, change->ident.ns, change->ident.name};
-  staged.write = [this, change, file]() -> Result<EntitySwap> {
+  staged.write = [this, change, written]() -> Result<EntitySwap> {
     CAIRN_ASSIGN_OR_RAISE(
-        *file, WriteMetadata(*change->updated, change->entity.metadata_location,
-                             change->metadata_dir));
-    EntitySwap swap = SwapTo(change->entity, *change->base, *change->updated, *file);
+        written->file, WriteMetadata(*change->updated, change->entity.metadata_location,
+                                     change->metadata_dir));
+    EntitySwap swap =
+        SwapTo(change->entity, *change->base, *change->updated, written->file);
     swap.claim = change->claim;
+    written->json = swap.metadata;
     return swap;
   };
-  staged.on_committed = [this, catalog, change, file, answer, write] {
-    Remember(*file, change->updated);
+  staged.on_committed = [this, catalog, change, written, answer, write] {
+    Remember(written->file, written->json, change->updated);
     write.AfterCommit([this, catalog, change] {
       DeleteDroppedMetadataFiles(catalog, change->entity.id, *change->base,
                                  *change->updated);
     });
-    if (answer != nullptr) *answer = std::move(file->table);
+    if (answer != nullptr) *answer = std::move(written->file.table);
   };
   return staged;
 }

@@ -231,6 +231,7 @@ Result<TableService::CurrentTable> TableService::CurrentFrom(const CatalogRecord
 }
 
 void TableService::Remember(const WrittenMetadata& written,
+                            std::shared_ptr<const std::string> json,
                             std::shared_ptr<const iceberg::TableMetadata> metadata) {
   const std::string& location = written.table.metadata_location;
   // Clients reload busy tables with snapshots=refs (after a 409, say): cut that form from
@@ -238,8 +239,7 @@ void TableService::Remember(const WrittenMetadata& written,
   cache_.InsertJson(location, MetadataCache::Form::kRefsJson,
                     std::make_shared<const std::string>(RefsJson(written, *metadata)));
   cache_.InsertModel(location, std::move(metadata), written.table.metadata_json.size());
-  cache_.InsertJson(location, MetadataCache::Form::kJson,
-                    std::make_shared<const std::string>(written.table.metadata_json));
+  cache_.InsertJson(location, MetadataCache::Form::kJson, std::move(json));
 }
 
 std::string TableService::RefsJson(const WrittenMetadata& written,

@@ -246,8 +246,9 @@ class TableService {
   /// As `LoadCurrent`, for a pointer already read.
   Result<CurrentTable> CurrentFrom(const CatalogRecord& catalog, const TableIdent& ident,
                                    EntityPointer pointer);
-  /// Keeps what a commit produced, so that the next load and commit start from it.
-  void Remember(const WrittenMetadata& written,
+  /// Keeps what a commit produced, so that the next load and commit start from it;
+  /// `json` is `written`'s text, shared with the swap that stored it (not copied again).
+  void Remember(const WrittenMetadata& written, std::shared_ptr<const std::string> json,
                 std::shared_ptr<const iceberg::TableMetadata> metadata);
   /// The `snapshots=refs` text of `metadata`, cut from its written text.
   static std::string RefsJson(const WrittenMetadata& written,
