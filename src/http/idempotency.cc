@@ -1,6 +1,9 @@
 #include "http/idempotency.h"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
+#include <string_view>
 
 #include <openssl/evp.h>
 
@@ -46,18 +49,53 @@ std::string Fingerprint(const std::string& operation, const Request& request) {
   return HexEncode(std::string_view(reinterpret_cast<const char*>(digest), length));
 }
 
-Response Replay(const StoredResponse& stored) {
-  Response response{*stored.status, stored.body, stored.content_type, {}};
-  if (!stored.etag.empty()) response.headers.emplace_back("ETag", stored.etag);
-  response.headers.emplace_back("Idempotent-Replayed", "true");
-  return response;
-}
-
 std::string HeaderValue(const Response& response, std::string_view name) {
   for (const auto& [key, value] : response.headers) {
     if (key == name) return value;
   }
   return {};
+}
+
+/// The stored form of an answer, opaque to the store: status, content type and ETag on
+/// a line each (header values never hold a line break), then the body. The SQL
+/// migrations that replaced the four answer columns produce the same form.
+std::string EncodeAnswer(const Response& response) {
+  std::string encoded = std::to_string(response.status);
+  encoded += '\n';
+  encoded += response.content_type;
+  encoded += '\n';
+  encoded += HeaderValue(response, "ETag");
+  encoded += '\n';
+  encoded += response.body;
+  return encoded;
+}
+
+/// The first line of `rest`, which then holds what follows it; nullopt without one.
+std::optional<std::string_view> TakeLine(std::string_view& rest) {
+  const size_t end = rest.find('\n');
+  if (end == std::string_view::npos) return std::nullopt;
+  const std::string_view line = rest.substr(0, end);
+  rest.remove_prefix(end + 1);
+  return line;
+}
+
+/// The stored answer replayed to a retry, marked as such.
+Result<Response> Replay(std::string_view key, std::string_view encoded) {
+  std::string_view rest = encoded;
+  const auto status = TakeLine(rest);
+  const auto content_type = TakeLine(rest);
+  const auto etag = TakeLine(rest);
+  int code = 0;
+  const bool numeric =
+      status && std::from_chars(status->data(), status->data() + status->size(), code)
+                        .ptr == status->data() + status->size();
+  if (!etag || !numeric || code < 100 || code > 599) {
+    return IOError("The stored answer of Idempotency-Key {} is unreadable", key);
+  }
+  Response response{code, std::string(rest), std::string(*content_type), {}};
+  if (!etag->empty()) response.headers.emplace_back("ETag", std::string(*etag));
+  response.headers.emplace_back("Idempotent-Replayed", "true");
+  return response;
 }
 
 }  // namespace
@@ -102,7 +140,10 @@ Result<std::optional<Response>> IdempotentHandlers::Claim(Protocol protocol,
     return UnprocessableEntity(
         "Idempotency-Key {} was already used for a different request", scope.key);
   }
-  if (existing->status) return std::optional<Response>(Replay(*existing));
+  if (existing->answer) {
+    CAIRN_ASSIGN_OR_RAISE(auto replay, Replay(scope.key, *existing->answer));
+    return std::optional<Response>(std::move(replay));
+  }
   // Another request with this key is still running. Waiting here would hold a worker
   // (and a flood of duplicates would hold them all): answer "pending", and the server
   // runs this request again later, until that one's answer is stored.
@@ -136,8 +177,7 @@ Result<Response> IdempotentHandlers::Handle(const std::string& operation,
   scoped.write = &write;
   Result<Response> result = handler(scoped);
   Response response = result ? *result : ErrorResponse(protocol, result.error());
-  const StoredResponse answer{scope.fingerprint, response.status, response.content_type,
-                              response.body, HeaderValue(response, "ETag")};
+  const std::string answer = EncodeAnswer(response);
   if (scope.parked) {
     // The effect, the key and this answer commit in one store transaction.
     auto committed = scope.parked->Commit(scope, answer);

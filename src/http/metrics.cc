@@ -83,6 +83,11 @@ std::string HttpMetrics::Render() const {
       "queue was full.\n";
   out += "# TYPE cairn_http_rejected_total counter\n";
   out += fmt::format("cairn_http_rejected_total {}\n", rejected_.load());
+  out +=
+      "# HELP cairn_http_pending_requests Requests waiting, holding no worker, for the "
+      "answer of a running request with the same Idempotency-Key.\n";
+  out += "# TYPE cairn_http_pending_requests gauge\n";
+  out += fmt::format("cairn_http_pending_requests {}\n", pending_.load());
   return out;
 }
 

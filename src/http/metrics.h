@@ -37,6 +37,10 @@ class HttpMetrics {
   /// \brief Counts a request refused because the worker queue was full. Thread-safe.
   void RecordRejected() { rejected_.fetch_add(1, std::memory_order_relaxed); }
 
+  /// \brief Counts a request that starts (`delta` 1) or stops (-1) waiting, holding no
+  /// worker, for the answer of a running request with its `Idempotency-Key`. Thread-safe.
+  void AddPending(int delta) { pending_.fetch_add(delta, std::memory_order_relaxed); }
+
   /// \brief The Prometheus text exposition of everything recorded so far.
   std::string Render() const;
 
@@ -51,6 +55,7 @@ class HttpMetrics {
   std::vector<std::string> labels_;
   std::unique_ptr<RouteStats[]> stats_;
   std::atomic<uint64_t> rejected_{0};
+  std::atomic<int64_t> pending_{0};
 };
 
 }  // namespace cairn

@@ -433,6 +433,7 @@ class HttpServer::Impl {
       response.pending = false;
       co_return response;
     }
+    metrics_.AddPending(1);
     constexpr auto kFirstPause = std::chrono::milliseconds(10);
     constexpr auto kLongestPause = std::chrono::milliseconds(250);
     const auto deadline = std::chrono::steady_clock::now() + options_.pending_wait;
@@ -447,6 +448,7 @@ class HttpServer::Impl {
       response = co_await RunBlocking(call, executor);
       pause = std::min(pause * 2, std::chrono::milliseconds(kLongestPause));
     }
+    metrics_.AddPending(-1);
     pending_.fetch_sub(1);
     response.pending = false;
     co_return response;

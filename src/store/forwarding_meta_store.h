@@ -132,7 +132,7 @@ class ForwardingMetaStore : public MetaStore {
   Status RecordLegacyClaim(int64_t entity_id, const LocationClaim& claim) override {
     return base_.RecordLegacyClaim(entity_id, claim);
   }
-  Result<std::optional<StoredResponse>> ClaimIdempotencyKey(
+  Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
       const IdempotencyScope& scope, int64_t lease_until_ms) override {
     return base_.ClaimIdempotencyKey(scope, lease_until_ms);
   }
@@ -143,13 +143,13 @@ class ForwardingMetaStore : public MetaStore {
   Status RemoveInstance(std::string_view instance) override {
     return base_.RemoveInstance(instance);
   }
-  Result<std::optional<StoredResponse>> LoadIdempotentResponse(std::string_view key,
+  Result<std::optional<IdempotencyRecord>> LoadIdempotentResponse(std::string_view key,
                                                                int64_t now_ms) override {
     return base_.LoadIdempotentResponse(key, now_ms);
   }
   Status SaveIdempotentResponse(const IdempotencyScope& scope,
-                                const StoredResponse& response) override {
-    return base_.SaveIdempotentResponse(scope, response);
+                                std::string_view answer) override {
+    return base_.SaveIdempotentResponse(scope, answer);
   }
   Status ReleaseIdempotencyKey(const IdempotencyScope& scope) override {
     return base_.ReleaseIdempotencyKey(scope);

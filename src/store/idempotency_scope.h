@@ -11,13 +11,13 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.h"
 
 namespace cairn {
 
-struct StoredResponse;
 struct IdempotencyScope;
 
 /// \brief A request's write transaction whose COMMIT waits for the request's answer, so
@@ -26,9 +26,10 @@ struct IdempotencyScope;
 class ParkedWrite {
  public:
   virtual ~ParkedWrite() = default;
-  /// \brief Stores `answer` for the key of `scope` and commits everything. Errors: as the
+  /// \brief Stores `answer` (opaque to the store) for the key of `scope` and commits
+  /// everything. Errors: as the
   /// store's; `kCommitFailed` when the key is no longer held by this request.
-  virtual Status Commit(const IdempotencyScope& scope, const StoredResponse& answer) = 0;
+  virtual Status Commit(const IdempotencyScope& scope, std::string_view answer) = 0;
 };
 
 /// \brief One request's key and what happened to it in the store.

@@ -95,15 +95,14 @@ struct EntityPointer {
   std::string metadata_location;
 };
 
-/// \brief A stored answer to a request that carried an `Idempotency-Key`.
-struct StoredResponse {
+/// \brief What the store keeps for an `Idempotency-Key`. The answer is opaque bytes:
+/// the idempotency layer encodes and decodes it, the store only keeps it.
+struct IdempotencyRecord {
   /// Hash of the operation and request the key was first used with.
   std::string fingerprint;
-  /// Unset while the request's effect is committed but its answer not yet stored.
-  std::optional<int> status;
-  std::string content_type;
-  std::string body;
-  std::string etag;
+  /// Unset while the request runs, or while its effect is committed but its answer not
+  /// yet stored.
+  std::optional<std::string> answer;
 };
 
 /// \brief A byte range `[begin, end)` of a text.
@@ -337,10 +336,10 @@ class MetaStore {
   /// `scope.instance` as the process that holds it: succeeds (nullopt) when the key is
   /// new, expired, or held by an abandoned claim — no effect applied, and either its
   /// lease is over or its instance has not beaten since `scope.stale_before_ms` or is no
-  /// longer registered (`BeatInstance`). Otherwise returns the existing record (`status`
+  /// longer registered (`BeatInstance`). Otherwise returns the existing record (`answer`
   /// unset while another request is still working on it) without writing, so that
   /// duplicates of a running request only read.
-  virtual Result<std::optional<StoredResponse>> ClaimIdempotencyKey(
+  virtual Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
       const IdempotencyScope& scope, int64_t lease_until_ms) = 0;
 
   /// \brief Records that server process `instance` is alive at `now_ms`, registering it
@@ -355,13 +354,13 @@ class MetaStore {
   virtual Status RemoveInstance(std::string_view instance) = 0;
 
   /// \brief The record of `key`, unless it expired by `now_ms`; nullopt when none.
-  virtual Result<std::optional<StoredResponse>> LoadIdempotentResponse(
+  virtual Result<std::optional<IdempotencyRecord>> LoadIdempotentResponse(
       std::string_view key, int64_t now_ms) = 0;
 
-  /// \brief Stores the final answer to the request holding the claim of `scope`. Also
-  /// deletes a bounded batch of expired keys.
+  /// \brief Stores `answer`, the final answer to the request holding the claim of
+  /// `scope`. Also deletes a bounded batch of expired keys.
   virtual Status SaveIdempotentResponse(const IdempotencyScope& scope,
-                                        const StoredResponse& response) = 0;
+                                        std::string_view answer) = 0;
 
   /// \brief Gives up the claim of `scope` when its request applied nothing (a 5xx), so a
   /// retry executes.

@@ -149,6 +149,16 @@ const std::vector<const char*>& Migrations() {
       );
       CREATE INDEX entity_locations_by_location ON entity_locations (location);
       )sql",
+      // v5: the answer of an idempotent request as one opaque value, as SQLite's v9.
+      R"sql(
+      ALTER TABLE idempotency_keys ADD COLUMN answer TEXT;
+      UPDATE idempotency_keys SET answer = status::text || chr(10) ||
+        COALESCE(content_type, '') || chr(10) || COALESCE(etag, '') || chr(10) ||
+        COALESCE(body, '')
+        WHERE status IS NOT NULL;
+      ALTER TABLE idempotency_keys DROP COLUMN status, DROP COLUMN content_type,
+        DROP COLUMN body, DROP COLUMN etag;
+      )sql",
   };
   return kMigrations;
 }

@@ -19,7 +19,7 @@ class ParkedSqlWrite final : public ParkedWrite {
     store_.Release(std::move(conn_));
   }
 
-  Status Commit(const IdempotencyScope& scope, const StoredResponse& answer) override {
+  Status Commit(const IdempotencyScope& scope, std::string_view answer) override {
     CAIRN_ASSIGN_OR_RAISE(bool held,
                           StoreAnswer(*conn_, scope, answer, /*applied=*/true));
     if (!held) return CommitFailed("Another request holds Idempotency-Key {}", scope.key);
@@ -38,27 +38,30 @@ class ParkedSqlWrite final : public ParkedWrite {
   bool committed_ = false;
 };
 
+/// The record in the first two columns of `query`'s row: fingerprint, answer.
+IdempotencyRecord RecordOf(Query& query) {
+  IdempotencyRecord record{query.Text(0), std::nullopt};
+  if (!query.IsNull(1)) record.answer = query.Text(1);
+  return record;
+}
+
 }  // namespace
 
 /// Writes the answer into the key row held by `scope` (marking the effect applied when
 /// `applied`), then purges a bounded batch of expired keys — so no single request pays
 /// for many. Returns false when the key is no longer held by this request.
 Result<bool> StoreAnswer(SqlConnection& conn, const IdempotencyScope& scope,
-                         const StoredResponse& answer, bool applied) {
+                         std::string_view answer, bool applied) {
   CAIRN_ASSIGN_OR_RAISE(
       auto* save,
       conn.Prepare(
           "UPDATE idempotency_keys SET applied = CASE WHEN ? = 1 THEN 1 ELSE applied "
-          "END, status = ?, content_type = ?, body = ?, etag = ? "
-          "WHERE key = ? AND owner = ?"));
+          "END, answer = ? WHERE key = ? AND owner = ?"));
   bool held = false;
   {
     Query query(conn, save);
     CAIRN_RETURN_IF_ERROR(query.Bind(int64_t{applied ? 1 : 0})
-                              .Bind(static_cast<int64_t>(answer.status.value_or(0)))
-                              .Bind(answer.content_type)
-                              .Bind(answer.body)
-                              .Bind(answer.etag)
+                              .Bind(answer)
                               .Bind(scope.key)
                               .Bind(scope.owner)
                               .Run("store idempotent response"));
@@ -88,25 +91,25 @@ Result<bool> SqlStore::ParkedWriteLanded(const IdempotencyScope& scope, int64_t 
     CAIRN_ASSIGN_OR_RAISE(
         auto* stmt,
         conn->Prepare("SELECT 1 FROM idempotency_keys WHERE key = ? AND owner = ? "
-                      "AND applied = 1 AND status IS NOT NULL"));
+                      "AND applied = 1 AND answer IS NOT NULL"));
     Query query(*conn, stmt);
     query.Bind(scope.key).Bind(scope.owner);
     return query.Step("read back idempotent commit");
   });
 }
 
-Result<std::optional<StoredResponse>> SqlStore::ClaimIdempotencyKey(
+Result<std::optional<IdempotencyRecord>> SqlStore::ClaimIdempotencyKey(
     const IdempotencyScope& scope, int64_t lease_until_ms) {
   // Read first: a key that is answered or held by a live request is returned without
   // writing, so that duplicates of a running request never wait for the write lock
   // (SQLite) or a row lock, and cost one indexed read.
-  auto held = Read([&](Lease& conn) -> Result<std::optional<StoredResponse>> {
+  auto held = Read([&](Lease& conn) -> Result<std::optional<IdempotencyRecord>> {
     CAIRN_ASSIGN_OR_RAISE(
         auto* stmt,
         conn->Prepare(
-            "SELECT fingerprint, status, content_type, body, etag, CASE WHEN "
+            "SELECT fingerprint, answer, CASE WHEN "
             "idempotency_keys.expires_at_ms <= ? OR "
-            "(idempotency_keys.status IS NULL AND idempotency_keys.applied = 0 AND "
+            "(idempotency_keys.answer IS NULL AND idempotency_keys.applied = 0 AND "
             "(idempotency_keys.lease_until_ms <= ? OR "
             "(idempotency_keys.instance <> '' AND NOT EXISTS (SELECT 1 FROM "
             "server_instances WHERE server_instances.id = idempotency_keys.instance "
@@ -118,11 +121,8 @@ Result<std::optional<StoredResponse>> SqlStore::ClaimIdempotencyKey(
         .Bind(scope.stale_before_ms)
         .Bind(scope.key);
     CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("look up idempotency key"));
-    if (!row || query.Int(5) == 1) return std::optional<StoredResponse>{};
-    StoredResponse stored{query.Text(0), std::nullopt, query.Text(2), query.Text(3),
-                          query.Text(4)};
-    if (!query.IsNull(1)) stored.status = static_cast<int>(query.Int(1));
-    return std::optional<StoredResponse>(std::move(stored));
+    if (!row || query.Int(2) == 1) return std::optional<IdempotencyRecord>{};
+    return std::optional<IdempotencyRecord>(RecordOf(query));
   });
   if (!held) return tl::unexpected(held.error());
   if (*held) return held;
@@ -139,11 +139,11 @@ Result<std::optional<StoredResponse>> SqlStore::ClaimIdempotencyKey(
             "ON CONFLICT (key) DO UPDATE SET fingerprint = excluded.fingerprint, "
             "owner = excluded.owner, instance = excluded.instance, applied = 0, "
             "lease_until_ms = excluded.lease_until_ms, "
-            "status = NULL, content_type = NULL, body = NULL, etag = NULL, "
+            "answer = NULL, "
             "created_at_ms = excluded.created_at_ms, expires_at_ms = "
             "excluded.expires_at_ms "
             "WHERE idempotency_keys.expires_at_ms <= excluded.created_at_ms OR "
-            "(idempotency_keys.status IS NULL AND idempotency_keys.applied = 0 AND "
+            "(idempotency_keys.answer IS NULL AND idempotency_keys.applied = 0 AND "
             "(idempotency_keys.lease_until_ms <= excluded.created_at_ms OR "
             "(idempotency_keys.instance <> '' AND NOT EXISTS (SELECT 1 FROM "
             "server_instances WHERE server_instances.id = idempotency_keys.instance "
@@ -161,42 +161,38 @@ Result<std::optional<StoredResponse>> SqlStore::ClaimIdempotencyKey(
     return query.Changes() > 0;
   });
   if (!claimed) return tl::unexpected(claimed.error());
-  if (*claimed) return std::optional<StoredResponse>{};
+  if (*claimed) return std::optional<IdempotencyRecord>{};
   CAIRN_ASSIGN_OR_RAISE(auto existing,
                         LoadIdempotentResponse(scope.key, scope.created_ms));
   if (!existing) {
     // Expired between the two statements: report "in progress" so the caller retries.
-    return std::optional<StoredResponse>(
-        StoredResponse{scope.fingerprint, {}, {}, {}, {}});
+    return std::optional<IdempotencyRecord>(IdempotencyRecord{scope.fingerprint, {}});
   }
   return existing;
 }
 
-Result<std::optional<StoredResponse>> SqlStore::LoadIdempotentResponse(
+Result<std::optional<IdempotencyRecord>> SqlStore::LoadIdempotentResponse(
     std::string_view key, int64_t now_ms) {
-  return Read([&](Lease& conn) -> Result<std::optional<StoredResponse>> {
+  return Read([&](Lease& conn) -> Result<std::optional<IdempotencyRecord>> {
     CAIRN_ASSIGN_OR_RAISE(
         auto* stmt,
-        conn->Prepare("SELECT fingerprint, status, content_type, body, etag FROM "
-                      "idempotency_keys WHERE key = ? AND expires_at_ms > ?"));
+        conn->Prepare("SELECT fingerprint, answer FROM idempotency_keys WHERE key = ? "
+                      "AND expires_at_ms > ?"));
     Query query(*conn, stmt);
     query.Bind(key).Bind(now_ms);
     CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load idempotency key"));
-    if (!row) return std::optional<StoredResponse>{};
-    StoredResponse stored{query.Text(0), std::nullopt, query.Text(2), query.Text(3),
-                          query.Text(4)};
-    if (!query.IsNull(1)) stored.status = static_cast<int>(query.Int(1));
-    return std::optional<StoredResponse>(std::move(stored));
+    if (!row) return std::optional<IdempotencyRecord>{};
+    return std::optional<IdempotencyRecord>(RecordOf(query));
   });
 }
 
 Status SqlStore::SaveIdempotentResponse(const IdempotencyScope& scope,
-                                        const StoredResponse& response) {
+                                        std::string_view answer) {
   return Write(WriteContext::Immediate(),
                [&](Lease& conn, WriteTransaction& txn) -> Status {
                  // A claim taken over meanwhile keeps the other request's answer.
                  CAIRN_ASSIGN_OR_RAISE(
-                     bool held, StoreAnswer(*conn, scope, response, /*applied=*/false));
+                     bool held, StoreAnswer(*conn, scope, answer, /*applied=*/false));
                  (void)held;
                  return txn.Commit();
                });

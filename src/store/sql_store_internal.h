@@ -209,7 +209,7 @@ Status ClaimLocations(SqlConnection& conn, int64_t entity_id, int64_t catalog_id
 /// `applied`), then purges a bounded batch of expired keys — so no single request pays
 /// for many. Returns false when the key is no longer held by this request.
 Result<bool> StoreAnswer(SqlConnection& conn, const IdempotencyScope& scope,
-                         const StoredResponse& answer, bool applied);
+                         std::string_view answer, bool applied);
 
 // --- Cascading drops and transaction records (sql_store_drops.cc) -------------------
 
@@ -351,15 +351,15 @@ class SqlStore final : public MetaStore {
                                                              size_t limit) override;
   Status RecordLegacyClaim(int64_t entity_id, const LocationClaim& claim) override;
 
-  Result<std::optional<StoredResponse>> ClaimIdempotencyKey(
+  Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
       const IdempotencyScope& scope, int64_t lease_until_ms) override;
   Status BeatInstance(std::string_view instance, int64_t now_ms,
                       int64_t forget_before_ms) override;
   Status RemoveInstance(std::string_view instance) override;
-  Result<std::optional<StoredResponse>> LoadIdempotentResponse(std::string_view key,
+  Result<std::optional<IdempotencyRecord>> LoadIdempotentResponse(std::string_view key,
                                                                int64_t now_ms) override;
   Status SaveIdempotentResponse(const IdempotencyScope& scope,
-                                const StoredResponse& response) override;
+                                std::string_view answer) override;
   Status ReleaseIdempotencyKey(const IdempotencyScope& scope) override;
 
   Result<std::vector<EntityRecord>> DropCatalog(int64_t catalog_id, bool cascade,

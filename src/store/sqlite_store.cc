@@ -149,6 +149,21 @@ const std::vector<const char*>& Migrations() {
       );
       CREATE INDEX entity_locations_by_location ON entity_locations (location);
       )sql",
+      // v9: the answer of an idempotent request is one opaque value that the HTTP layer
+      // encodes (http/idempotency.cc), no longer four HTTP columns. Answers stored by
+      // an older binary are converted to that encoding — status, content type and ETag
+      // on a line each, then the body — so that their retries still replay.
+      R"sql(
+      ALTER TABLE idempotency_keys ADD COLUMN answer TEXT;
+      UPDATE idempotency_keys SET answer = CAST(status AS TEXT) || char(10) ||
+        COALESCE(content_type, '') || char(10) || COALESCE(etag, '') || char(10) ||
+        COALESCE(CAST(body AS TEXT), '')
+        WHERE status IS NOT NULL;
+      ALTER TABLE idempotency_keys DROP COLUMN status;
+      ALTER TABLE idempotency_keys DROP COLUMN content_type;
+      ALTER TABLE idempotency_keys DROP COLUMN body;
+      ALTER TABLE idempotency_keys DROP COLUMN etag;
+      )sql",
   };
   return kMigrations;
 }

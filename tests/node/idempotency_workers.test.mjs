@@ -17,6 +17,7 @@ import { test, after } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, makeTempDir, removeDir, stderrTail } from './lib/server.mjs';
 import { call } from './lib/http.mjs';
+import { waitFor } from './lib/wait.mjs';
 import { assertIcebergError } from './lib/spec.mjs';
 import {
   postgresAvailable,
@@ -62,7 +63,22 @@ function sqlite(dbFile, sql) {
 
 /** Makes the answered claim of `key` look like a request that is still running. */
 const SQL_UNANSWER = (key, { leaseUntil }) =>
-  `UPDATE idempotency_keys SET status = NULL, applied = 0, lease_until_ms = ${leaseUntil} WHERE key = '${key}';`;
+  'CREATE TABLE IF NOT EXISTS test_saved_answers (key TEXT PRIMARY KEY, answer TEXT); ' +
+  `INSERT OR REPLACE INTO test_saved_answers SELECT key, answer FROM idempotency_keys WHERE key = '${key}'; ` +
+  `UPDATE idempotency_keys SET answer = NULL, applied = 0, lease_until_ms = ${leaseUntil} WHERE key = '${key}';`;
+/** Undoes SQL_UNANSWER: the request's answer lands, with its effect applied. */
+const SQL_ANSWER = (key) =>
+  `UPDATE idempotency_keys SET applied = 1, answer = (SELECT answer FROM test_saved_answers WHERE key = '${key}') WHERE key = '${key}';`;
+
+/** The server's `cairn_http_pending_requests` gauge: requests waiting, holding no worker,
+ * for the answer of a running request with their Idempotency-Key. */
+async function pendingRequests(srv) {
+  const metrics = await call(srv.url, 'GET', '/metrics', { timeoutMs: GUARD_MS });
+  assert.equal(metrics.status, 200, metrics.text);
+  const match = /^cairn_http_pending_requests (\d+)$/m.exec(metrics.text);
+  assert.ok(match, 'no cairn_http_pending_requests in /metrics');
+  return Number(match[1]);
+}
 
 /** Starts `count` calls at once; tracks how many have settled. A call that fails (its
  * connection broke) resolves with its error. */
@@ -105,7 +121,9 @@ test('duplicates waiting for a running request hold no worker: reads and health 
 
   await sqlite(db, SQL_UNANSWER('held-key', { leaseUntil: Date.now() + 600_000 }));
   const duplicates = startAll(20, () => createNs(srv, ['slow'], 'held-key'));
-  await sleep(500); // all twenty have arrived and are waiting
+  await waitFor(async () => (await pendingRequests(srv)) === 20, {
+    what: 'all twenty duplicates to wait for the first answer',
+  });
 
   // Two workers, twenty duplicates waiting: a list and the readiness probe still run.
   const list = await call(srv.url, 'GET', NS, { timeoutMs: GUARD_MS });
@@ -116,7 +134,7 @@ test('duplicates waiting for a running request hold no worker: reads and health 
   assert.equal(duplicates.settled, 0, 'the duplicates must still be waiting for the first answer');
 
   // The first request's answer lands: the waiting duplicates get it.
-  await sqlite(db, "UPDATE idempotency_keys SET status = 200, applied = 1 WHERE key = 'held-key';");
+  await sqlite(db, SQL_ANSWER('held-key'));
   const answers = await Promise.all(duplicates.promises);
   const kinds = answers.map((res) => assertReplayOrRetryLater(res, first));
   assert.ok(kinds.includes('replayed'), `expected replayed answers, got ${kinds.join(', ')}`);
@@ -226,7 +244,9 @@ test('replicas on PostgreSQL: duplicates of a blocked request hold no worker, an
     }
 
     const duplicates = startAll(20, (i) => createNs(i % 2 ? doomed : other, ['parent', 'child'], 'pg-key'));
-    await sleep(500);
+    await waitFor(async () => (await pendingRequests(doomed)) === 10 && (await pendingRequests(other)) === 10, {
+      what: 'ten duplicates on each replica to wait for the first answer',
+    });
     for (const srv of [doomed, other]) {
       const list = await call(srv.url, 'GET', NS, { timeoutMs: GUARD_MS });
       assert.equal(list.status, 200, list.text);

@@ -213,7 +213,7 @@ class FailingParkedWrite final : public ParkedWrite {
  public:
   explicit FailingParkedWrite(std::unique_ptr<ParkedWrite> parked)
       : parked_(std::move(parked)) {}
-  Status Commit(const IdempotencyScope&, const StoredResponse&) override {
+  Status Commit(const IdempotencyScope&, std::string_view) override {
     return CommitFailed("the key was taken over");
   }
 

@@ -1288,16 +1288,15 @@ TEST_P(MetaStoreTest, IdempotencyKeyIsClaimedOnceAndItsAnswerReplayed) {
   auto busy = store_->ClaimIdempotencyKey(second, 170);
   ASSERT_THAT(busy, IsOk());
   ASSERT_TRUE(busy->has_value());
-  EXPECT_FALSE((*busy)->status.has_value());
+  EXPECT_FALSE((*busy)->answer.has_value());
   ASSERT_THAT(
-      store_->SaveIdempotentResponse(first, {"fp", 200, "application/json", "{}", "e"}),
+      store_->SaveIdempotentResponse(first, "200 answer"),
       IsOk());
   auto replay = store_->ClaimIdempotencyKey(second, 170);
   ASSERT_THAT(replay, IsOk());
   ASSERT_TRUE(replay->has_value());
-  EXPECT_EQ((*replay)->status, 200);
-  EXPECT_EQ((*replay)->body, "{}");
-  EXPECT_EQ((*replay)->etag, "e");
+  EXPECT_EQ((*replay)->fingerprint, "fp");
+  EXPECT_EQ((*replay)->answer, "200 answer");
 }
 
 TEST_P(MetaStoreTest, EffectKeyAndAnswerCommitTogether) {
@@ -1310,11 +1309,11 @@ TEST_P(MetaStoreTest, EffectKeyAndAnswerCommitTogether) {
               IsOk());
   // The write waits for its answer (parked); then all three commit at once.
   ASSERT_NE(scope.parked, nullptr);
-  ASSERT_THAT(scope.parked->Commit(scope, {"fp", 200, "application/json", "{}", ""}),
+  ASSERT_THAT(scope.parked->Commit(scope, "200 answer"),
               IsOk());
   scope.parked.reset();
   EXPECT_TRUE(store_->LoadEntity(catalog_, {"db"}, "t")->has_value());
-  EXPECT_EQ((*store_->LoadIdempotentResponse("k", 100))->status, 200);
+  EXPECT_EQ((*store_->LoadIdempotentResponse("k", 100))->answer, "200 answer");
   // An applied key is never taken over, even after its lease.
   auto late = Scope("k", "fp", "owner-2", 200);
   EXPECT_TRUE(store_->ClaimIdempotencyKey(late, 260)->has_value());
@@ -1325,7 +1324,7 @@ TEST_P(MetaStoreTest, EffectKeyAndAnswerCommitTogether) {
                                    "l", "{}", {}, WriteContext(stranger)),
               IsOk());
   ASSERT_NE(stranger.parked, nullptr);
-  EXPECT_THAT(stranger.parked->Commit(stranger, {"fp", 200, "", "", ""}),
+  EXPECT_THAT(stranger.parked->Commit(stranger, "200 answer"),
               IsError(ErrorKind::kCommitFailed));
   stranger.parked.reset();
   EXPECT_FALSE(store_->LoadEntity(catalog_, {"other"}, "t")->has_value());
@@ -1352,7 +1351,7 @@ TEST_P(MetaStoreTest, ReleasedOrAbandonedOrExpiredKeysCanBeClaimedAgain) {
   auto third = Scope("k", "fp3", "owner-3", 151);
   EXPECT_FALSE(store_->ClaimIdempotencyKey(third, 200)->has_value());
   ASSERT_THAT(
-      store_->SaveIdempotentResponse(third, {"fp3", 404, "application/json", "x", ""}),
+      store_->SaveIdempotentResponse(third, "404 answer"),
       IsOk());
   // Answered keys stay until they expire (created 151 + 1000).
   auto before_expiry = Scope("k", "fp4", "owner-4", 1150);
@@ -1379,7 +1378,7 @@ TEST_P(MetaStoreTest, AClaimOfAnInstanceThatStoppedBeatingIsTakenOverBeforeItsLe
     ASSERT_FALSE(claimed->has_value());
   }
   ASSERT_THAT(
-      store_->SaveIdempotentResponse(answered, {"fp", 201, "application/json", "a", ""}),
+      store_->SaveIdempotentResponse(answered, "201 answer"),
       IsOk());
   // 'live' keeps beating, 'dead' stopped at 1500. At 9000, a heartbeat before 3000 is
   // stale — long before the claims' lease ends.
@@ -1394,7 +1393,7 @@ TEST_P(MetaStoreTest, AClaimOfAnInstanceThatStoppedBeatingIsTakenOverBeforeItsLe
   auto held = store_->ClaimIdempotencyKey(live_retry, 69'000);
   ASSERT_THAT(held, IsOk());
   ASSERT_TRUE(held->has_value());
-  EXPECT_FALSE((*held)->status.has_value());  // still in progress on 'live'
+  EXPECT_FALSE((*held)->answer.has_value());  // still in progress on 'live'
 
   auto dead_retry = retry("k2", "owner-5");
   auto taken = store_->ClaimIdempotencyKey(dead_retry, 69'000);
@@ -1406,15 +1405,15 @@ TEST_P(MetaStoreTest, AClaimOfAnInstanceThatStoppedBeatingIsTakenOverBeforeItsLe
   ASSERT_THAT(next, IsOk());
   EXPECT_TRUE(next->has_value());
   // The dead holder's late answer does not replace the new holder's claim.
-  ASSERT_THAT(store_->SaveIdempotentResponse(on_dead, {"fp", 200, "", "late", ""}),
+  ASSERT_THAT(store_->SaveIdempotentResponse(on_dead, "late answer"),
               IsOk());
-  EXPECT_EQ((*store_->LoadIdempotentResponse("k2", 9000))->status, std::nullopt);
+  EXPECT_EQ((*store_->LoadIdempotentResponse("k2", 9000))->answer, std::nullopt);
 
   // An answered key is never taken over, whatever became of its instance.
   auto replay = store_->ClaimIdempotencyKey(retry("k3", "owner-7"), 69'000);
   ASSERT_THAT(replay, IsOk());
   ASSERT_TRUE(replay->has_value());
-  EXPECT_EQ((*replay)->status, 201);
+  EXPECT_EQ((*replay)->answer, "201 answer");
 
   // An instance that unregistered (clean shutdown) loses its claims at once; so does one
   // forgotten after a long silence.

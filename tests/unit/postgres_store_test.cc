@@ -362,12 +362,12 @@ TEST_F(PostgresLostCommitTest,
   IdempotencyScope scope;
   ASSERT_NO_FATAL_FAILURE(ParkSwapUnderKey(scope));
   proxy_->CutNextCommit(CommitCuttingProxy::Cut::kAfterCommit);
-  EXPECT_THAT(scope.parked->Commit(scope, {"fp", 200, "application/json", "{}", ""}),
+  EXPECT_THAT(scope.parked->Commit(scope, "200 answer"),
               IsOk());
   scope.parked.reset();
   ASSERT_TRUE(proxy_->cut_done());
   EXPECT_EQ(Location(), "v1");
-  EXPECT_EQ((*store_->LoadIdempotentResponse("k", 100))->status, 200);
+  EXPECT_EQ((*store_->LoadIdempotentResponse("k", 100))->answer, "200 answer");
 }
 
 TEST_F(PostgresLostCommitTest,
@@ -375,10 +375,10 @@ TEST_F(PostgresLostCommitTest,
   IdempotencyScope scope;
   ASSERT_NO_FATAL_FAILURE(ParkSwapUnderKey(scope));
   proxy_->CutNextCommit(CommitCuttingProxy::Cut::kBeforeCommit);
-  EXPECT_FALSE(scope.parked->Commit(scope, {"fp", 200, "application/json", "{}", ""}));
+  EXPECT_FALSE(scope.parked->Commit(scope, "200 answer"));
   scope.parked.reset();
   EXPECT_EQ(Location(), "v0");
-  EXPECT_EQ((*store_->LoadIdempotentResponse("k", 100))->status, std::nullopt);
+  EXPECT_EQ((*store_->LoadIdempotentResponse("k", 100))->answer, std::nullopt);
 }
 
 }  // namespace
