@@ -61,7 +61,7 @@ T RunBlocking(boost::asio::awaitable<T> task) {
   boost::asio::co_spawn(
       io,
       [&]() -> boost::asio::awaitable<void> { out.emplace(co_await std::move(task)); },
-      [](std::exception_ptr error) {
+      [](const std::exception_ptr& error) {
         if (error) std::rethrow_exception(error);
       });
   io.run();
@@ -78,6 +78,7 @@ Result<std::vector<State>> RunWorkers(int threads, int workers, Make make) {
   const int thread_count = std::clamp(threads, 1, std::max(1, workers));
   std::vector<State> states(static_cast<size_t>(thread_count));
   std::vector<std::unique_ptr<boost::asio::io_context>> contexts;
+  contexts.reserve(states.size());
   for (int t = 0; t < thread_count; ++t) {
     // Concurrency hint 1: each context is run by exactly one thread, so asio can skip
     // its internal locking.
@@ -87,7 +88,7 @@ Result<std::vector<State>> RunWorkers(int threads, int workers, Make make) {
   for (int w = 0; w < workers; ++w) {
     const auto t = static_cast<size_t>(w % thread_count);
     boost::asio::co_spawn(*contexts[t], make(contexts[t]->get_executor(), w, states[t]),
-                          [w, &failed](std::exception_ptr error) {
+                          [w, &failed](const std::exception_ptr& error) {
                             if (!error) return;
                             failed = true;
                             try {

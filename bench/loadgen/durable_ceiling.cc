@@ -6,10 +6,10 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
-#include <stdio.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>  // renameat2 (glibc, _GNU_SOURCE)
 #include <filesystem>
 #include <memory>
 #include <system_error>
@@ -281,6 +281,7 @@ Result<boost::json::object> RunDurableCeiling(const DurableCeilingOptions& optio
 
   const auto start = Clock::now();
   std::vector<std::thread> threads;
+  threads.reserve(loops.size());
   for (Loop& loop : loops) {
     threads.emplace_back([&loop, &dir, &contents] { loop.Run(dir, contents); });
   }

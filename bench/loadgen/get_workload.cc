@@ -69,8 +69,8 @@ Result<boost::json::object> RunGet(const CommonOptions& common,
       auto per_thread,
       RunWorkers<Tally>(common.threads, common.connections,
                         [&](asio::any_io_executor executor, int, Tally& tally) {
-                          return GetWorker(executor, target, common, options, request,
-                                           window, tally);
+                          return GetWorker(std::move(executor), target, common, options,
+                                           request, window, tally);
                         }));
   Tally total;
   for (const Tally& tally : per_thread) total.Merge(tally);

@@ -47,9 +47,8 @@ void AddCommonOptions(CLI::App& command, CommonOptions& common, int& connections
       ->check(CLI::NonNegativeNumber);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+/// The command line parsed and run; main() only keeps exceptions from escaping.
+int RunMain(int argc, char** argv) {
   // Responses of megabytes (W2) arrive in a fresh buffer each time; glibc would map and
   // unmap each one, so the generator would spend its time in page faults instead of
   // reading. Keep large buffers on the heap and freed memory mapped (as the server does).
@@ -143,16 +142,24 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
 
-  try {
-    auto result = run();
-    if (!result) {
-      fmt::print(stderr, "cairn-bench: {}\n", result.error().message);
-      return 1;
-    }
-    fmt::print("{}\n", boost::json::serialize(*result));
-    return 0;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "cairn-bench: {}\n", e.what());
+  auto result = run();
+  if (!result) {
+    fmt::print(stderr, "cairn-bench: {}\n", result.error().message);
     return 1;
   }
+  fmt::print("{}\n", boost::json::serialize(*result));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return RunMain(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cairn-bench: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "cairn-bench: unknown exception\n");
+  }
+  return 1;
 }

@@ -230,8 +230,8 @@ const std::vector<Setting>& SettingTable() {
                [](ServerConfig& c, uint64_t v) { c.lance_async_drop_files = v; })},
   };
   return kSettings;
-  // NOLINTNEXTLINE(clang-analyzer-cplusplus.NewDeleteLeaks): the static above owns the
-  // std::functions it allocates for the whole process; the analyzer cannot see that.
+  // The static above owns the std::functions it allocates for the whole process.
+  // NOLINTNEXTLINE(clang-analyzer-cplusplus.NewDeleteLeaks)
 }
 
 }  // namespace

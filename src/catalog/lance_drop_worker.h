@@ -85,10 +85,10 @@ class LanceDropWorker {
   /// The payload with only the datasets that are really there (a valid manifest); the
   /// others are left alone.
   std::string KeepDatasets(std::string_view payload);
-  /// Deletes what a Lance dataset consists of at `location` (then the directory, if
+  /// Deletes what a Lance dataset consists of at `stored` (then the directory, if
   /// empty) unless another entity uses that location or one above or below it; an error
   /// message when something could not be deleted.
-  std::optional<std::string> DeleteDataset(std::string_view location);
+  std::optional<std::string> DeleteDataset(std::string_view stored);
   void WorkLoop();
   bool Stopping();
 

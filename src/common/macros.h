@@ -18,12 +18,15 @@
     }                                                                          \
   } while (0)
 
+// `tmp` names a variable and `lhs` may declare one: neither can take parentheses.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define CAIRN_ASSIGN_OR_RAISE_IMPL(tmp, lhs, rexpr)                \
   auto&& tmp = (rexpr);                                            \
   if (!tmp) {                                                      \
     return tl::unexpected<::cairn::Error>(std::move(tmp).error()); \
   }                                                                \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 /// Evaluates `rexpr` (a `Result<T>`); on error returns it, else assigns the value to
 /// `lhs`.

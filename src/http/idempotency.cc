@@ -38,10 +38,18 @@ Status ValidateKey(std::string_view key) {
 
 /// SHA-256 over the operation, the raw path, the query and the body.
 std::string Fingerprint(const std::string& operation, const Request& request) {
-  std::string material = operation + "\n" + request.path + "\n";
+  std::string material = operation;
+  material += '\n';
+  material += request.path;
+  material += '\n';
   auto query = request.query;
   std::sort(query.begin(), query.end());
-  for (const auto& [key, value] : query) material += key + "=" + value + "&";
+  for (const auto& [key, value] : query) {
+    material += key;
+    material += '=';
+    material += value;
+    material += '&';
+  }
   material += "\n" + request.body;
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
@@ -87,8 +95,9 @@ Result<Response> Replay(std::string_view key, std::string_view encoded) {
   const auto etag = TakeLine(rest);
   int code = 0;
   const bool numeric =
-      status && std::from_chars(status->data(), status->data() + status->size(), code)
-                        .ptr == status->data() + status->size();
+      status &&
+      std::from_chars(status->data(), status->data() + status->size(), code).ptr ==
+          status->data() + status->size();
   if (!etag || !numeric || code < 100 || code > 599) {
     return IOError("The stored answer of Idempotency-Key {} is unreadable", key);
   }

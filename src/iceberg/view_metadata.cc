@@ -22,6 +22,7 @@ const T* FindById(const std::vector<T>& items, int32_t id, GetId get_id) {
 template <typename T, typename GetId>
 std::vector<int32_t> Ids(const std::vector<T>& items, GetId get_id) {
   std::vector<int32_t> ids;
+  ids.reserve(items.size());
   for (const auto& item : items) ids.push_back(get_id(item));
   return ids;
 }

@@ -143,8 +143,8 @@ class ForwardingMetaStore : public MetaStore {
   Status RemoveInstance(std::string_view instance) override {
     return base_.RemoveInstance(instance);
   }
-  Result<std::optional<IdempotencyRecord>> LoadIdempotentResponse(std::string_view key,
-                                                               int64_t now_ms) override {
+  Result<std::optional<IdempotencyRecord>> LoadIdempotentResponse(
+      std::string_view key, int64_t now_ms) override {
     return base_.LoadIdempotentResponse(key, now_ms);
   }
   Status SaveIdempotentResponse(const IdempotencyScope& scope,

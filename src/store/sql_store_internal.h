@@ -356,8 +356,8 @@ class SqlStore final : public MetaStore {
   Status BeatInstance(std::string_view instance, int64_t now_ms,
                       int64_t forget_before_ms) override;
   Status RemoveInstance(std::string_view instance) override;
-  Result<std::optional<IdempotencyRecord>> LoadIdempotentResponse(std::string_view key,
-                                                               int64_t now_ms) override;
+  Result<std::optional<IdempotencyRecord>> LoadIdempotentResponse(
+      std::string_view key, int64_t now_ms) override;
   Status SaveIdempotentResponse(const IdempotencyScope& scope,
                                 std::string_view answer) override;
   Status ReleaseIdempotencyKey(const IdempotencyScope& scope) override;

@@ -5,8 +5,8 @@
 namespace cairn {
 
 const WriteContext& WriteContext::Immediate() {
-  static const WriteContext immediate;
-  return immediate;
+  static const WriteContext kImmediate;
+  return kImmediate;
 }
 
 void WriteContext::AfterCommit(std::function<void()> action) const {

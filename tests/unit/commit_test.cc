@@ -35,7 +35,7 @@ class CommitTest : public ::testing::Test {
   }
 
   /// One change that writes `location` and swaps the entity from wherever it points now.
-  StagedChange Change(std::string location, int* committed = nullptr) {
+  StagedChange Change(const std::string& location, int* committed = nullptr) {
     StagedChange change;
     change.address = EntityAddress{catalog_id_, {"ns"}, "t"};
     change.write = [this, location]() -> Result<EntitySwap> {

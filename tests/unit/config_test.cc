@@ -1,6 +1,6 @@
-#include <stdlib.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -276,7 +276,7 @@ TEST(ApplySettingTest, LaterValueOverridesEarlierOne) {
 class ConfigFileTest : public ::testing::Test {
  protected:
   std::string WriteFile(const std::string& name, const std::string& text) {
-    const std::string path = dir_.File(name);
+    std::string path = dir_.File(name);
     std::ofstream out(path, std::ios::binary);
     out << text;
     return path;

@@ -29,7 +29,6 @@ namespace cairn::iceberg {
 namespace {
 
 using ::testing::AllOf;
-using ::testing::HasSubstr;
 
 // ---- clock: the simple tables' history, then a new snapshot, then the commit ----
 constexpr int64_t kT1 = 1'740'000'000'000;

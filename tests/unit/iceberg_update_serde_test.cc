@@ -22,9 +22,7 @@
 namespace cairn::iceberg {
 namespace {
 
-using ::testing::AllOf;
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 constexpr char kPath[] = "updates[3]";
 constexpr char kRequirementPath[] = "requirements[1]";

@@ -26,7 +26,6 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 constexpr int64_t kCreatedMs = 1'700'000'000'000;
 constexpr int64_t kVersionMs = 1'700'000'500'000;  // timestamp of versions clients add
@@ -591,7 +590,7 @@ TEST(ViewMetadataBuilderTest, BuildingFromNothingNeedsALocationAndAVersion) {
 TEST(ViewMetadataBuilderTest, BuildingFromNothingAssignsSchemaIdsFromZeroAndARandomUuid) {
   auto builder = ViewMetadataBuilder::FromEmpty(kNowMs);
   ASSERT_THAT(builder.Apply(SetLocation{kLocation}), IsOk());
-  for (auto schema : {SchemaX(5), SchemaYZ(7), SchemaX(6)}) {
+  for (const auto& schema : {SchemaX(5), SchemaYZ(7), SchemaX(6)}) {
     ASSERT_THAT(builder.Apply(AddSchema{schema, {}}), IsOk());
   }
   ASSERT_THAT(builder.Apply(AddViewVersion{Version(1, 1, {Sql("spark")})}), IsOk());

@@ -113,8 +113,8 @@ TEST(IdempotencyUpgradeTest, SqliteAnswersOfTheOldSchemaReplay) {
   const std::string path = dir.File("cairn.db");
   const auto run_sql = [&](const char* sql) {
     sqlite3* db = nullptr;
-    bool ok = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) ==
-              SQLITE_OK;
+    bool ok =
+        sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK;
     char* message = nullptr;
     ok = ok && sqlite3_exec(db, sql, nullptr, nullptr, &message) == SQLITE_OK;
     EXPECT_TRUE(ok) << (message != nullptr ? message : sqlite3_errmsg(db));

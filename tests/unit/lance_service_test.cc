@@ -91,8 +91,7 @@ class LanceServiceTest : public ::testing::Test {
   /// store.
   void Restart(LanceSettings settings) {
     lance_.reset();
-    lance_ =
-        std::make_unique<LanceService>(*store_, *catalogs_, *io_, std::move(settings));
+    lance_ = std::make_unique<LanceService>(*store_, *catalogs_, *io_, settings);
     ASSERT_THAT(lance_->Start(), IsOk());
   }
 

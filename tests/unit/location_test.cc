@@ -20,7 +20,6 @@ namespace cairn {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 TEST(CanonicalLocationTest, EverySpellingOfOneDirectoryIsOneString) {
   const std::vector<std::string> spellings = {

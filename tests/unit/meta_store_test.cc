@@ -862,7 +862,7 @@ TEST_P(MetaStoreTest, RacingClaimsOfOneLocationLetExactlyOneWin) {
 // ----------
 
 /// A planner that records one transaction naming every dropped entity.
-DropPlanner RecordNames(std::string id, std::vector<std::string>* seen = nullptr) {
+DropPlanner RecordNames(const std::string& id, std::vector<std::string>* seen = nullptr) {
   return [id, seen](const std::vector<EntityRecord>& dropped)
              -> Result<std::optional<TransactionRecord>> {
     TransactionRecord record;
@@ -1116,8 +1116,9 @@ TEST_P(MetaStoreTest, SplitMetadataHasListsThatChangeIndependently) {
       store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "m0", "{}");
   ASSERT_THAT(created, IsOk());
   // `{"s":[` list 0 `],"l":[` list 1 `]}`
-  const auto swap = [&](std::string from, std::string to, std::vector<std::string> s,
-                        size_t s_shared, size_t s_count, std::vector<std::string> l,
+  const auto swap = [&](std::string from, std::string to,
+                        const std::vector<std::string>& s, size_t s_shared,
+                        size_t s_count, const std::vector<std::string>& l,
                         size_t l_shared, size_t l_count) {
     std::string doc = R"({"s":[)";
     MetadataParts first = AppendList(doc, s, s_shared, s_count);
@@ -1289,9 +1290,7 @@ TEST_P(MetaStoreTest, IdempotencyKeyIsClaimedOnceAndItsAnswerReplayed) {
   ASSERT_THAT(busy, IsOk());
   ASSERT_TRUE(busy->has_value());
   EXPECT_FALSE((*busy)->answer.has_value());
-  ASSERT_THAT(
-      store_->SaveIdempotentResponse(first, "200 answer"),
-      IsOk());
+  ASSERT_THAT(store_->SaveIdempotentResponse(first, "200 answer"), IsOk());
   auto replay = store_->ClaimIdempotencyKey(second, 170);
   ASSERT_THAT(replay, IsOk());
   ASSERT_TRUE(replay->has_value());
@@ -1309,8 +1308,7 @@ TEST_P(MetaStoreTest, EffectKeyAndAnswerCommitTogether) {
               IsOk());
   // The write waits for its answer (parked); then all three commit at once.
   ASSERT_NE(scope.parked, nullptr);
-  ASSERT_THAT(scope.parked->Commit(scope, "200 answer"),
-              IsOk());
+  ASSERT_THAT(scope.parked->Commit(scope, "200 answer"), IsOk());
   scope.parked.reset();
   EXPECT_TRUE(store_->LoadEntity(catalog_, {"db"}, "t")->has_value());
   EXPECT_EQ((*store_->LoadIdempotentResponse("k", 100))->answer, "200 answer");
@@ -1350,9 +1348,7 @@ TEST_P(MetaStoreTest, ReleasedOrAbandonedOrExpiredKeysCanBeClaimedAgain) {
   // Abandoned: lease over, nothing applied.
   auto third = Scope("k", "fp3", "owner-3", 151);
   EXPECT_FALSE(store_->ClaimIdempotencyKey(third, 200)->has_value());
-  ASSERT_THAT(
-      store_->SaveIdempotentResponse(third, "404 answer"),
-      IsOk());
+  ASSERT_THAT(store_->SaveIdempotentResponse(third, "404 answer"), IsOk());
   // Answered keys stay until they expire (created 151 + 1000).
   auto before_expiry = Scope("k", "fp4", "owner-4", 1150);
   EXPECT_TRUE(store_->ClaimIdempotencyKey(before_expiry, 1200)->has_value());
@@ -1377,9 +1373,7 @@ TEST_P(MetaStoreTest, AClaimOfAnInstanceThatStoppedBeatingIsTakenOverBeforeItsLe
     ASSERT_THAT(claimed, IsOk());
     ASSERT_FALSE(claimed->has_value());
   }
-  ASSERT_THAT(
-      store_->SaveIdempotentResponse(answered, "201 answer"),
-      IsOk());
+  ASSERT_THAT(store_->SaveIdempotentResponse(answered, "201 answer"), IsOk());
   // 'live' keeps beating, 'dead' stopped at 1500. At 9000, a heartbeat before 3000 is
   // stale — long before the claims' lease ends.
   ASSERT_THAT(store_->BeatInstance("live", 8000, 0), IsOk());
@@ -1405,8 +1399,7 @@ TEST_P(MetaStoreTest, AClaimOfAnInstanceThatStoppedBeatingIsTakenOverBeforeItsLe
   ASSERT_THAT(next, IsOk());
   EXPECT_TRUE(next->has_value());
   // The dead holder's late answer does not replace the new holder's claim.
-  ASSERT_THAT(store_->SaveIdempotentResponse(on_dead, "late answer"),
-              IsOk());
+  ASSERT_THAT(store_->SaveIdempotentResponse(on_dead, "late answer"), IsOk());
   EXPECT_EQ((*store_->LoadIdempotentResponse("k2", 9000))->answer, std::nullopt);
 
   // An answered key is never taken over, whatever became of its instance.

@@ -79,8 +79,7 @@ TEST(ValidateNameTest, AcceptsValidNames) {
       "...",
       ".hidden",
       "a..b",
-      "\xC3\xBC"
-      "ber",                       // über
+      "\u00FCber",                 // über
       "\xE6\x97\xA5\xE6\x9C\xAC",  // 日本
       "\xF0\x9F\x98\x80",          // U+1F600 (4-byte)
       "\xEF\xBF\xBF",              // U+FFFF

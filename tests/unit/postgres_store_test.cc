@@ -362,8 +362,7 @@ TEST_F(PostgresLostCommitTest,
   IdempotencyScope scope;
   ASSERT_NO_FATAL_FAILURE(ParkSwapUnderKey(scope));
   proxy_->CutNextCommit(CommitCuttingProxy::Cut::kAfterCommit);
-  EXPECT_THAT(scope.parked->Commit(scope, "200 answer"),
-              IsOk());
+  EXPECT_THAT(scope.parked->Commit(scope, "200 answer"), IsOk());
   scope.parked.reset();
   ASSERT_TRUE(proxy_->cut_done());
   EXPECT_EQ(Location(), "v1");

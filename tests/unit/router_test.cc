@@ -371,7 +371,7 @@ TEST_F(IcebergRoutesTest,
     no_prefix.erase(no_prefix.find("/wh"), 3);
     for (const std::string& candidate :
          {concrete, "/iceberg" + concrete, no_prefix, "/iceberg" + no_prefix}) {
-      SCOPED_TRACE(method + " " + candidate);
+      SCOPED_TRACE(::testing::Message() << method << " " << candidate);
       EXPECT_EQ(router_.Match(method, candidate).kind, Kind::kFound);
     }
   }

@@ -133,7 +133,7 @@ class ViewServiceTest : public ::testing::Test {
   }
 
   LoadedView Create(const std::string& name, Properties properties = {},
-                    NamespacePath ns = {"ns"}) {
+                    const NamespacePath& ns = {"ns"}) {
     auto created = views_->CreateView("", ns, Input(name, std::move(properties)));
     EXPECT_THAT(created, IsOk());
     return created ? *created : LoadedView{};

@@ -119,6 +119,7 @@ bool IsIdempotent(const Endpoint& endpoint) {
 
 std::vector<std::string> AdvertisedEndpoints() {
   std::vector<std::string> out;
+  out.reserve(kEndpoints.size());
   for (const auto& endpoint : kEndpoints) {
     out.push_back(std::string(endpoint.method) + " " + endpoint.path);
   }

@@ -84,7 +84,7 @@ std::function<bool(std::string_view)> ClientHasPredicate(const LoadRequest& load
   return [&load](std::string_view location) { return ClientHas(load, location); };
 }
 
-Response LoadResponse(const LoadRequest& load, LoadedTable loaded) {
+Response LoadResponse(const LoadRequest& load, const LoadedTable& loaded) {
   std::string etag = TableETag(loaded.metadata_location, load.mode);
   if (ClientHas(load, loaded.metadata_location)) {
     return WithETag(Response{304, {}, {}, {}}, std::move(etag));
@@ -132,7 +132,7 @@ Result<Response> LoadTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto load, LoadRequestOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto loaded, tables.LoadTable(load.catalog, load.ident, load.mode,
                                                       ClientHasPredicate(load)));
-  return LoadResponse(load, std::move(loaded));
+  return LoadResponse(load, loaded);
 }
 
 std::optional<Response> LoadTableIfCached(TableService& tables, const Request& request) {
@@ -141,7 +141,7 @@ std::optional<Response> LoadTableIfCached(TableService& tables, const Request& r
   auto loaded = tables.LoadTableIfCached(load->catalog, load->ident, load->mode,
                                          ClientHasPredicate(*load));
   if (!loaded) return std::nullopt;
-  return LoadResponse(*load, std::move(*loaded));
+  return LoadResponse(*load, *loaded);
 }
 
 Result<Response> TableExists(TableService& tables, const Request& request) {

@@ -56,6 +56,7 @@ Handler Bind(const Endpoint& endpoint, LanceService& lance) {
 
 std::vector<std::string> LanceEndpoints() {
   std::vector<std::string> out;
+  out.reserve(kEndpoints.size());
   for (const auto& endpoint : kEndpoints) {
     out.push_back(std::string(endpoint.method) + " " + kBase + endpoint.path);
   }
