@@ -1,0 +1,66 @@
+#pragma once
+
+/// \file
+/// \brief The XML that the S3 client reads and writes: parsers for the responses it
+/// uses (ListObjectsV2, DeleteObjects, error bodies) and the DeleteObjects request body.
+/// Pure functions, thread-safe; used by `s3_client.cc` and its tests only.
+///
+/// Parsing uses expat (libexpat1-dev, Debian 12 ships 2.5): a maintained streaming
+/// parser that builds no DOM (a 1,000-key listing is read in one pass), never loads
+/// external entities, and has guarded against entity expansion ("billion laughs") since
+/// 2.4. A document with a DOCTYPE is refused outright, as S3 never sends one. (libxml2
+/// would also do, but is larger and needs its network and entity options turned off;
+/// Boost.PropertyTree's parser is not meant for untrusted input.)
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace cairn {
+
+/// \brief One page of a ListObjectsV2 listing.
+struct S3ListPage {
+  /// The keys of the page, decoded (in the server's order: bytewise for S3).
+  std::vector<std::string> keys;
+  /// The token for the next page; empty when this page is the last.
+  std::string next_continuation_token;
+};
+
+/// \brief A key that DeleteObjects could not delete.
+struct S3DeleteError {
+  std::string key;
+  std::string code;
+  std::string message;
+};
+
+/// \brief The `Code` and `Message` of an S3 error body (empty when absent or not XML).
+struct S3ErrorBody {
+  std::string code;
+  std::string message;
+};
+
+/// \brief Parses a ListObjectsV2 result. Keys are URL-decoded when the response says
+/// `<EncodingType>url</EncodingType>` (`%XX` and `+` for a space, as AWS encodes them).
+/// Errors: `kIOError` for malformed XML, another root element, a truncated page without
+/// a continuation token, or a malformed escape in a key.
+Result<S3ListPage> ParseListObjectsV2(std::string_view xml);
+
+/// \brief Parses a DeleteObjects result: the keys that were not deleted (in Quiet mode
+/// the deleted ones are not listed). Errors: `kIOError` for malformed XML.
+Result<std::vector<S3DeleteError>> ParseDeleteObjectsResult(std::string_view xml);
+
+/// \brief The code and message of an S3 `<Error>` body; both empty if it is not one.
+S3ErrorBody ParseS3Error(std::string_view xml);
+
+/// \brief Whether `key` can be written in an XML 1.0 document: no control characters but
+/// tab, line feed and carriage return (which `DeleteObjectsBody` writes as character
+/// references, so that a parser does not normalise them).
+bool IsXmlSafeKey(std::string_view key);
+
+/// \brief The body of a Quiet-mode DeleteObjects request for `keys` (each
+/// `IsXmlSafeKey`), XML-escaped.
+std::string DeleteObjectsBody(const std::vector<std::string>& keys);
+
+}  // namespace cairn
