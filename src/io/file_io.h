@@ -6,9 +6,9 @@
 /// turn location URIs into local paths.
 ///
 /// Locations are absolute: `file:///abs/path`, `file:/abs/path`, `file://localhost/abs`
-/// or a plain `/abs/path` (later also `s3://bucket/prefix`). Every implementation is safe
-/// for concurrent use from many threads, and none of them keeps open handles between
-/// calls.
+/// or a plain `/abs/path`; `s3://bucket/key` for the S3 one (`s3_file_io.h`). Every
+/// implementation is safe for concurrent use from many threads, and none of them keeps
+/// open file handles between calls.
 
 #include <memory>
 #include <string>
