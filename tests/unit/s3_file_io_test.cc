@@ -302,7 +302,9 @@ TEST_F(S3FileIOTest, AWrongSecretFailsWithoutQuotingIt) {
       EXPECT_THAT(error->message, Not(HasSubstr("token-Hk39dLq0Pz7wXc2V")));
       EXPECT_THAT(error->message, Not(HasSubstr(options_.credentials.secret_access_key)));
     }
-    if (!with_token) EXPECT_THAT(read, HasErrorMessage("SignatureDoesNotMatch"));
+    if (!with_token) {
+      EXPECT_THAT(read, HasErrorMessage("SignatureDoesNotMatch"));
+    }
   }
   EXPECT_THAT(bucket_->client().HeadObject(bucket_->name(), "wh/new.json"), IsOk());
   EXPECT_FALSE(ValueOf(bucket_->client().HeadObject(bucket_->name(), "wh/new.json")));
@@ -361,6 +363,19 @@ std::unique_ptr<FileIO> FakeIO(const FakeHttpServer& server,
   return io ? std::move(*io) : nullptr;
 }
 
+FakeHttpReply Answer(int status, std::string body = "") {
+  FakeHttpReply reply;
+  reply.status = status;
+  reply.body = std::move(body);
+  return reply;
+}
+
+FakeHttpReply NoAnswer() {
+  FakeHttpReply reply;
+  reply.hang = true;
+  return reply;
+}
+
 std::string S3ErrorXml(std::string_view code, std::string_view message = "") {
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>" + std::string(code) +
          "</Code><Message>" + std::string(message) + "</Message></Error>";
@@ -369,9 +384,8 @@ std::string S3ErrorXml(std::string_view code, std::string_view message = "") {
 TEST(S3FileIOFaultTest, A503IsRetriedAndThenSucceeds) {
   std::atomic<int> calls{0};
   FakeHttpServer server([&](const FakeHttpRequest&) {
-    if (calls++ == 0)
-      return FakeHttpReply{.status = 503, .body = S3ErrorXml("ServiceUnavailable")};
-    return FakeHttpReply{.status = 200, .body = "hello"};
+    if (calls++ == 0) return Answer(503, S3ErrorXml("ServiceUnavailable"));
+    return Answer(200, "hello");
   });
   auto io = FakeIO(server);
   EXPECT_EQ(ValueOf(io->ReadFile("s3://bucket/wh/a")), "hello");
@@ -382,7 +396,7 @@ TEST(S3FileIOFaultTest, A503IsRetriedAndThenSucceeds) {
 }
 
 TEST(S3FileIOFaultTest, ConnectionsAreReused) {
-  FakeHttpServer server([](const FakeHttpRequest&) { return FakeHttpReply{.body = "x"}; },
+  FakeHttpServer server([](const FakeHttpRequest&) { return Answer(200, "x"); },
                         /*keep_alive=*/true);
   auto io = FakeIO(server);
   for (int i = 0; i < 10; ++i) {
@@ -421,13 +435,11 @@ TEST(S3FileIOFaultTest, SlowDownIsRetried) {
   std::atomic<int> calls{0};
   FakeHttpServer server([&](const FakeHttpRequest&) {
     if (calls++ < 2) {
-      return FakeHttpReply{.status = 503,
-                           .body = S3ErrorXml("SlowDown", "Please reduce")};
+      return Answer(503, S3ErrorXml("SlowDown", "Please reduce"));
     }
-    return FakeHttpReply{.status = 200,
-                         .body =
-                             "<ListBucketResult><IsTruncated>false</IsTruncated>"
-                             "<Contents><Key>wh/x</Key></Contents></ListBucketResult>"};
+    return Answer(200,
+                  "<ListBucketResult><IsTruncated>false</IsTruncated>"
+                  "<Contents><Key>wh/x</Key></Contents></ListBucketResult>");
   });
   auto io = FakeIO(server);
   EXPECT_THAT(ValueOf(io->List("s3://bucket/wh")), ElementsAre("s3://bucket/wh/x"));
@@ -440,7 +452,7 @@ TEST(S3FileIOFaultTest, PersistentFailuresEndAsServiceUnavailable) {
   std::atomic<int> calls{0};
   FakeHttpServer server([&](const FakeHttpRequest&) {
     ++calls;
-    return FakeHttpReply{.status = 503, .body = S3ErrorXml("SlowDown", "Please reduce")};
+    return Answer(503, S3ErrorXml("SlowDown", "Please reduce"));
   });
   auto io = FakeIO(server);
   EXPECT_THAT(io->ReadFile("s3://bucket/wh/a"), IsError(ErrorKind::kServiceUnavailable));
@@ -449,8 +461,7 @@ TEST(S3FileIOFaultTest, PersistentFailuresEndAsServiceUnavailable) {
 }
 
 TEST(S3FileIOFaultTest, AServerThatNeverAnswersTimesOut) {
-  FakeHttpServer server(
-      [](const FakeHttpRequest&) { return FakeHttpReply{.hang = true}; });
+  FakeHttpServer server([](const FakeHttpRequest&) { return NoAnswer(); });
   auto io = FakeIO(server, 1 << 20, /*max_retries=*/1);
   const auto start = std::chrono::steady_clock::now();
   const auto read = io->ReadFile("s3://bucket/wh/a");
@@ -494,15 +505,14 @@ FakeHttpServer::Handler LostPutHandler(LostPutAnswer& state, bool answer_other_b
       state.if_none_match.push_back(request.Header("if-none-match"));
       if (state.if_none_match.size() == 1) {
         state.stored = request.body;
-        return FakeHttpReply{.hang = true};
+        return NoAnswer();
       }
-      return FakeHttpReply{.status = 412, .body = S3ErrorXml("PreconditionFailed")};
+      return Answer(412, S3ErrorXml("PreconditionFailed"));
     }
     if (request.method == "GET") {
-      return FakeHttpReply{.status = 200,
-                           .body = answer_other_bytes ? "someone else" : state.stored};
+      return Answer(200, answer_other_bytes ? "someone else" : state.stored);
     }
-    return FakeHttpReply{.status = 400};
+    return Answer(400);
   };
 }
 
@@ -528,7 +538,7 @@ TEST(S3FileIOFaultTest, APutThatFindsOtherBytesAfterATimeoutIsAlreadyExists) {
 
 TEST(S3FileIOFaultTest, A412OnTheFirstAttemptIsAlreadyExistsWithoutReadingBack) {
   FakeHttpServer server([](const FakeHttpRequest&) {
-    return FakeHttpReply{.status = 412, .body = S3ErrorXml("PreconditionFailed")};
+    return Answer(412, S3ErrorXml("PreconditionFailed"));
   });
   auto io = FakeIO(server);
   EXPECT_THAT(io->WriteFileAtomic("s3://bucket/wh/m.json", "x"),
@@ -541,7 +551,7 @@ TEST(S3FileIOFaultTest, PutRetriesStopAtTheLimit) {
   FakeHttpServer server([&](const FakeHttpRequest& request) {
     ++calls;
     EXPECT_EQ(request.Header("if-none-match"), "*");
-    return FakeHttpReply{.status = 500, .body = S3ErrorXml("InternalError")};
+    return Answer(500, S3ErrorXml("InternalError"));
   });
   auto io = FakeIO(server);
   EXPECT_THAT(io->WriteFileAtomic("s3://bucket/wh/m.json", "x"),
@@ -551,7 +561,9 @@ TEST(S3FileIOFaultTest, PutRetriesStopAtTheLimit) {
 
 TEST(S3FileIOFaultTest, AnAnnouncedLargeBodyIsRefusedBeforeItIsRead) {
   FakeHttpServer server([](const FakeHttpRequest&) {
-    return FakeHttpReply{.status = 200, .body = "", .content_length = 1000};
+    FakeHttpReply reply = Answer(200);
+    reply.content_length = 1000;
+    return reply;
   });
   auto io = FakeIO(server, /*max_read_bytes=*/100);
   EXPECT_THAT(io->ReadFile("s3://bucket/wh/a"), IsError(ErrorKind::kBadRequest));
@@ -560,8 +572,9 @@ TEST(S3FileIOFaultTest, AnAnnouncedLargeBodyIsRefusedBeforeItIsRead) {
 
 TEST(S3FileIOFaultTest, ABodyGrowingPastTheBoundIsAborted) {
   FakeHttpServer server([](const FakeHttpRequest&) {
-    return FakeHttpReply{
-        .status = 200, .body = std::string(64 * 1024, 'x'), .chunked = true};
+    FakeHttpReply reply = Answer(200, std::string(64 * 1024, 'x'));
+    reply.chunked = true;
+    return reply;
   });
   auto io = FakeIO(server, /*max_read_bytes=*/4096);
   EXPECT_THAT(io->ReadFile("s3://bucket/wh/a"), IsError(ErrorKind::kBadRequest));
@@ -572,11 +585,10 @@ TEST(S3FileIOFaultTest, ABodyGrowingPastTheBoundIsAborted) {
 TEST(S3FileIOFaultTest, RefusalsNameTheS3CodeButNeverTheSecret) {
   FakeHttpServer server([](const FakeHttpRequest& request) {
     // A server that quotes what it got, secrets included.
-    return FakeHttpReply{
-        .status = 403,
-        .body = S3ErrorXml("AccessDenied", "denied " + request.Header("authorization") +
-                                               " " + std::string(kFakeSecret) + " " +
-                                               request.Header("x-amz-security-token"))};
+    return Answer(403,
+                  S3ErrorXml("AccessDenied", "denied " + request.Header("authorization") +
+                                                 " " + std::string(kFakeSecret) + " " +
+                                                 request.Header("x-amz-security-token")));
   });
   auto io = FakeIO(server);
   const auto read = io->ReadFile("s3://bucket/wh/a");
@@ -589,21 +601,18 @@ TEST(S3FileIOFaultTest, RefusalsNameTheS3CodeButNeverTheSecret) {
 TEST(S3FileIOFaultTest, DeleteTreeReportsEveryRefusedKey) {
   FakeHttpServer server([](const FakeHttpRequest& request) {
     if (request.method == "GET") {
-      return FakeHttpReply{.status = 200,
-                           .body =
-                               "<ListBucketResult><IsTruncated>false</IsTruncated>"
-                               "<Contents><Key>wh/t/a</Key></Contents>"
-                               "<Contents><Key>wh/t/b</Key></Contents>"
-                               "</ListBucketResult>"};
+      return Answer(200,
+                    "<ListBucketResult><IsTruncated>false</IsTruncated>"
+                    "<Contents><Key>wh/t/a</Key></Contents>"
+                    "<Contents><Key>wh/t/b</Key></Contents>"
+                    "</ListBucketResult>");
     }
     if (request.method == "POST") {
-      return FakeHttpReply{
-          .status = 200,
-          .body =
-              "<DeleteResult><Error><Key>wh/t/b</Key><Code>AccessDenied</Code>"
-              "<Message>no</Message></Error></DeleteResult>"};
+      return Answer(200,
+                    "<DeleteResult><Error><Key>wh/t/b</Key><Code>AccessDenied</Code>"
+                    "<Message>no</Message></Error></DeleteResult>");
     }
-    return FakeHttpReply{.status = 204};
+    return Answer(204);
   });
   auto io = FakeIO(server);
   const auto deleted = io->DeleteTree("s3://bucket/wh/t", "s3://bucket/wh");
