@@ -526,6 +526,9 @@ class CurlS3Client final : public S3Client {
     if (handle == nullptr) return Internal("Cannot create a libcurl handle");
     CURL* curl = handle.get();
 
+    // libcurl 7.88 signs host, x-amz-date and every line given here, as given: never
+    // add a header-removing line ("Expect:"), which would be signed but not sent. It
+    // takes the payload hash from x-amz-content-sha256 when present.
     CurlHeaders headers;
     const auto add_header = [&headers](const std::string& line) {
       // On success the list's head (new when the list was empty); on failure nullptr,
