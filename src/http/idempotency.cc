@@ -50,18 +50,12 @@ std::string Fingerprint(const std::string& operation, const Request& request) {
     material += value;
     material += '&';
   }
-  material += "\n" + request.body;
+  material += '\n';
+  material += request.body;  // appended, not concatenated: no copy of the body
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   EVP_Digest(material.data(), material.size(), digest, &length, EVP_sha256(), nullptr);
   return HexEncode(std::string_view(reinterpret_cast<const char*>(digest), length));
-}
-
-std::string HeaderValue(const Response& response, std::string_view name) {
-  for (const auto& [key, value] : response.headers) {
-    if (key == name) return value;
-  }
-  return {};
 }
 
 /// The stored form of an answer, opaque to the store: status, content type and ETag on
@@ -72,7 +66,7 @@ std::string EncodeAnswer(const Response& response) {
   encoded += '\n';
   encoded += response.content_type;
   encoded += '\n';
-  encoded += HeaderValue(response, "ETag");
+  encoded += response.Header("ETag").value_or("");
   encoded += '\n';
   encoded += response.body;
   return encoded;

@@ -78,6 +78,13 @@ struct Response {
   /// (`HttpOptions::pending_wait`); a caller without such a loop sends it as it is.
   bool pending = false;
 
+  /// \brief The value of header `name` (as the handler spelled it), nullopt when absent.
+  std::optional<std::string_view> Header(std::string_view name) const {
+    for (const auto& [key, value] : headers) {
+      if (key == name) return std::string_view(value);
+    }
+    return std::nullopt;
+  }
   /// \brief 200 with a JSON body.
   static Response Json(std::string body) {
     return Response{200, std::move(body), "application/json", {}};

@@ -36,13 +36,6 @@ int64_t WallClock() {
       .count();
 }
 
-std::string HeaderOf(const Response& response, std::string_view name) {
-  for (const auto& [key, value] : response.headers) {
-    if (key == name) return value;
-  }
-  return {};
-}
-
 Request KeyedRequest(std::string key, std::string body = R"({"namespace":["a"]})") {
   Request request;
   request.method = "POST";
@@ -106,7 +99,7 @@ TEST_F(IdempotentHandlersTest,
     ASSERT_THAT(duplicate, IsOk());
     EXPECT_EQ(duplicate->status, 503);
     EXPECT_TRUE(duplicate->pending);
-    EXPECT_EQ(HeaderOf(*duplicate, "Retry-After"), "1");
+    EXPECT_EQ(duplicate->Header("Retry-After").value_or(""), "1");
     EXPECT_THAT(duplicate->body, ::testing::HasSubstr("ServiceUnavailableException"));
   }
   EXPECT_EQ(blocking.runs(), 1);
@@ -123,7 +116,7 @@ TEST_F(IdempotentHandlersTest,
   EXPECT_EQ(replay->status, 200);
   EXPECT_FALSE(replay->pending);
   EXPECT_EQ(replay->body, first->body);
-  EXPECT_EQ(HeaderOf(*replay, "Idempotent-Replayed"), "true");
+  EXPECT_EQ(replay->Header("Idempotent-Replayed").value_or(""), "true");
   EXPECT_EQ(blocking.runs(), 1);
 }
 
@@ -152,7 +145,7 @@ TEST_F(IdempotentHandlersTest, ClaimOfAServerThatDiedIsTakenOverAtOnce) {
   ASSERT_THAT(retry, IsOk());
   EXPECT_EQ(retry->status, 200);
   EXPECT_FALSE(retry->pending);
-  EXPECT_EQ(HeaderOf(*retry, "Idempotent-Replayed"), "");
+  EXPECT_EQ(retry->Header("Idempotent-Replayed").value_or(""), "");
   EXPECT_EQ(blocking.runs(), 2);
 
   blocking.Release();
@@ -161,7 +154,7 @@ TEST_F(IdempotentHandlersTest, ClaimOfAServerThatDiedIsTakenOverAtOnce) {
   auto replay = on_alive(KeyedRequest("k"));
   ASSERT_THAT(replay, IsOk());
   EXPECT_EQ(replay->body, retry->body);
-  EXPECT_EQ(HeaderOf(*replay, "Idempotent-Replayed"), "true");
+  EXPECT_EQ(replay->Header("Idempotent-Replayed").value_or(""), "true");
 }
 
 TEST_F(IdempotentHandlersTest, HeartbeatRegistersBeatsAndUnregisters) {

@@ -31,13 +31,6 @@ int64_t WallClock() {
       .count();
 }
 
-std::string HeaderOf(const Response& response, std::string_view name) {
-  for (const auto& [key, value] : response.headers) {
-    if (key == name) return value;
-  }
-  return {};
-}
-
 Request KeyedRequest(std::string key) {
   Request request;
   request.method = "POST";
@@ -98,8 +91,8 @@ void CheckLegacyAnswersReplay(const OpenStore& open,
   EXPECT_EQ(replay->status, 201);
   EXPECT_EQ(replay->body, R"({"legacy":true})");
   EXPECT_EQ(replay->content_type, "application/json");
-  EXPECT_EQ(HeaderOf(*replay, "ETag"), "\"v1\"");
-  EXPECT_EQ(HeaderOf(*replay, "Idempotent-Replayed"), "true");
+  EXPECT_EQ(replay->Header("ETag").value_or(""), "\"v1\"");
+  EXPECT_EQ(replay->Header("Idempotent-Replayed").value_or(""), "true");
   // Applied but unanswered: never run again, and reported as still in progress.
   auto pending = wrapped(KeyedRequest("pending"));
   ASSERT_THAT(pending, IsOk());
