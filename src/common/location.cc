@@ -1,8 +1,10 @@
 #include "common/location.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "common/macros.h"
+#include "common/s3_location.h"
 #include "common/strings.h"
 
 namespace cairn {
@@ -99,28 +101,6 @@ Result<ParsedLocation> ParseFileUri(std::string_view rest, std::string_view loca
   return ParsedLocation{std::string(kFileRoot), std::move(path)};
 }
 
-Result<ParsedLocation> ParseS3Uri(std::string_view rest, std::string_view location) {
-  if (!rest.starts_with("//")) {
-    return BadRequest("Invalid location {}: expected s3://bucket/key",
-                      ShortLocation(location));
-  }
-  rest.remove_prefix(2);
-  const size_t slash = rest.find('/');
-  const std::string_view bucket = rest.substr(0, slash);
-  const bool valid_bucket = !bucket.empty() && bucket.size() <= 255 &&
-                            bucket.find_first_not_of(
-                                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                "0123456789.-_") == std::string_view::npos;
-  if (!valid_bucket) {
-    return BadRequest("Invalid location {}: expected s3://bucket/key with a valid bucket",
-                      ShortLocation(location));
-  }
-  const std::string_view key =
-      slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
-  CAIRN_ASSIGN_OR_RAISE(auto path, PercentDecode(key, location));
-  return ParsedLocation{"s3://" + std::string(bucket), std::move(path)};
-}
-
 Result<ParsedLocation> Parse(std::string_view location) {
   if (location.front() == '/')
     return ParsedLocation{std::string(kFileRoot), std::string(location)};
@@ -131,10 +111,20 @@ Result<ParsedLocation> Parse(std::string_view location) {
   }
   const std::string_view rest = location.substr(scheme.size() + 1);
   if (scheme == "file") return ParseFileUri(rest, location);
-  if (scheme == "s3" || scheme == "s3a" || scheme == "s3n")
-    return ParseS3Uri(rest, location);
   return BadRequest("Invalid location {}: unsupported scheme '{}'",
                     ShortLocation(location), ShortLocation(scheme));
+}
+
+/// S3 keys are taken literally (`common/s3_location.h`): the canonical form is the one
+/// the S3 FileIO writes to, so the key that confinement checks is the key written.
+Result<std::string> CanonicalS3Location(std::string_view location) {
+  CAIRN_ASSIGN_OR_RAISE(auto parsed, ParseS3Location(location));
+  if (static_cast<size_t>(std::count(parsed.key.begin(), parsed.key.end(), '/')) >=
+      kMaxLocationDepth) {
+    return BadRequest("Invalid location {}: more than {} path segments",
+                      ShortLocation(location), kMaxLocationDepth);
+  }
+  return parsed.ToString();
 }
 
 }  // namespace
@@ -145,6 +135,7 @@ Result<std::string> CanonicalLocation(std::string_view location) {
     return BadRequest("Invalid location {}: longer than {} bytes",
                       ShortLocation(location), kMaxLocationBytes);
   }
+  if (IsS3Location(location)) return CanonicalS3Location(location);
   CAIRN_ASSIGN_OR_RAISE(auto parsed, Parse(location));
   for (const char c : parsed.path) {
     if (IsControl(c)) {

@@ -7,14 +7,17 @@
 ///
 /// The canonical form:
 /// - local files: `file:///abs/path` — from `/abs/path`, `file:/abs/path`,
-///   `file:///abs/path` or `file://localhost/abs/path` (scheme and host in any case);
-/// - object storage: `s3://bucket/key` — from `s3://`, `s3a://` or `s3n://`;
-/// - the path lexically normalised: empty and `.` segments dropped, `..` resolved (never
-///   above the root or the bucket), no trailing `/` (except the file-system root
-///   `file:///`);
-/// - one percent-encoding: URIs are decoded, then every byte but the RFC 3986 unreserved
-///   characters, sub-delimiters, `:`, `@` and `/` is encoded as `%XX` (upper-case hex).
-///   Plain paths are taken literally (a `%` in one is a percent sign).
+///   `file:///abs/path` or `file://localhost/abs/path` (scheme and host in any case); the
+///   path lexically normalised (empty and `.` segments dropped, `..` resolved, never
+///   above the root, no trailing `/` except for `file:///` itself) and percent-encoded
+///   once: URIs are decoded, then every byte but the RFC 3986 unreserved characters,
+///   sub-delimiters,
+///   `:`, `@` and `/` is encoded as `%XX` (upper-case hex). Plain paths are taken
+///   literally (a `%` in one is a percent sign).
+/// - object storage: `s3://bucket/key` — from `s3://`, `s3a://` or `s3n://`, by the rules
+///   of `common/s3_location.h`: the key is taken literally (never decoded), and what a
+///   reader could resolve differently (`//`, `.`, `..`, `?`, `#`) is refused rather than
+///   normalised, so that the key Cairn checks is the key the S3 FileIO writes.
 ///
 /// Pure string functions: no I/O, thread-safe.
 
@@ -38,9 +41,9 @@ inline constexpr size_t kMaxLocationDepth = 64;
 ///
 /// Errors: `kBadRequest` — naming the location, cut to a bounded length — for an empty
 /// or relative location, a scheme other than `file`, `s3`, `s3a`, `s3n`, a `file:` URI
-/// naming a remote host, an `s3` URI without a bucket, a malformed `%` escape, a NUL or
-/// other control character, a segment or whole location longer than the limits above,
-/// or more than `kMaxLocationDepth` segments.
+/// naming a remote host, a malformed `%` escape, a NUL or other control character, a
+/// segment (of a file path) or whole location longer than the limits above, more than
+/// `kMaxLocationDepth` segments, or an `s3` URI that `ParseS3Location` refuses.
 Result<std::string> CanonicalLocation(std::string_view location);
 
 /// \brief True when the canonical location `outer` is `inner` itself or one of its

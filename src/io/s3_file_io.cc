@@ -8,7 +8,7 @@
 
 #include "common/location.h"
 #include "common/macros.h"
-#include "io/s3_location.h"
+#include "common/s3_location.h"
 
 namespace cairn {
 namespace {

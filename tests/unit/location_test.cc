@@ -55,13 +55,36 @@ TEST(CanonicalLocationTest, NeverClimbsAboveTheRootOrTheBucket) {
   EXPECT_EQ(CanonicalLocation("/../../etc"), "file:///etc");
   EXPECT_EQ(CanonicalLocation("/"), "file:///");
   EXPECT_EQ(CanonicalLocation("file:///a/.."), "file:///");
-  EXPECT_EQ(CanonicalLocation("s3://bucket/a/../../b"), "s3://bucket/b");
 }
 
 TEST(CanonicalLocationTest, ObjectStoreSchemesBecomeS3) {
   EXPECT_EQ(CanonicalLocation("s3a://bucket/w/t/"), "s3://bucket/w/t");
-  EXPECT_EQ(CanonicalLocation("s3n://bucket//w"), "s3://bucket/w");
+  EXPECT_EQ(CanonicalLocation("s3n://bucket/w"), "s3://bucket/w");
   EXPECT_EQ(CanonicalLocation("S3://bucket"), "s3://bucket");
+  EXPECT_EQ(CanonicalLocation("s3://bucket/"), "s3://bucket");
+}
+
+// The key Cairn confines is the key the S3 FileIO writes: nothing is decoded, and what a
+// reader could resolve otherwise is refused instead of normalised.
+TEST(CanonicalLocationTest, S3KeysAreTakenLiterally) {
+  EXPECT_EQ(CanonicalLocation("s3://bucket/my%20table/a b"),
+            "s3://bucket/my%20table/a b");
+  EXPECT_EQ(CanonicalLocation("s3://bucket/w/%2E%2E/x"), "s3://bucket/w/%2E%2E/x");
+  EXPECT_EQ(CanonicalLocation("s3://bucket/t/\xC3\xA9"), "s3://bucket/t/\xC3\xA9");
+  const std::vector<std::string> refused = {
+      "s3://bucket/a/../../b", "s3://bucket/a/./b",  "s3://bucket//w",
+      "s3://bucket/a//b",      "s3://bucket/a?b",    "s3://bucket/a#b",
+      "s3://Bucket/a",         "s3://bu_cket/a",     "s3://bucket/\xFF",
+      "s3://bucket/a\tb",      "s3://192.168.1.1/a",
+  };
+  for (const auto& location : refused) {
+    EXPECT_THAT(CanonicalLocation(location), IsError(ErrorKind::kBadRequest)) << location;
+  }
+  std::string deep = "s3://bucket";
+  for (size_t i = 0; i <= kMaxLocationDepth; ++i) deep += "/d";
+  EXPECT_THAT(CanonicalLocation(deep), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(CanonicalLocation("s3://bucket/" + std::string(1025, 'k')),
+              IsError(ErrorKind::kBadRequest));
 }
 
 TEST(CanonicalLocationTest, RejectsWhatNamesNoPlace) {

@@ -1,4 +1,4 @@
-#include "io/s3_location.h"
+#include "common/s3_location.h"
 
 #include <string>
 

@@ -18,9 +18,8 @@
 /// A trailing `/` marks a "directory" (a prefix): it is accepted and recorded, but is not
 /// part of the canonical form (`s3://b/a/` and `s3://b/a` name the same prefix).
 ///
-/// Caution for callers that canonicalise with `common/location.h`: `CanonicalLocation`
-/// percent-decodes and re-encodes `s3://` URIs, these functions do not. Both agree on
-/// keys made of RFC 3986 unreserved characters, sub-delimiters, `:`, `@` and `/` only.
+/// `CanonicalLocation` (`common/location.h`) gives `s3://` locations exactly this form,
+/// so the location policy and the S3 FileIO agree on every key.
 
 #include <string>
 #include <string_view>
