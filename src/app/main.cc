@@ -7,6 +7,7 @@
 #include <optional>
 
 #include <CLI/CLI.hpp>
+#include <fmt/ranges.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -14,6 +15,7 @@
 #include "api/iceberg/routes.h"
 #include "api/lance/routes.h"
 #include "app/server_config.h"
+#include "app/storage_setup.h"
 #include "catalog/catalog_service.h"
 #include "catalog/lance_service.h"
 #include "catalog/location_backfill.h"
@@ -75,25 +77,24 @@ int Serve(const std::optional<std::string>& config_file,
   if (auto status = ClaimLegacyLocations(**store, catalog); !status)
     return FailStart(status.error());
 
-  // The file system is opened only below the allowed locations, whatever the request.
-  LocalFileIOOptions io_options;
-  io_options.max_read_bytes = config.max_metadata_file_bytes;
-  for (const auto& root : config.allowed_locations) {
-    if (auto path = LocalPathOfCanonical(root); !path.empty()) {
-      io_options.roots.push_back(std::move(path));
+  if (auto status = DeclareCatalogs(catalog, **store, config.catalogs); !status)
+    return FailStart(status.error());
+  for (const auto& storage : config.storages) {
+    if (storage.vending == CredentialVending::kStatic) {
+      spdlog::warn(
+          "storage.{}: credential-vending = \"static\" hands Cairn's own keys for {} to "
+          "every client that asks: for development only",
+          storage.name, fmt::join(storage.locations, ", "));
     }
   }
-  if (io_options.roots.empty()) {
-    return FailStart(Error{ErrorKind::kInvalidConfig,
-                           "allowed-locations: no local directory among them"});
-  }
-  auto file_io = MakeLocalFileIO(std::move(io_options));
-  TableService tables(**store, catalog, *file_io, [] {
+  auto file_io = MakeServerFileIO(config);
+  if (!file_io) return FailStart(file_io.error());
+  TableService tables(**store, catalog, **file_io, [] {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())
         .count();
   });
-  ViewService views(**store, catalog, *file_io, [] {
+  ViewService views(**store, catalog, **file_io, [] {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())
         .count();
@@ -101,7 +102,7 @@ int Serve(const std::optional<std::string>& config_file,
 
   // Declared after the store and FileIO it uses, so it stops (and its background deleter
   // with it) before they go.
-  LanceService lance(**store, catalog, *file_io,
+  LanceService lance(**store, catalog, **file_io,
                      LanceSettings{config.lance_async_drop_files, true});
   if (auto status = lance.Start(); !status) return FailStart(status.error());
 

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
 
+#include "app/storage_config_toml.h"
 #include "catalog/names.h"
 #include "common/location.h"
 #include "common/macros.h"
@@ -266,6 +267,14 @@ Status ApplyConfigFile(ServerConfig& config, const std::string& path) {
   }
   for (const auto& [key, node] : table) {
     std::string value;
+    if (key.str() == "storage" && node.is_table()) {
+      CAIRN_RETURN_IF_ERROR(ParseStorageTables(*node.as_table(), config.storages));
+      continue;
+    }
+    if (key.str() == "catalog" && node.is_table()) {
+      CAIRN_RETURN_IF_ERROR(ParseCatalogTables(*node.as_table(), config.catalogs));
+      continue;
+    }
     if (const auto* s = node.as_string()) {
       value = s->get();
     } else if (const auto* i = node.as_integer()) {
@@ -379,6 +388,8 @@ Status FinalizeConfig(ServerConfig& config) {
     config.data_dir.pop_back();
   config.warehouse_root = FileUriOf((data_dir / "warehouse").string());
   CAIRN_RETURN_IF_ERROR(ResolveAllowedLocations(config));
+  CAIRN_RETURN_IF_ERROR(
+      FinalizeStorages(config.storages, config.catalogs, config.allowed_locations));
   // Two connections per worker: an idempotent request keeps its write open until its
   // answer is stored, and may read meanwhile. One more per I/O thread for the fast paths.
   const size_t workers_need = 2 * config.http.worker_threads;

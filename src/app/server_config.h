@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/storage_config.h"
 #include "common/result.h"
 #include "http/server.h"
 #include "store/meta_store.h"
@@ -56,6 +57,10 @@ struct ServerConfig {
   size_t lance_async_drop_files = 10000;
   /// How long an `Idempotency-Key` and its answer are kept (advertised in `/v1/config`).
   std::chrono::seconds idempotency_key_lifetime{30 * 60};
+  /// Object storages (`[storage.NAME]` tables of the file; see `storage_config.h`).
+  std::vector<StorageConfig> storages;
+  /// Catalogs created at start when missing (`[catalog.NAME]` tables).
+  std::vector<DeclaredCatalog> catalogs;
 };
 
 /// \brief One configurable setting, for `--help` and the README.
@@ -71,13 +76,15 @@ const std::vector<SettingInfo>& Settings();
 /// with a one-line message that starts with the setting name.
 Status ApplySetting(ServerConfig& config, std::string_view key, std::string_view value);
 
-/// \brief Reads a TOML file of top-level `key = value` settings into `config`.
+/// \brief Reads a TOML file of top-level `key = value` settings, and of `[storage.NAME]`
+/// and `[catalog.NAME]` tables (`storage_config.h`), into `config`.
 /// Errors: `kInvalidConfig` for a missing/unparsable file, an unknown key, a value that
 /// is not a string, integer or boolean, or an invalid value (naming the setting).
 Status ApplyConfigFile(ServerConfig& config, const std::string& path);
 
 /// \brief Resolves derived settings: makes `data_dir` absolute (creating it and its
-/// `warehouse/` directory), picks the store path, fills `warehouse_root`.
+/// `warehouse/` directory), picks the store path, fills `warehouse_root`, and finalizes
+/// the storages and declared catalogs (`FinalizeStorages`).
 /// Errors: `kInvalidConfig` naming the setting.
 Status FinalizeConfig(ServerConfig& config);
 

@@ -36,6 +36,11 @@ class ForwardingMetaStore : public MetaStore {
   Result<CatalogRecord> GetCatalog(std::string_view name) override {
     return base_.GetCatalog(name);
   }
+  Status SetCatalogProperties(
+      int64_t catalog_id, const Properties& properties,
+      const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.SetCatalogProperties(catalog_id, properties, write);
+  }
   Result<NamePage> ListCatalogs(std::string_view after,
                                 std::optional<size_t> limit) override {
     return base_.ListCatalogs(after, limit);

@@ -242,6 +242,12 @@ class MetaStore {
   /// \brief Loads a catalog by name. Errors: `kNoSuchWarehouse` when it does not exist.
   virtual Result<CatalogRecord> GetCatalog(std::string_view name) = 0;
 
+  /// \brief Replaces every property of a catalog by `properties` (its name and location
+  /// stay). Errors: `kNoSuchWarehouse` when it does not exist.
+  virtual Status SetCatalogProperties(
+      int64_t catalog_id, const Properties& properties,
+      const WriteContext& write = WriteContext::Immediate()) = 0;
+
   /// \brief Creates a namespace whose parent (all levels but the last) must exist.
   /// Errors: `kNoSuchNamespace` (parent missing), `kAlreadyExists`.
   virtual Status CreateNamespace(

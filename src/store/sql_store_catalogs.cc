@@ -127,6 +127,36 @@ Result<CatalogRecord> SqlStore::CreateCatalog(std::string_view name,
   });
 }
 
+Status SqlStore::SetCatalogProperties(int64_t catalog_id, const Properties& properties,
+                                      const WriteContext& write) {
+  return Write(write, [&](Lease& conn, WriteTransaction& txn) -> Status {
+    CAIRN_ASSIGN_OR_RAISE(bool locked, LockCatalog(*conn, catalog_id, true));
+    CAIRN_ASSIGN_OR_RAISE(auto* find,
+                          conn->Prepare("SELECT 1 FROM catalogs WHERE id = ?"));
+    Query found(*conn, find);
+    found.Bind(catalog_id);
+    CAIRN_ASSIGN_OR_RAISE(bool exists, found.Step("find catalog"));
+    if (!locked || !exists)
+      return NoSuchWarehouse("Catalog {} does not exist", catalog_id);
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* clear,
+        conn->Prepare("DELETE FROM catalog_properties WHERE catalog_id = ?"));
+    {
+      Query query(*conn, clear);
+      CAIRN_RETURN_IF_ERROR(query.Bind(catalog_id).Run("clear catalog properties"));
+    }
+    CAIRN_ASSIGN_OR_RAISE(auto* prop,
+                          conn->Prepare("INSERT INTO catalog_properties (catalog_id, "
+                                        "key, value) VALUES (?, ?, ?)"));
+    for (const auto& [key, value] : properties) {
+      Query query(*conn, prop);
+      CAIRN_RETURN_IF_ERROR(
+          query.Bind(catalog_id).Bind(key).Bind(value).Run("set catalog property"));
+    }
+    return txn.Commit();
+  });
+}
+
 Result<CatalogRecord> SqlStore::GetCatalog(std::string_view name) {
   // Every request resolves its catalog: one statement, the properties joined in.
   return Read([&](Lease& conn) -> Result<CatalogRecord> {

@@ -296,6 +296,8 @@ class SqlStore final : public MetaStore {
                                       const Properties& properties,
                                       const WriteContext& write) override;
   Result<CatalogRecord> GetCatalog(std::string_view name) override;
+  Status SetCatalogProperties(int64_t catalog_id, const Properties& properties,
+                              const WriteContext& write) override;
   Result<NamePage> ListCatalogs(std::string_view after,
                                 std::optional<size_t> limit) override;
   Status CreateNamespace(int64_t catalog_id, const NamespacePath& path,

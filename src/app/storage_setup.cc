@@ -1,0 +1,90 @@
+// The server's FileIO and the declared catalogs, from the configuration.
+
+#include "app/storage_setup.h"
+
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "common/location.h"
+#include "common/macros.h"
+#include "io/routing_file_io.h"
+#include "io/s3_file_io.h"
+
+namespace cairn {
+namespace {
+
+Result<S3Mount> MountOf(const StorageConfig& storage, size_t max_read_bytes) {
+  S3FileIOOptions options;
+  options.client = storage.client;
+  options.roots = storage.locations;
+  options.max_read_bytes = max_read_bytes;
+  auto io = MakeS3FileIO(std::move(options));
+  if (!io) return InvalidConfig("storage.{}: {}", storage.name, io.error().message);
+  S3Mount mount{storage.name, {}, std::move(*io)};
+  for (const auto& location : storage.locations) {
+    CAIRN_ASSIGN_OR_RAISE(auto root, ParseS3Location(location));
+    mount.roots.push_back(std::move(root));
+  }
+  return mount;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<FileIO>> MakeServerFileIO(const ServerConfig& config) {
+  // The file system is opened only below the allowed locations, whatever the request.
+  LocalFileIOOptions local;
+  local.max_read_bytes = config.max_metadata_file_bytes;
+  for (const auto& root : config.allowed_locations) {
+    if (auto path = LocalPathOfCanonical(root); !path.empty()) {
+      local.roots.push_back(std::move(path));
+    }
+  }
+  if (local.roots.empty()) {
+    return InvalidConfig("allowed-locations: no local directory among them");
+  }
+  std::vector<S3Mount> mounts;
+  for (const auto& storage : config.storages) {
+    CAIRN_ASSIGN_OR_RAISE(auto mount, MountOf(storage, config.max_metadata_file_bytes));
+    mounts.push_back(std::move(mount));
+  }
+  return MakeRoutingFileIO(MakeLocalFileIO(std::move(local)), std::move(mounts));
+}
+
+Status DeclareCatalogs(CatalogService& catalogs, MetaStore& store,
+                       const std::vector<DeclaredCatalog>& declared) {
+  for (const auto& catalog : declared) {
+    auto existing = store.GetCatalog(catalog.name);
+    if (!existing && existing.error().kind != ErrorKind::kNoSuchWarehouse) {
+      return tl::unexpected(existing.error());
+    }
+    if (!existing) {
+      auto created = catalogs.CreateCatalog(catalog.name, catalog.warehouse,
+                                            catalog.properties);
+      if (!created) {
+        return InvalidConfig("catalog.{}: {}", catalog.name, created.error().message);
+      }
+      spdlog::info("created catalog {} at {}", catalog.name, catalog.warehouse);
+      continue;
+    }
+    if (existing->location != catalog.warehouse) {
+      return InvalidConfig(
+          "catalog.{}.warehouse: the catalog exists with warehouse {}; a warehouse is "
+          "not moved at start",
+          catalog.name, ShortLocation(existing->location));
+    }
+    // The declared properties pass the checks a new catalog's do (allowed-locations).
+    Properties properties = catalog.properties;
+    if (auto checked = catalogs.locations().CheckNewCatalog(catalog.warehouse, properties);
+        !checked) {
+      return InvalidConfig("catalog.{}: {}", catalog.name, checked.error().message);
+    }
+    if (existing->properties != properties) {
+      CAIRN_RETURN_IF_ERROR(store.SetCatalogProperties(existing->id, properties));
+      spdlog::info("updated the properties of catalog {}", catalog.name);
+    }
+  }
+  return Ok();
+}
+
+}  // namespace cairn
