@@ -5,4 +5,5 @@ set(CAIRN_IO_TESTS
   unit/s3_location_test.cc
   unit/s3_session_policy_test.cc
   unit/s3_xml_test.cc
+  unit/sts_client_test.cc
 )
