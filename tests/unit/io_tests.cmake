@@ -1,4 +1,5 @@
 set(CAIRN_IO_TESTS
+  unit/credential_vendor_test.cc
   unit/file_io_test.cc
   unit/location_test.cc
   unit/s3_file_io_test.cc
