@@ -1,4 +1,5 @@
 set(CAIRN_IO_TESTS
+  unit/credential_vendor_rgw_test.cc
   unit/credential_vendor_test.cc
   unit/file_io_test.cc
   unit/location_test.cc
