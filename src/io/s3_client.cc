@@ -6,68 +6,27 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdint>
-#include <cstdlib>
 #include <limits>
 #include <memory>
-#include <mutex>
-#include <optional>
-#include <random>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
-#include <curl/curl.h>
 #include <openssl/evp.h>
 
 #include "common/macros.h"
-#include "common/mutex.h"
-#include "common/strings.h"
+#include "io/sigv4_http.h"
 
 namespace cairn {
 namespace {
 
-/// Error bodies are small XML documents; anything past this is dropped.
-constexpr size_t kMaxErrorBodyBytes = 64 * 1024;
 /// A ListObjectsV2 page: 1,000 keys of up to 1,024 bytes, URL-encoded, plus XML.
 constexpr size_t kMaxListBodyBytes = size_t{16} << 20;
 /// The small XML answers of DeleteObjects and bucket calls.
 constexpr size_t kMaxResultBodyBytes = size_t{4} << 20;
-/// S3 messages are quoted in errors, cut to this length.
-constexpr size_t kMaxQuotedMessage = 300;
 constexpr int kMaxKeysPerDelete = 1000;
 
-/// The SHA-256 of an empty payload, in hex.
-constexpr std::string_view kEmptySha256 =
-    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
-
-// --- Encodings and digests ------------------------------------------------------------
-
-bool IsUnreserved(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '-' || c == '_' || c == '.' || c == '~';
-}
-
-/// SigV4's URI encoding: every byte but the unreserved ones as `%XX` (upper-case hex),
-/// `/` kept in paths. libcurl 7.88 signs the path and query exactly as they appear in
-/// the URL, so the URL is built in this canonical form.
-std::string UriEncode(std::string_view text, bool keep_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    if (IsUnreserved(c) || (keep_slash && c == '/')) {
-      out.push_back(c);
-    } else {
-      const auto u = static_cast<unsigned char>(c);
-      out.push_back('%');
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 0xF]);
-    }
-  }
-  return out;
-}
+// --- Digests, requests ---------------------------------------------------------------
 
 std::string Digest(const EVP_MD* md, std::string_view data) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
@@ -76,18 +35,6 @@ std::string Digest(const EVP_MD* md, std::string_view data) {
     return {};
   }
   return std::string(reinterpret_cast<const char*>(digest.data()), length);
-}
-
-std::string Sha256Hex(std::string_view data) {
-  if (data.empty()) return std::string(kEmptySha256);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (const char c : Digest(EVP_sha256(), data)) {
-    const auto u = static_cast<unsigned char>(c);
-    out.push_back(kHex[u >> 4]);
-    out.push_back(kHex[u & 0xF]);
-  }
-  return out;
 }
 
 /// Content-MD5: the base64 of the body's MD5 (DeleteObjects requires it).
@@ -100,93 +47,6 @@ std::string Md5Base64(std::string_view data) {
   return std::string(reinterpret_cast<const char*>(out.data()),
                      static_cast<size_t>(std::max(length, 0)));
 }
-
-/// libcurl takes its numbers as `long`.
-long AsLong(int64_t value) {        // NOLINT(google-runtime-int)
-  return static_cast<long>(value);  // NOLINT(google-runtime-int)
-}
-
-bool HasControl(std::string_view text) {
-  return std::any_of(text.begin(), text.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return u < 0x20 || u == 0x7F;
-  });
-}
-
-// --- The endpoint
-// -----------------------------------------------------------------------
-
-struct Endpoint {
-  std::string scheme;     // http or https
-  std::string authority;  // host[:port]
-};
-
-Result<Endpoint> ParseEndpoint(std::string_view endpoint) {
-  const auto invalid = [&](std::string_view why) {
-    return InvalidConfig("Invalid S3 endpoint '{}': {}", endpoint, why);
-  };
-  Endpoint out;
-  const size_t separator = endpoint.find("://");
-  if (separator == std::string_view::npos)
-    return invalid("expected http(s)://host[:port]");
-  out.scheme = AsciiLower(endpoint.substr(0, separator));
-  if (out.scheme != "http" && out.scheme != "https") {
-    return invalid("the scheme must be http or https");
-  }
-  std::string_view authority = endpoint.substr(separator + 3);
-  if (authority.ends_with('/')) authority.remove_suffix(1);
-  if (authority.empty()) return invalid("no host");
-  if (authority.find_first_of("/?#@ ") != std::string_view::npos ||
-      HasControl(authority)) {
-    return invalid("only a host and a port may follow the scheme");
-  }
-  out.authority = AsciiLower(authority);
-  return out;
-}
-
-// --- libcurl handles ------------------------------------------------------------------
-
-struct CurlCleanup {
-  void operator()(CURL* handle) const { curl_easy_cleanup(handle); }
-};
-using CurlHandle = std::unique_ptr<CURL, CurlCleanup>;
-
-struct SlistFree {
-  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
-};
-using CurlHeaders = std::unique_ptr<curl_slist, SlistFree>;
-
-/// Idle easy handles. A handle keeps its connections (and TLS sessions) open between
-/// transfers, so reusing handles is how connections are reused.
-class HandlePool {
- public:
-  explicit HandlePool(size_t max_idle) : max_idle_(max_idle) {}
-
-  /// An idle handle with its options reset (its connections stay), or a new one.
-  CurlHandle Acquire() {
-    {
-      MutexLock lock(mutex_);
-      if (!idle_.empty()) {
-        CurlHandle handle = std::move(idle_.back());
-        idle_.pop_back();
-        curl_easy_reset(handle.get());
-        return handle;
-      }
-    }
-    return CurlHandle(curl_easy_init());
-  }
-
-  void Release(CurlHandle handle) {
-    MutexLock lock(mutex_);
-    if (idle_.size() < max_idle_) idle_.push_back(std::move(handle));
-    // Otherwise the handle (and its connections) is closed as it goes out of scope.
-  }
-
- private:
-  Mutex mutex_;
-  std::vector<CurlHandle> idle_ CAIRN_GUARDED_BY(mutex_);
-  const size_t max_idle_;
-};
 
 // --- One request ----------------------------------------------------------------------
 
@@ -215,84 +75,6 @@ struct Reply {
   S3ErrorBody error;
 };
 
-/// The state libcurl's callbacks fill in during a transfer.
-struct Transfer {
-  size_t max_body_bytes = 0;
-  long status = 0;  // NOLINT(google-runtime-int)
-  std::optional<uint64_t> content_length;
-  std::string body;
-  bool too_large = false;
-};
-
-bool IsSuccess(long status) {  // NOLINT(google-runtime-int)
-  return status >= 200 && status < 300;
-}
-
-/// Tracks the status line and Content-Length of the (last) response; at the end of a
-/// successful response's headers, refuses a body announced larger than the bound
-/// before any of it is read.
-size_t OnHeader(char* data, size_t size, size_t count, void* user) {
-  auto* transfer = static_cast<Transfer*>(user);
-  const size_t length = size * count;
-  const std::string_view line(data, length);
-  if (line.starts_with("HTTP/")) {  // a new response (after a 100 Continue, say)
-    transfer->content_length.reset();
-    const size_t space = line.find(' ');
-    if (space != std::string_view::npos) {
-      transfer->status =
-          std::strtol(std::string(line.substr(space + 1, 3)).c_str(), nullptr, 10);
-    }
-  } else if (line.size() > 15 &&
-             EqualsIgnoreCase(line.substr(0, 15), "content-length:")) {
-    transfer->content_length =
-        std::strtoull(std::string(line.substr(15)).c_str(), nullptr, 10);
-  } else if ((line == "\r\n" || line == "\n") && IsSuccess(transfer->status) &&
-             transfer->content_length &&
-             *transfer->content_length > transfer->max_body_bytes) {
-    transfer->too_large = true;
-    return 0;  // aborts the transfer
-  }
-  return length;
-}
-
-/// Collects the body: a successful one up to its bound (past it the transfer is
-/// aborted), an error body up to kMaxErrorBodyBytes (the rest is dropped).
-size_t OnBody(char* data, size_t size, size_t count, void* user) {
-  auto* transfer = static_cast<Transfer*>(user);
-  const size_t length = size * count;
-  if (IsSuccess(transfer->status)) {
-    if (length > transfer->max_body_bytes - transfer->body.size()) {
-      transfer->too_large = true;
-      return 0;
-    }
-    transfer->body.append(data, length);
-  } else if (transfer->body.size() < kMaxErrorBodyBytes) {
-    transfer->body.append(data,
-                          std::min(length, kMaxErrorBodyBytes - transfer->body.size()));
-  }
-  return length;
-}
-
-/// Transport failures worth another attempt: the request may not have reached the
-/// server, or its answer was lost.
-bool IsRetryableCurlCode(CURLcode code) {
-  switch (code) {
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-      return true;
-    default:
-      return false;
-  }
-}
-
 /// Answers that mean "try again later" (AWS's retry guidance, plus the conflicts of
 /// conditional writes).
 bool IsRetryableReply(const Reply& reply) {
@@ -302,23 +84,14 @@ bool IsRetryableReply(const Reply& reply) {
          code == "ConditionalRequestConflict" || code == "OperationAborted";
 }
 
-std::string Quoted(std::string_view message) {
-  if (message.size() <= kMaxQuotedMessage) return std::string(message);
-  return std::string(message.substr(0, kMaxQuotedMessage)) + "...";
-}
-
-std::once_flag curl_init_once;
-CURLcode curl_init_result = CURLE_OK;
-
 // --- The client -----------------------------------------------------------------------
 
 class CurlS3Client final : public S3Client {
  public:
-  CurlS3Client(S3ClientOptions options, Endpoint endpoint)
+  CurlS3Client(S3ClientOptions options, HttpEndpoint endpoint)
       : options_(std::move(options)),
         endpoint_(std::move(endpoint)),
-        sigv4_("aws:amz:" + options_.region + ":s3"),
-        pool_(options_.max_idle_handles) {}
+        http_(HttpOptionsOf(options_)) {}
 
   Result<std::string> GetObject(std::string_view bucket, std::string_view key,
                                 size_t max_bytes) override {
@@ -334,7 +107,7 @@ class CurlS3Client final : public S3Client {
     call.max_body_bytes = std::numeric_limits<size_t>::max();  // the object's length
     CAIRN_ASSIGN_OR_RAISE(const Reply reply, Send(call));
     if (reply.status == 404) return false;
-    if (!IsSuccess(reply.status)) return tl::unexpected(ErrorOf(call, reply));
+    if (!IsHttpSuccess(reply.status)) return tl::unexpected(ErrorOf(call, reply));
     return true;
   }
 
@@ -345,14 +118,14 @@ class CurlS3Client final : public S3Client {
     call.retry = false;  // the caller decides (the condition makes a repeat safe)
     call.headers = {"If-None-Match: *", "Content-Type: application/octet-stream"};
     CAIRN_ASSIGN_OR_RAISE(const Reply reply, Send(call));
-    if (!IsSuccess(reply.status)) return tl::unexpected(ErrorOf(call, reply));
+    if (!IsHttpSuccess(reply.status)) return tl::unexpected(ErrorOf(call, reply));
     return Ok();
   }
 
   Status DeleteObject(std::string_view bucket, std::string_view key) override {
     Call call("DELETE", bucket, key);
     CAIRN_ASSIGN_OR_RAISE(const Reply reply, Send(call));
-    if (!IsSuccess(reply.status) && reply.status != 404) {
+    if (!IsHttpSuccess(reply.status) && reply.status != 404) {
       return tl::unexpected(ErrorOf(call, reply));
     }
     return Ok();
@@ -417,14 +190,14 @@ class CurlS3Client final : public S3Client {
       return AlreadyExists("S3 {} failed: the bucket exists ({})", Describe(call),
                            reply.error.code);
     }
-    if (!IsSuccess(reply.status)) return tl::unexpected(ErrorOf(call, reply));
+    if (!IsHttpSuccess(reply.status)) return tl::unexpected(ErrorOf(call, reply));
     return Ok();
   }
 
   Status DeleteBucket(std::string_view bucket) override {
     Call call("DELETE", bucket);
     CAIRN_ASSIGN_OR_RAISE(const Reply reply, Send(call));
-    if (!IsSuccess(reply.status) && reply.status != 404) {
+    if (!IsHttpSuccess(reply.status) && reply.status != 404) {
       return tl::unexpected(ErrorOf(call, reply));
     }
     return Ok();
@@ -433,15 +206,7 @@ class CurlS3Client final : public S3Client {
   int max_retries() const override { return options_.max_retries; }
 
   void SleepBeforeRetry(int retry) const override {
-    using std::chrono::milliseconds;
-    const int64_t base = options_.retry_base_delay.count();
-    const int64_t cap = options_.retry_max_delay.count();
-    int64_t delay = base;
-    for (int i = 0; i < retry && delay < cap; ++i) delay *= 2;
-    delay = std::min(delay, cap);
-    thread_local std::mt19937_64 rng{std::random_device{}()};
-    std::uniform_int_distribution<int64_t> jitter(delay / 2, delay);
-    std::this_thread::sleep_for(milliseconds(jitter(rng)));
+    cairn::SleepBeforeRetry(retry, options_.retry_base_delay, options_.retry_max_delay);
   }
 
  private:
@@ -459,7 +224,9 @@ class CurlS3Client final : public S3Client {
                 std::string_view prefix = {}) const {
     std::string detail = fmt::format("HTTP {}", reply.status);
     if (!reply.error.code.empty()) detail += " " + reply.error.code;
-    if (!reply.error.message.empty()) detail += ": " + Quoted(reply.error.message);
+    if (!reply.error.message.empty()) {
+      detail += ": " + QuotedServerMessage(reply.error.message);
+    }
     ErrorKind kind = ErrorKind::kIOError;
     if (reply.status == 404) {
       kind = ErrorKind::kNotFound;
@@ -468,22 +235,8 @@ class CurlS3Client final : public S3Client {
     } else if (IsRetryableReply(reply)) {
       kind = ErrorKind::kServiceUnavailable;
     }
-    return Error{kind,
-                 Scrub(fmt::format("S3 {} failed: {}", Describe(call, prefix), detail))};
-  }
-
-  /// `text` with every occurrence of a secret replaced: a server may quote a header
-  /// back, and libcurl's messages are not ours.
-  std::string Scrub(std::string text) const {
-    for (const std::string* secret :
-         {&options_.credentials.secret_access_key, &options_.credentials.session_token}) {
-      if (secret->empty()) continue;
-      for (size_t at = text.find(*secret); at != std::string::npos;
-           at = text.find(*secret, at)) {
-        text.replace(at, secret->size(), "[redacted]");
-      }
-    }
-    return text;
+    return Error{kind, http_.Scrub(fmt::format("S3 {} failed: {}", Describe(call, prefix),
+                                               detail))};
   }
 
   /// One attempt, then the retries the call allows.
@@ -504,16 +257,16 @@ class CurlS3Client final : public S3Client {
     if (options_.path_style) {
       url.append(endpoint_.authority).append("/").append(call.bucket);
       if (!call.key.empty())
-        url.append("/").append(UriEncode(call.key, /*keep_slash=*/true));
+        url.append("/").append(SigV4UriEncode(call.key, /*keep_slash=*/true));
     } else {
       url.append(call.bucket).append(".").append(endpoint_.authority).append("/");
-      url.append(UriEncode(call.key, /*keep_slash=*/true));
+      url.append(SigV4UriEncode(call.key, /*keep_slash=*/true));
     }
     // The canonical query: names and values encoded, sorted, `name=` for no value.
     std::vector<std::string> pairs;
     pairs.reserve(call.query.size());
     for (const auto& [name, value] : call.query) {
-      pairs.push_back(UriEncode(name, false) + "=" + UriEncode(value, false));
+      pairs.push_back(SigV4UriEncode(name, false) + "=" + SigV4UriEncode(value, false));
     }
     std::sort(pairs.begin(), pairs.end());
     for (size_t i = 0; i < pairs.size(); ++i)
@@ -522,104 +275,36 @@ class CurlS3Client final : public S3Client {
   }
 
   Result<Reply> Perform(const Call& call) const {
-    CurlHandle handle = pool_.Acquire();
-    if (handle == nullptr) return Internal("Cannot create a libcurl handle");
-    CURL* curl = handle.get();
-
-    // libcurl 7.88 signs host, x-amz-date and every line given here, as given: never
-    // add a header-removing line ("Expect:"), which would be signed but not sent. It
-    // takes the payload hash from x-amz-content-sha256 when present.
-    CurlHeaders headers;
-    const auto add_header = [&headers](const std::string& line) {
-      // On success the list's head (new when the list was empty); on failure nullptr,
-      // and the list is unchanged.
-      curl_slist* head = curl_slist_append(headers.get(), line.c_str());
-      if (head == nullptr) return false;
-      static_cast<void>(headers.release());
-      headers.reset(head);
-      return true;
-    };
-    bool headers_ok = add_header("x-amz-content-sha256: " + Sha256Hex(call.body));
-    if (!options_.credentials.session_token.empty()) {
-      headers_ok &=
-          add_header("x-amz-security-token: " + options_.credentials.session_token);
-    }
-    for (const auto& line : call.headers) headers_ok &= add_header(line);
-    if (!headers_ok) return Internal("Cannot build the headers of an S3 request");
-
-    const std::string url = UrlOf(call);
-    Transfer transfer;
-    transfer.max_body_bytes = call.max_body_bytes;
-    std::array<char, CURL_ERROR_SIZE> error_text{};
-
-    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);  // keys are literal, dots included
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);    // threads: no SIGALRM timeouts
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
-                     AsLong(options_.connect_timeout.count()));
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, AsLong(options_.request_timeout.count()));
-    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, options_.low_speed_limit);
-    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME,
-                     AsLong(options_.low_speed_time.count()));
-    curl_easy_setopt(curl, CURLOPT_AWS_SIGV4, sigv4_.c_str());
-    curl_easy_setopt(curl, CURLOPT_USERNAME, options_.credentials.access_key_id.c_str());
-    curl_easy_setopt(curl, CURLOPT_PASSWORD,
-                     options_.credentials.secret_access_key.c_str());
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.get());
-    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
-    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &transfer);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnBody);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &transfer);
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_text.data());
-    const std::string_view method = call.method;
-    if (method == "HEAD") {
-      curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
-    } else if (method == "PUT" || method == "POST") {
-      // The body goes from memory (libcurl does not copy it); PUT is a POST with
-      // another method name, so libcurl can resend the body itself if it has to.
-      curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
-                       static_cast<curl_off_t>(call.body.size()));
-      curl_easy_setopt(curl, CURLOPT_POSTFIELDS,
-                       call.body.empty() ? "" : call.body.data());
-      if (method == "PUT") curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "PUT");
-    } else if (method != "GET") {
-      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, call.method);
-    }
-
-    const CURLcode code = curl_easy_perform(curl);
-    // The handle must not keep pointers into this frame once it is idle.
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
-    pool_.Release(std::move(handle));
-
-    if (transfer.too_large) {
-      return RequestTooLarge("S3 {} failed: the response is larger than {} bytes",
-                             Describe(call), call.max_body_bytes);
-    }
-    if (code != CURLE_OK) {
-      const std::string detail = error_text[0] != '\0'
-                                     ? std::string(error_text.data())
-                                     : std::string(curl_easy_strerror(code));
-      const ErrorKind kind = IsRetryableCurlCode(code) ? ErrorKind::kServiceUnavailable
-                                                       : ErrorKind::kIOError;
-      return tl::unexpected(Error{
-          kind, Scrub(fmt::format("S3 {} failed: {}", Describe(call), Quoted(detail)))});
-    }
+    SigV4Request request;
+    request.method = call.method;
+    request.url = UrlOf(call);
+    request.headers = call.headers;
+    request.body = call.body;
+    request.max_body_bytes = call.max_body_bytes;
+    request.description = "S3 " + Describe(call);
+    CAIRN_ASSIGN_OR_RAISE(HttpReply answer, http_.Perform(request));
     Reply reply;
-    reply.status = transfer.status;
-    reply.body = std::move(transfer.body);
-    if (!IsSuccess(reply.status)) reply.error = ParseS3Error(reply.body);
+    reply.status = answer.status;
+    reply.body = std::move(answer.body);
+    if (!IsHttpSuccess(reply.status)) reply.error = ParseS3Error(reply.body);
     return reply;
   }
 
+  static SigV4HttpOptions HttpOptionsOf(const S3ClientOptions& options) {
+    SigV4HttpOptions out;
+    out.signing_scope = "aws:amz:" + options.region + ":s3";
+    out.credentials = options.credentials;
+    out.connect_timeout = options.connect_timeout;
+    out.request_timeout = options.request_timeout;
+    out.low_speed_limit = options.low_speed_limit;
+    out.low_speed_time = options.low_speed_time;
+    out.max_idle_handles = options.max_idle_handles;
+    return out;
+  }
+
   const S3ClientOptions options_;
-  const Endpoint endpoint_;
-  const std::string sigv4_;
-  mutable HandlePool pool_;
+  const HttpEndpoint endpoint_;
+  const SigV4Http http_;
 };
 
 Status ValidateOptions(const S3ClientOptions& options) {
@@ -634,9 +319,9 @@ Status ValidateOptions(const S3ClientOptions& options) {
     return InvalidConfig("S3 credentials need an access key id and a secret access key");
   }
   // Never quote a secret, not even an invalid one.
-  if (HasControl(credentials.access_key_id) ||
-      HasControl(credentials.secret_access_key) ||
-      HasControl(credentials.session_token) ||
+  if (HasControlCharacters(credentials.access_key_id) ||
+      HasControlCharacters(credentials.secret_access_key) ||
+      HasControlCharacters(credentials.session_token) ||
       credentials.access_key_id.find(':') != std::string::npos) {
     return InvalidConfig("S3 credentials must not contain control characters");
   }
@@ -658,13 +343,8 @@ Result<std::unique_ptr<S3Client>> S3Client::Make(S3ClientOptions options) {
   if (options.endpoint.empty()) {
     options.endpoint = "https://s3." + options.region + ".amazonaws.com";
   }
-  CAIRN_ASSIGN_OR_RAISE(Endpoint endpoint, ParseEndpoint(options.endpoint));
-  std::call_once(curl_init_once,
-                 [] { curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT); });
-  if (curl_init_result != CURLE_OK) {
-    return InvalidConfig("Cannot initialise libcurl: {}",
-                         curl_easy_strerror(curl_init_result));
-  }
+  CAIRN_ASSIGN_OR_RAISE(HttpEndpoint endpoint, ParseHttpEndpoint(options.endpoint, "S3"));
+  CAIRN_RETURN_IF_ERROR(EnsureCurlInitialized());
   return std::make_unique<CurlS3Client>(std::move(options), std::move(endpoint));
 }
 

@@ -45,16 +45,9 @@
 
 #include "common/result.h"
 #include "io/s3_xml.h"
+#include "io/sigv4_http.h"  // S3Credentials
 
 namespace cairn {
-
-/// \brief The keys Cairn signs its own requests with. Never printed.
-struct S3Credentials {
-  std::string access_key_id;
-  std::string secret_access_key;
-  /// For temporary credentials (STS); empty otherwise.
-  std::string session_token;
-};
 
 /// \brief Settings of an `S3Client`.
 struct S3ClientOptions {

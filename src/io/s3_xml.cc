@@ -12,15 +12,11 @@
 namespace cairn {
 namespace {
 
-/// Called at the end of every element with its path from the root
-/// (`ListBucketResult/Contents/Key`) and its own text.
-using ElementEnd = std::function<void(const std::string& path, std::string text)>;
-
 /// The parse state: the path of open elements and the text of the innermost one.
 struct XmlWalk {
   std::string path;
   std::vector<std::string> texts;
-  const ElementEnd* on_end = nullptr;
+  const XmlElementEnd* on_end = nullptr;
   XML_Parser parser = nullptr;
   bool had_doctype = false;
 };
@@ -55,31 +51,6 @@ void OnDoctype(void* data, const XML_Char* /*name*/, const XML_Char* /*sysid*/,
 struct ParserFree {
   void operator()(XML_Parser parser) const { XML_ParserFree(parser); }
 };
-
-/// Walks `xml`, calling `on_end` for every element. Errors: `kIOError`.
-Status WalkXml(std::string_view xml, const ElementEnd& on_end) {
-  if (xml.size() > static_cast<size_t>(INT_MAX)) {
-    return IOError("Malformed S3 response: too large to parse");
-  }
-  std::unique_ptr<XML_ParserStruct, ParserFree> parser(XML_ParserCreate("UTF-8"));
-  if (parser == nullptr) return IOError("Cannot parse an S3 response: out of memory");
-  XmlWalk walk;
-  walk.on_end = &on_end;
-  walk.parser = parser.get();
-  XML_SetUserData(parser.get(), &walk);
-  XML_SetElementHandler(parser.get(), OnStart, OnEnd);
-  XML_SetCharacterDataHandler(parser.get(), OnText);
-  XML_SetStartDoctypeDeclHandler(parser.get(), OnDoctype);
-  const auto status =
-      XML_Parse(parser.get(), xml.data(), static_cast<int>(xml.size()), XML_TRUE);
-  if (walk.had_doctype) return IOError("Malformed S3 response: it has a DOCTYPE");
-  if (status != XML_STATUS_OK) {
-    return IOError("Malformed S3 response: {} at line {}",
-                   XML_ErrorString(XML_GetErrorCode(parser.get())),
-                   XML_GetCurrentLineNumber(parser.get()));
-  }
-  return Ok();
-}
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -145,6 +116,30 @@ void AppendXmlEscaped(std::string& out, std::string_view text) {
 }
 
 }  // namespace
+
+Status WalkXml(std::string_view xml, const XmlElementEnd& on_end) {
+  if (xml.size() > static_cast<size_t>(INT_MAX)) {
+    return IOError("Malformed S3 response: too large to parse");
+  }
+  std::unique_ptr<XML_ParserStruct, ParserFree> parser(XML_ParserCreate("UTF-8"));
+  if (parser == nullptr) return IOError("Cannot parse an S3 response: out of memory");
+  XmlWalk walk;
+  walk.on_end = &on_end;
+  walk.parser = parser.get();
+  XML_SetUserData(parser.get(), &walk);
+  XML_SetElementHandler(parser.get(), OnStart, OnEnd);
+  XML_SetCharacterDataHandler(parser.get(), OnText);
+  XML_SetStartDoctypeDeclHandler(parser.get(), OnDoctype);
+  const auto status =
+      XML_Parse(parser.get(), xml.data(), static_cast<int>(xml.size()), XML_TRUE);
+  if (walk.had_doctype) return IOError("Malformed S3 response: it has a DOCTYPE");
+  if (status != XML_STATUS_OK) {
+    return IOError("Malformed S3 response: {} at line {}",
+                   XML_ErrorString(XML_GetErrorCode(parser.get())),
+                   XML_GetCurrentLineNumber(parser.get()));
+  }
+  return Ok();
+}
 
 Result<S3ListPage> ParseListObjectsV2(std::string_view xml) {
   S3ListPage page;

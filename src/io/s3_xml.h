@@ -12,6 +12,7 @@
 /// would also do, but is larger and needs its network and entity options turned off;
 /// Boost.PropertyTree's parser is not meant for untrusted input.)
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,16 @@
 #include "common/result.h"
 
 namespace cairn {
+
+/// \brief Called at the end of every element with its path from the root
+/// (`ListBucketResult/Contents/Key`) and its own text (namespaces are not resolved).
+using XmlElementEnd = std::function<void(const std::string& path, std::string text)>;
+
+/// \brief Walks `xml` (with the guards of the file comment), calling `on_end` for every
+/// element: what the parsers below and the STS client's are built on. Errors: `kIOError`
+/// "Malformed S3 response: ..." for malformed XML or a DOCTYPE (the message never
+/// quotes the document).
+Status WalkXml(std::string_view xml, const XmlElementEnd& on_end);
 
 /// \brief One page of a ListObjectsV2 listing.
 struct S3ListPage {

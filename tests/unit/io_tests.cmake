@@ -1,8 +1,12 @@
 set(CAIRN_IO_TESTS
+  unit/credential_vendor_rgw_test.cc
+  unit/credential_vendor_test.cc
   unit/file_io_test.cc
   unit/location_test.cc
   unit/routing_file_io_test.cc
   unit/s3_file_io_test.cc
   unit/s3_location_test.cc
+  unit/s3_session_policy_test.cc
   unit/s3_xml_test.cc
+  unit/sts_client_test.cc
 )

@@ -1,0 +1,136 @@
+#pragma once
+
+/// \file
+/// \brief What the S3 and STS clients share: one HTTP request over libcurl, signed with
+/// AWS Signature Version 4 (`CURLOPT_AWS_SIGV4`), on a bounded pool of reused handles,
+/// with a bounded response body, and error messages scrubbed of the secrets.
+///
+/// Signing is libcurl's. libcurl 7.88 signs the host, `x-amz-date` and every header line
+/// given to it, exactly as given, and the path and query exactly as they appear in the
+/// URL (so callers build URLs in SigV4's canonical form, `SigV4UriEncode`). It does not
+/// add `x-amz-content-sha256`, which S3 and Ceph RGW require: `Perform` adds it (the
+/// body's SHA-256), and `x-amz-security-token` when a session token is set. HTTPS
+/// verifies the server against the system CA store; redirects are never followed.
+///
+/// Nothing here retries or logs: callers decide what is worth repeating (a
+/// `kServiceUnavailable` error, and the replies their protocol calls retryable) and wait
+/// with `SleepBeforeRetry`.
+///
+/// Thread-safety: `SigV4Http` is safe to use from several threads at once.
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace cairn {
+
+/// \brief The keys requests are signed with. Never printed.
+struct S3Credentials {
+  std::string access_key_id;
+  std::string secret_access_key;
+  /// For temporary credentials (STS); empty otherwise.
+  std::string session_token;
+};
+
+/// \brief An endpoint's scheme (`http` or `https`) and authority (`host[:port]`).
+struct HttpEndpoint {
+  std::string scheme;
+  std::string authority;
+};
+
+/// \brief Parses `http(s)://host[:port]` (a trailing `/` is allowed, nothing else after
+/// the authority). Errors: `kInvalidConfig` "Invalid <what> endpoint '...'" naming the
+/// problem.
+Result<HttpEndpoint> ParseHttpEndpoint(std::string_view endpoint, std::string_view what);
+
+/// \brief SigV4's URI encoding: every byte but `A-Za-z0-9-_.~` as `%XX` (upper-case
+/// hex); `/` kept when `keep_slash` (paths).
+std::string SigV4UriEncode(std::string_view text, bool keep_slash);
+
+/// \brief The SHA-256 of `data`, in lower-case hex.
+std::string Sha256Hex(std::string_view data);
+
+/// \brief Whether `text` has a control byte (below 0x20, or 0x7F).
+bool HasControlCharacters(std::string_view text);
+
+/// \brief `message` cut to a length fit for an error message ("..." marks the cut).
+std::string QuotedServerMessage(std::string_view message);
+
+/// \brief Whether `status` is 2xx.
+bool IsHttpSuccess(long status);  // NOLINT(google-runtime-int): libcurl's type
+
+/// \brief Initialises libcurl once per process (later calls return the first result).
+/// Errors: `kInvalidConfig`.
+Status EnsureCurlInitialized();
+
+/// \brief Sleeps for the backoff before retry `retry` (from 0): a delay drawn from
+/// [d/2, d], d = min(max_delay, base_delay * 2^retry).
+void SleepBeforeRetry(int retry, std::chrono::milliseconds base_delay,
+                      std::chrono::milliseconds max_delay);
+
+/// \brief Settings of a `SigV4Http`.
+struct SigV4HttpOptions {
+  /// `CURLOPT_AWS_SIGV4`'s provider string: `aws:amz:<region>:<service>`.
+  std::string signing_scope;
+  S3Credentials credentials;
+  std::chrono::milliseconds connect_timeout{5000};
+  std::chrono::milliseconds request_timeout{30000};
+  long low_speed_limit = 1024;  // NOLINT(google-runtime-int): CURLOPT_LOW_SPEED_LIMIT
+  std::chrono::seconds low_speed_time{10};
+  size_t max_idle_handles = 16;
+};
+
+/// \brief One request.
+struct SigV4Request {
+  /// GET, HEAD, PUT, POST, DELETE.
+  std::string_view method;
+  /// The whole URL, path and query already in canonical form.
+  std::string url;
+  /// "Name: value" lines besides the signing headers. Never a header-removing line
+  /// ("Expect:"): libcurl would sign it but not send it.
+  std::vector<std::string> headers;
+  /// Sent from memory (not copied) for PUT and POST.
+  std::string_view body;
+  /// The most bytes a 2xx response body may have (an error body is cut at 64 KiB).
+  size_t max_body_bytes = 0;
+  /// How messages name the request: "S3 GET s3://b/k".
+  std::string description;
+};
+
+/// \brief The answer to one request.
+struct HttpReply {
+  long status = 0;  // NOLINT(google-runtime-int): CURLINFO_RESPONSE_CODE
+  std::string body;
+};
+
+/// \brief Sends SigV4-signed requests with one set of credentials.
+class SigV4Http {
+ public:
+  explicit SigV4Http(SigV4HttpOptions options);
+  ~SigV4Http();
+  SigV4Http(const SigV4Http&) = delete;
+  SigV4Http& operator=(const SigV4Http&) = delete;
+
+  /// \brief Sends `request` once; any HTTP status is a reply. Errors ("<description>
+  /// failed: ..."): `kRequestTooLarge` for a 2xx body past `max_body_bytes` (refused by
+  /// its Content-Length before it is read, or aborted while it arrives);
+  /// `kServiceUnavailable` for a transport failure worth another attempt (no
+  /// connection, a timeout, a reset, an empty answer); `kIOError` for other transport
+  /// failures (TLS verification, say); `kInternal` when libcurl cannot allocate.
+  Result<HttpReply> Perform(const SigV4Request& request) const;
+
+  /// \brief `text` with each secret (secret key, session token) replaced by
+  /// `[redacted]`: a server may quote a header back, and libcurl's messages are not ours.
+  std::string Scrub(std::string text) const;
+
+ private:
+  class HandlePool;
+  const SigV4HttpOptions options_;
+  std::unique_ptr<HandlePool> pool_;
+};
+
+}  // namespace cairn
