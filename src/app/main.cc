@@ -89,11 +89,16 @@ int Serve(const std::optional<std::string>& config_file,
   }
   auto file_io = MakeServerFileIO(config);
   if (!file_io) return FailStart(file_io.error());
-  TableService tables(**store, catalog, **file_io, [] {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  });
+  auto storages = MakeStorageRegistry(config);
+  if (!storages) return FailStart(storages.error());
+  TableService tables(
+      **store, catalog, **file_io,
+      [] {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+            .count();
+      },
+      **storages);
   ViewService views(**store, catalog, **file_io, [] {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())

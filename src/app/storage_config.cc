@@ -74,19 +74,21 @@ Result<CredentialVending> VendingOf(std::string_view text, const std::string& wh
                        ShortLocation(text));
 }
 
-using StorageKey = std::function<Status(StorageConfig&, const toml::node&,
-                                        const std::string& where)>;
+using StorageKey =
+    std::function<Status(StorageConfig&, const toml::node&, const std::string& where)>;
 
 /// Stores a string into a field of the storage.
 StorageKey Text(std::string StorageConfig::*field) {
-  return [field](StorageConfig& s, const toml::node& node, const std::string& where) -> Status {
+  return [field](StorageConfig& s, const toml::node& node,
+                 const std::string& where) -> Status {
     CAIRN_ASSIGN_OR_RAISE(s.*field, StringOf(node, where));
     return Ok();
   };
 }
 
 StorageKey Millis(std::chrono::milliseconds S3ClientOptions::*field) {
-  return [field](StorageConfig& s, const toml::node& node, const std::string& where) -> Status {
+  return [field](StorageConfig& s, const toml::node& node,
+                 const std::string& where) -> Status {
     CAIRN_ASSIGN_OR_RAISE(int64_t ms, IntegerOf(node, where, 1, kMaxTimeoutMs));
     s.client.*field = std::chrono::milliseconds(ms);
     return Ok();
@@ -174,8 +176,8 @@ Status ParseCatalog(std::string_view name, const toml::table& table, DeclaredCat
       CAIRN_ASSIGN_OR_RAISE(c.warehouse, StringOf(node, where));
     } else if (key.str() == kAllowedLocationsProperty) {
       CAIRN_ASSIGN_OR_RAISE(auto list, StringsOf(node, where));
-      c.properties[std::string(kAllowedLocationsProperty)] = fmt::format(
-          "{}", fmt::join(list, ","));
+      c.properties[std::string(kAllowedLocationsProperty)] =
+          fmt::format("{}", fmt::join(list, ","));
     } else if (key.str() == "properties" && node.is_table()) {
       for (const auto& [property, value] : *node.as_table()) {
         CAIRN_ASSIGN_OR_RAISE(c.properties[std::string(property.str())],
@@ -228,19 +230,19 @@ Status FinalizeStorage(StorageConfig& s) {
                          Where("storage", s.name, "locations"));
   }
   for (auto& location : s.locations) {
-    auto canonical = IsS3Location(location) ? CanonicalLocation(location)
-                                            : Result<std::string>(BadRequest(
-                                                  "{} is not an s3:// location",
-                                                  ShortLocation(location)));
+    auto canonical = IsS3Location(location)
+                         ? CanonicalLocation(location)
+                         : Result<std::string>(BadRequest("{} is not an s3:// location",
+                                                          ShortLocation(location)));
     if (!canonical) {
       return InvalidConfig("{}: {}", Where("storage", s.name, "locations"),
                            canonical.error().message);
     }
     location = std::move(*canonical);
   }
-  CAIRN_ASSIGN_OR_RAISE(s.client.credentials.access_key_id,
-                        ReadSecret(s, "access-key-id", s.access_key_id_env,
-                                   s.access_key_id_file));
+  CAIRN_ASSIGN_OR_RAISE(
+      s.client.credentials.access_key_id,
+      ReadSecret(s, "access-key-id", s.access_key_id_env, s.access_key_id_file));
   CAIRN_ASSIGN_OR_RAISE(s.client.credentials.secret_access_key,
                         ReadSecret(s, "secret-access-key", s.secret_access_key_env,
                                    s.secret_access_key_file));
@@ -283,7 +285,8 @@ Status ParseStorageTables(const toml::table& storages, std::vector<StorageConfig
   return Ok();
 }
 
-Status ParseCatalogTables(const toml::table& catalogs, std::vector<DeclaredCatalog>& out) {
+Status ParseCatalogTables(const toml::table& catalogs,
+                          std::vector<DeclaredCatalog>& out) {
   for (const auto& [name, node] : catalogs) {
     CAIRN_RETURN_IF_ERROR(CheckTableName("catalog", name.str()));
     if (!node.is_table()) {

@@ -29,7 +29,66 @@ Result<S3Mount> MountOf(const StorageConfig& storage, size_t max_read_bytes) {
   return mount;
 }
 
+/// Which policy grammar the STS server reads: AWS's escapes are known to work on AWS
+/// only; Ceph RGW (and, until checked, any other server) gets the refusing dialect.
+IamDialect DialectOf(std::string_view sts_endpoint) {
+  return sts_endpoint.empty() || sts_endpoint.find(".amazonaws.com") != std::string::npos
+             ? IamDialect::kAws
+             : IamDialect::kCephRgw;
+}
+
+Result<std::shared_ptr<CredentialVendor>> VendorOf(const StorageConfig& storage) {
+  switch (storage.vending) {
+    case CredentialVending::kNone:
+      return std::shared_ptr<CredentialVendor>();
+    case CredentialVending::kStatic: {
+      CAIRN_ASSIGN_OR_RAISE(auto vendor,
+                            MakeStaticCredentialVendor(storage.client.credentials));
+      return std::shared_ptr<CredentialVendor>(std::move(vendor));
+    }
+    case CredentialVending::kSts:
+      break;
+  }
+  StsClientOptions sts;
+  sts.endpoint =
+      storage.sts_endpoint.empty() ? storage.client.endpoint : storage.sts_endpoint;
+  sts.region = storage.client.region;
+  sts.credentials = storage.client.credentials;
+  sts.connect_timeout = storage.client.connect_timeout;
+  CAIRN_ASSIGN_OR_RAISE(std::shared_ptr<StsClient> client, StsClient::Make(sts));
+  StsVendingOptions options;
+  options.role_arn = storage.sts_role_arn;
+  options.duration = storage.sts_duration;
+  options.dialect = DialectOf(sts.endpoint);
+  CAIRN_ASSIGN_OR_RAISE(auto vendor,
+                        MakeStsCredentialVendor(std::move(client), std::move(options)));
+  return std::shared_ptr<CredentialVendor>(std::move(vendor));
+}
+
 }  // namespace
+
+Result<std::unique_ptr<StorageRegistry>> MakeStorageRegistry(const ServerConfig& config) {
+  std::vector<StorageDescription> storages;
+  for (const auto& storage : config.storages) {
+    StorageDescription description{storage.name,
+                                   {},
+                                   storage.client.endpoint,
+                                   storage.client.region,
+                                   storage.client.path_style,
+                                   nullptr};
+    for (const auto& location : storage.locations) {
+      CAIRN_ASSIGN_OR_RAISE(auto root, ParseS3Location(location));
+      description.roots.push_back(std::move(root));
+    }
+    auto vendor = VendorOf(storage);
+    if (!vendor) {
+      return InvalidConfig("storage.{}: {}", storage.name, vendor.error().message);
+    }
+    description.vendor = std::move(*vendor);
+    storages.push_back(std::move(description));
+  }
+  return std::make_unique<StorageRegistry>(std::move(storages));
+}
 
 Result<std::unique_ptr<FileIO>> MakeServerFileIO(const ServerConfig& config) {
   // The file system is opened only below the allowed locations, whatever the request.
@@ -59,8 +118,8 @@ Status DeclareCatalogs(CatalogService& catalogs, MetaStore& store,
       return tl::unexpected(existing.error());
     }
     if (!existing) {
-      auto created = catalogs.CreateCatalog(catalog.name, catalog.warehouse,
-                                            catalog.properties);
+      auto created =
+          catalogs.CreateCatalog(catalog.name, catalog.warehouse, catalog.properties);
       if (!created) {
         return InvalidConfig("catalog.{}: {}", catalog.name, created.error().message);
       }
@@ -75,7 +134,8 @@ Status DeclareCatalogs(CatalogService& catalogs, MetaStore& store,
     }
     // The declared properties pass the checks a new catalog's do (allowed-locations).
     Properties properties = catalog.properties;
-    if (auto checked = catalogs.locations().CheckNewCatalog(catalog.warehouse, properties);
+    if (auto checked =
+            catalogs.locations().CheckNewCatalog(catalog.warehouse, properties);
         !checked) {
       return InvalidConfig("catalog.{}: {}", catalog.name, checked.error().message);
     }

@@ -10,6 +10,7 @@
 
 #include "app/server_config.h"
 #include "catalog/catalog_service.h"
+#include "catalog/storage_registry.h"
 #include "common/result.h"
 #include "io/file_io.h"
 
@@ -19,6 +20,11 @@ namespace cairn {
 /// (confined to the allowed local directories) and `s3://` ones to their storage's.
 /// Errors: `kInvalidConfig` (no local allowed directory, a storage's client settings).
 Result<std::unique_ptr<FileIO>> MakeServerFileIO(const ServerConfig& config);
+
+/// \brief The catalog's view of the storages: endpoint, region, addressing and a
+/// credential vendor per storage (`credential-vending`). Errors: `kInvalidConfig` naming
+/// the storage (STS client settings).
+Result<std::unique_ptr<StorageRegistry>> MakeStorageRegistry(const ServerConfig& config);
 
 /// \brief Creates each declared catalog that is missing; one that exists must have the
 /// declared warehouse (a warehouse is never moved at start), and gets the declared

@@ -58,8 +58,27 @@ std::string DottedName(const TableIdent& ident) {
 }
 
 TableService::TableService(MetaStore& store, CatalogService& catalogs, FileIO& io,
-                           std::function<int64_t()> clock)
-    : store_(store), catalogs_(catalogs), io_(io), clock_(std::move(clock)) {}
+                           std::function<int64_t()> clock,
+                           const StorageRegistry& storages)
+    : store_(store),
+      catalogs_(catalogs),
+      io_(io),
+      clock_(std::move(clock)),
+      storages_(storages) {}
+
+Result<TableAccess> TableService::AccessTo(std::string_view catalog,
+                                           const LoadedTable& table, bool vend) {
+  if (!vend && !table.metadata_location.empty()) {
+    // Loads stay cheap: the metadata file lies on the table's storage.
+    auto canonical = CanonicalLocation(table.metadata_location);
+    return TableAccess{canonical ? storages_.StorageOf(*canonical) : nullptr, {}};
+  }
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  CAIRN_ASSIGN_OR_RAISE(auto locations, TableLocationsOf(catalogs_.locations(), record,
+                                                         table.metadata_json));
+  // Until callers have roles, whoever may load a table may write it.
+  return TableAccessOf(storages_, locations, vend, StorageAccess::kReadWrite);
+}
 
 Result<TableListing> TableService::ListTables(std::string_view catalog,
                                               const NamespacePath& ns,

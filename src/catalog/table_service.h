@@ -28,6 +28,8 @@
 #include "catalog/catalog_service.h"
 #include "catalog/commit.h"
 #include "catalog/metadata_cache.h"
+#include "catalog/storage_registry.h"
+#include "catalog/table_access.h"
 #include "common/keyed_mutex.h"
 #include "common/result.h"
 #include "iceberg/json_serde.h"
@@ -94,8 +96,18 @@ class TableService {
 
   /// \brief All references must outlive the service. `clock` returns the commit time in
   /// milliseconds since the epoch (tests pass a fake).
+  /// `storages` describes the object storages (none: every table is local).
   TableService(MetaStore& store, CatalogService& catalogs, FileIO& io,
-               std::function<int64_t()> clock);
+               std::function<int64_t()> clock,
+               const StorageRegistry& storages = NoStorages());
+
+  /// \brief The storage side of `table` (of `catalog`): which storage holds it, from its
+  /// metadata file's location alone (nothing is parsed) unless `vend` asks for
+  /// credentials, which are confined to the locations its metadata names (read-write
+  /// until callers have roles). Errors: `kNoSuchWarehouse`, `kBadRequest`, those of
+  /// `StorageRegistry::Vend` (`kServiceUnavailable` when STS cannot be reached, ...).
+  Result<TableAccess> AccessTo(std::string_view catalog, const LoadedTable& table,
+                               bool vend);
 
   /// \brief Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`.
   Result<TableListing> ListTables(std::string_view catalog, const NamespacePath& ns,
@@ -282,6 +294,7 @@ class TableService {
   CatalogService& catalogs_;
   FileIO& io_;
   std::function<int64_t()> clock_;
+  const StorageRegistry& storages_;
 };
 
 }  // namespace cairn

@@ -26,9 +26,9 @@ class RoutingFileIO final : public FileIO {
   }
 
   size_t MaxReadBytes() const override {
-    return local_ ? local_->MaxReadBytes()
-                  : mounts_.empty() ? kDefaultMaxReadBytes
-                                    : mounts_.front().io->MaxReadBytes();
+    return local_            ? local_->MaxReadBytes()
+           : mounts_.empty() ? kDefaultMaxReadBytes
+                             : mounts_.front().io->MaxReadBytes();
   }
 
   Result<bool> Exists(std::string_view location) override {
@@ -64,9 +64,9 @@ class RoutingFileIO final : public FileIO {
  private:
   Result<FileIO*> Route(std::string_view location) const {
     if (IsS3Location(location)) return RouteS3(location);
-    const bool local = !location.empty() &&
-                       (location.front() == '/' ||
-                        EqualsIgnoreCase(LocationScheme(location), "file"));
+    const bool local =
+        !location.empty() &&
+        (location.front() == '/' || EqualsIgnoreCase(LocationScheme(location), "file"));
     if (local && local_) return local_.get();
     if (local) {
       return Unsupported("No storage is configured for local files ({})",
@@ -80,9 +80,9 @@ class RoutingFileIO final : public FileIO {
   Result<FileIO*> RouteS3(std::string_view location) const {
     CAIRN_ASSIGN_OR_RAISE(auto parsed, ParseS3Location(location));
     for (const auto& mount : mounts_) {
-      const bool served =
-          std::any_of(mount.roots.begin(), mount.roots.end(),
-                      [&](const S3Location& root) { return S3IsAtOrBelow(parsed, root); });
+      const bool served = std::any_of(
+          mount.roots.begin(), mount.roots.end(),
+          [&](const S3Location& root) { return S3IsAtOrBelow(parsed, root); });
       if (served) return mount.io.get();
     }
     return Unsupported("No storage is configured for {}", ShortLocation(location));

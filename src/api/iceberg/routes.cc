@@ -49,7 +49,7 @@ constexpr const char* kTable = "/v1/{prefix}/namespaces/{namespace}/tables/{tabl
 constexpr const char* kViews = "/v1/{prefix}/namespaces/{namespace}/views";
 constexpr const char* kView = "/v1/{prefix}/namespaces/{namespace}/views/{view}";
 
-constexpr std::array<Endpoint, 24> kEndpoints = {{
+constexpr std::array<Endpoint, 25> kEndpoints = {{
     Catalog("GET", kNamespaces, ListNamespaces),
     Catalog("POST", kNamespaces, CreateNamespace),
     Catalog("GET", kNamespace, LoadNamespace),
@@ -63,6 +63,8 @@ constexpr std::array<Endpoint, 24> kEndpoints = {{
     Tables("HEAD", kTable, TableExists),
     Tables("POST", kTable, CommitTable),
     Tables("DELETE", kTable, DropTable),
+    Tables("GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
+           LoadCredentials),
     Tables("POST", "/v1/{prefix}/namespaces/{namespace}/register", RegisterTable),
     Tables("POST", "/v1/{prefix}/tables/rename", RenameTable),
     Tables("POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",

@@ -5,8 +5,10 @@
 #include <spdlog/spdlog.h>
 
 #include "api/iceberg/request_util.h"
+#include "api/iceberg/storage_serde.h"
 #include "api/iceberg/table_serde.h"
 #include "common/macros.h"
+#include "common/strings.h"
 
 namespace cairn::iceberg_rest {
 namespace {
@@ -60,7 +62,25 @@ struct LoadRequest {
   TableIdent ident;
   SnapshotsMode mode = SnapshotsMode::kAll;
   std::optional<std::string> if_none_match;
+  bool vend = false;
 };
+
+/// Whether `X-Iceberg-Access-Delegation` (a comma-separated list) asks for vended
+/// credentials.
+bool AsksForCredentials(const Request& request) {
+  auto header = request.Header("x-iceberg-access-delegation");
+  if (!header) return false;
+  std::string_view rest = *header;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (EqualsIgnoreCase(item, "vended-credentials")) return true;
+  }
+  return false;
+}
 
 Result<LoadRequest> LoadRequestOf(const Request& request) {
   LoadRequest load;
@@ -69,6 +89,7 @@ Result<LoadRequest> LoadRequestOf(const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(load.mode, SnapshotsModeOf(request));
   if (auto header = request.Header("if-none-match"))
     load.if_none_match = std::string(*header);
+  load.vend = AsksForCredentials(request);
   return load;
 }
 
@@ -84,12 +105,20 @@ std::function<bool(std::string_view)> ClientHasPredicate(const LoadRequest& load
   return [&load](std::string_view location) { return ClientHas(load, location); };
 }
 
-Response LoadResponse(const LoadRequest& load, const LoadedTable& loaded) {
+Result<Response> LoadResponse(TableService& tables, const LoadRequest& load,
+                              const LoadedTable& loaded) {
   std::string etag = TableETag(loaded.metadata_location, load.mode);
   if (ClientHas(load, loaded.metadata_location)) {
     return WithETag(Response{304, {}, {}, {}}, std::move(etag));
   }
-  return WithETag(Response::Json(LoadTableResultToJson(loaded)), std::move(etag));
+  CAIRN_ASSIGN_OR_RAISE(auto access, tables.AccessTo(load.catalog, loaded, load.vend));
+  Response response = Response::Json(LoadTableResultToJson(loaded, access));
+  // Vended credentials are for this caller and this moment: never to be cached.
+  if (access.credentials) {
+    response.headers.emplace_back("Cache-Control", "no-store");
+    return response;
+  }
+  return WithETag(std::move(response), std::move(etag));
 }
 
 }  // namespace
@@ -122,8 +151,11 @@ Result<Response> CreateTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto input, CreateTableRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto created,
                         tables.CreateTable(catalog, ns, input, request.write_context()));
-  Response response = Response::Json(LoadTableResultToJson(created));
-  if (created.metadata_location.empty()) return response;  // staged: nothing to tag
+  // Credentials only now: the location was validated by the create (or stage-create).
+  CAIRN_ASSIGN_OR_RAISE(auto access,
+                        tables.AccessTo(catalog, created, AsksForCredentials(request)));
+  Response response = Response::Json(LoadTableResultToJson(created, access));
+  if (created.metadata_location.empty() || access.credentials) return response;
   return WithETag(std::move(response),
                   TableETag(created.metadata_location, SnapshotsMode::kAll));
 }
@@ -132,16 +164,29 @@ Result<Response> LoadTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto load, LoadRequestOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto loaded, tables.LoadTable(load.catalog, load.ident, load.mode,
                                                       ClientHasPredicate(load)));
-  return LoadResponse(load, loaded);
+  return LoadResponse(tables, load, loaded);
+}
+
+Result<Response> LoadCredentials(TableService& tables, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto loaded, tables.LoadTable(catalog, ident));
+  CAIRN_ASSIGN_OR_RAISE(auto access, tables.AccessTo(catalog, loaded, /*vend=*/true));
+  Response response = Response::Json(LoadCredentialsResponseToJson(access));
+  response.headers.emplace_back("Cache-Control", "no-store");
+  return response;
 }
 
 std::optional<Response> LoadTableIfCached(TableService& tables, const Request& request) {
   auto load = LoadRequestOf(request);
-  if (!load) return std::nullopt;
+  // Vending may wait on STS: not on an I/O thread.
+  if (!load || load->vend) return std::nullopt;
   auto loaded = tables.LoadTableIfCached(load->catalog, load->ident, load->mode,
                                          ClientHasPredicate(*load));
   if (!loaded) return std::nullopt;
-  return LoadResponse(*load, *loaded);
+  auto response = LoadResponse(tables, *load, *loaded);
+  if (!response) return std::nullopt;
+  return std::move(*response);
 }
 
 Result<Response> TableExists(TableService& tables, const Request& request) {
@@ -195,7 +240,8 @@ Result<Response> RegisterTable(TableService& tables, const Request& request) {
       auto registered,
       tables.RegisterTable(catalog, TableIdent{ns, body.name}, body.metadata_location,
                            body.overwrite, request.write_context()));
-  return WithETag(Response::Json(LoadTableResultToJson(registered)),
+  CAIRN_ASSIGN_OR_RAISE(auto access, tables.AccessTo(catalog, registered, false));
+  return WithETag(Response::Json(LoadTableResultToJson(registered, access)),
                   TableETag(registered.metadata_location, SnapshotsMode::kAll));
 }
 

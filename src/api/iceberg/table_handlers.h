@@ -18,8 +18,13 @@ Result<Response> ListTables(TableService& tables, const Request& request);
 /// \brief `POST /v1/{prefix}/namespaces/{namespace}/tables` (also `stage-create`).
 Result<Response> CreateTable(TableService& tables, const Request& request);
 /// \brief `GET .../tables/{table}` with `snapshots=all|refs`; `ETag`; `If-None-Match` ⇒
-/// 304.
+/// 304. `X-Iceberg-Access-Delegation: vended-credentials` adds `storage-credentials`
+/// for a table on a storage that vends them (and `Cache-Control: no-store`, no ETag).
+/// Also the storage's endpoint, region and addressing in `config` for a table on S3.
 Result<Response> LoadTable(TableService& tables, const Request& request);
+/// \brief `GET .../tables/{table}/credentials` (loadCredentials): fresh credentials for
+/// the table's locations; an empty list when its storage vends none.
+Result<Response> LoadCredentials(TableService& tables, const Request& request);
 /// \brief LoadTable's fast path (a route's `fast` handler): the same answer when the
 /// pointer read finds the metadata cached (or the client's copy current), else nullopt.
 std::optional<Response> LoadTableIfCached(TableService& tables, const Request& request);

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include "api/iceberg/storage_serde.h"
 #include "common/json_util.h"
 #include "common/macros.h"
 #include "iceberg/json_serde.h"
@@ -216,8 +217,15 @@ std::string WithMetadata(const LoadedTable& table, std::string_view tail) {
 
 }  // namespace
 
-std::string LoadTableResultToJson(const LoadedTable& table) {
-  return WithMetadata(table, ",\"config\":{}}");
+std::string LoadTableResultToJson(const LoadedTable& table, const TableAccess& access) {
+  if (access.storage == nullptr) return WithMetadata(table, ",\"config\":{}}");
+  std::string tail = ",\"config\":" + boost::json::serialize(TableConfigJson(access));
+  if (access.credentials) {
+    tail += ",\"storage-credentials\":" +
+            boost::json::serialize(StorageCredentialsJson(access));
+  }
+  tail += '}';
+  return WithMetadata(table, tail);
 }
 
 std::string CommitTableResponseToJson(const LoadedTable& table) {

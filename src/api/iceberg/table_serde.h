@@ -69,9 +69,11 @@ struct MetricsReport {
 };
 Result<MetricsReport> ReportMetricsRequestFromJson(std::string_view body);
 
-/// \brief `LoadTableResult` (`metadata-location` omitted for a staged table, `config`
-/// {}). The stored metadata text is spliced in as it is, without re-serialising.
-std::string LoadTableResultToJson(const LoadedTable& table);
+/// \brief `LoadTableResult` (`metadata-location` omitted for a staged table), with the
+/// `config` and `storage-credentials` of `access` (`storage_serde.h`; `{}` and none for a
+/// local table). The stored metadata text is spliced in as it is, without re-serialising.
+std::string LoadTableResultToJson(const LoadedTable& table,
+                                  const TableAccess& access = {});
 /// \brief `CommitTableResponse`.
 std::string CommitTableResponseToJson(const LoadedTable& table);
 /// \brief `ListTablesResponse`: identifiers in `ns`, `next-page-token` when more remain.

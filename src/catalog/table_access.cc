@@ -1,0 +1,33 @@
+#include "catalog/table_access.h"
+
+#include <utility>
+
+#include "common/location.h"
+#include "common/macros.h"
+#include "iceberg/json_serde.h"
+
+namespace cairn {
+
+Result<EntityStorageLocations> TableLocationsOf(const LocationPolicy& policy,
+                                                const CatalogRecord& catalog,
+                                                std::string_view metadata_json) {
+  CAIRN_ASSIGN_OR_RAISE(auto metadata, iceberg::TableMetadataFromJsonString(metadata_json));
+  CAIRN_ASSIGN_OR_RAISE(auto claim,
+                        policy.LegacyClaim(catalog, metadata.location, metadata.properties));
+  CAIRN_ASSIGN_OR_RAISE(auto location, CanonicalLocation(metadata.location));
+  return EntityStorageLocations{std::move(location), std::move(claim.locations)};
+}
+
+Result<TableAccess> TableAccessOf(const StorageRegistry& storages,
+                                  const EntityStorageLocations& locations, bool vend,
+                                  StorageAccess access) {
+  TableAccess out;
+  out.storage = storages.StorageOf(locations.location);
+  if (vend && out.storage != nullptr) {
+    CAIRN_ASSIGN_OR_RAISE(out.credentials,
+                          storages.Vend(locations.location, locations.claimed, access));
+  }
+  return out;
+}
+
+}  // namespace cairn
