@@ -44,17 +44,10 @@
 #include <vector>
 
 #include "common/result.h"
+#include "io/s3_credentials.h"
 #include "io/s3_xml.h"
 
 namespace cairn {
-
-/// \brief The keys Cairn signs its own requests with. Never printed.
-struct S3Credentials {
-  std::string access_key_id;
-  std::string secret_access_key;
-  /// For temporary credentials (STS); empty otherwise.
-  std::string session_token;
-};
 
 /// \brief Settings of an `S3Client`.
 struct S3ClientOptions {

@@ -4,4 +4,7 @@ set(CAIRN_IO_TESTS
   unit/s3_file_io_test.cc
   unit/s3_location_test.cc
   unit/s3_xml_test.cc
+  unit/sigv4_rgw_test.cc
+  unit/sigv4_test.cc
+  unit/sigv4_vectors_test.cc
 )
