@@ -3,6 +3,8 @@ set(CAIRN_IO_TESTS
   unit/location_test.cc
   unit/s3_file_io_test.cc
   unit/s3_location_test.cc
+  unit/s3_request_signing_rgw_test.cc
+  unit/s3_request_signing_test.cc
   unit/s3_xml_test.cc
   unit/sigv4_rgw_test.cc
   unit/sigv4_test.cc
