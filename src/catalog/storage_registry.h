@@ -68,8 +68,8 @@ class StorageRegistry {
   /// (`kUnsupported` for a name no policy can confine, `kServiceUnavailable` when STS
   /// cannot be reached, ...).
   Result<std::optional<TableCredentials>> Vend(std::string_view location,
-                                              const std::vector<std::string>& claimed,
-                                              StorageAccess access) const;
+                                               const std::vector<std::string>& claimed,
+                                               StorageAccess access) const;
 
  private:
   std::vector<StorageDescription> storages_;

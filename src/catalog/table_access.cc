@@ -11,9 +11,10 @@ namespace cairn {
 Result<EntityStorageLocations> TableLocationsOf(const LocationPolicy& policy,
                                                 const CatalogRecord& catalog,
                                                 std::string_view metadata_json) {
-  CAIRN_ASSIGN_OR_RAISE(auto metadata, iceberg::TableMetadataFromJsonString(metadata_json));
-  CAIRN_ASSIGN_OR_RAISE(auto claim,
-                        policy.LegacyClaim(catalog, metadata.location, metadata.properties));
+  CAIRN_ASSIGN_OR_RAISE(auto metadata,
+                        iceberg::TableMetadataFromJsonString(metadata_json));
+  CAIRN_ASSIGN_OR_RAISE(
+      auto claim, policy.LegacyClaim(catalog, metadata.location, metadata.properties));
   CAIRN_ASSIGN_OR_RAISE(auto location, CanonicalLocation(metadata.location));
   return EntityStorageLocations{std::move(location), std::move(claim.locations)};
 }

@@ -25,6 +25,8 @@ enum class ErrorKind {
                        ///< does not bind to the schema)
   kNotFound,           ///< generic missing resource (e.g. unknown route)
   kMethodNotAllowed,   ///< the route exists but not for this method
+  kForbidden,          ///< the caller may not do this to this resource (e.g. sign a
+                       ///< storage request outside the table's locations)
   kNoSuchWarehouse,    ///< unknown catalog / warehouse / prefix
   kNoSuchNamespace,    ///< namespace does not exist
   kNoSuchTable,        ///< table does not exist
@@ -71,6 +73,7 @@ CAIRN_DEFINE_ERROR_FUNCTION(InvalidArgument)
 CAIRN_DEFINE_ERROR_FUNCTION(ValidationFailed)
 CAIRN_DEFINE_ERROR_FUNCTION(NotFound)
 CAIRN_DEFINE_ERROR_FUNCTION(MethodNotAllowed)
+CAIRN_DEFINE_ERROR_FUNCTION(Forbidden)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchWarehouse)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchNamespace)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTable)

@@ -17,6 +17,7 @@ constexpr int kLanceTableAlreadyExists = 5;
 constexpr int kLanceTransactionNotFound = 10;
 constexpr int kLanceInvalidInput = 13;
 constexpr int kLanceConcurrentModification = 14;
+constexpr int kLancePermissionDenied = 15;
 constexpr int kLanceServiceUnavailable = 17;
 constexpr int kLanceInternal = 18;
 
@@ -102,6 +103,8 @@ ErrorMapping MapError(ErrorKind kind) {
       return {404, "NotFoundException", kLanceUnsupported, 404};
     case ErrorKind::kMethodNotAllowed:
       return {405, "MethodNotAllowedException", kLanceUnsupported, 405};
+    case ErrorKind::kForbidden:
+      return {403, "ForbiddenException", kLancePermissionDenied, 403};
     case ErrorKind::kNoSuchWarehouse:
       // A catalog is a level-1 Lance namespace.
       return {404, "NoSuchWarehouseException", kLanceNamespaceNotFound, 404};

@@ -275,7 +275,7 @@ class CurlS3Client final : public S3Client {
   }
 
   Result<Reply> Perform(const Call& call) const {
-    SigV4Request request;
+    SignedHttpRequest request;
     request.method = call.method;
     request.url = UrlOf(call);
     request.headers = call.headers;

@@ -44,8 +44,9 @@
 #include <vector>
 
 #include "common/result.h"
+#include "io/s3_credentials.h"
 #include "io/s3_xml.h"
-#include "io/sigv4_http.h"  // S3Credentials
+#include "io/sigv4_http.h"
 
 namespace cairn {
 

@@ -2,8 +2,10 @@
 
 #include <expat.h>
 
+#include <algorithm>
 #include <climits>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <utility>
 
@@ -117,12 +119,12 @@ void AppendXmlEscaped(std::string& out, std::string_view text) {
 
 }  // namespace
 
-Status WalkXml(std::string_view xml, const XmlElementEnd& on_end) {
+Status WalkXml(std::string_view xml, const XmlElementEnd& on_end, std::string_view what) {
   if (xml.size() > static_cast<size_t>(INT_MAX)) {
-    return IOError("Malformed S3 response: too large to parse");
+    return IOError("Malformed {}: too large to parse", what);
   }
   std::unique_ptr<XML_ParserStruct, ParserFree> parser(XML_ParserCreate("UTF-8"));
-  if (parser == nullptr) return IOError("Cannot parse an S3 response: out of memory");
+  if (parser == nullptr) return IOError("Cannot parse an {}: out of memory", what);
   XmlWalk walk;
   walk.on_end = &on_end;
   walk.parser = parser.get();
@@ -132,9 +134,9 @@ Status WalkXml(std::string_view xml, const XmlElementEnd& on_end) {
   XML_SetStartDoctypeDeclHandler(parser.get(), OnDoctype);
   const auto status =
       XML_Parse(parser.get(), xml.data(), static_cast<int>(xml.size()), XML_TRUE);
-  if (walk.had_doctype) return IOError("Malformed S3 response: it has a DOCTYPE");
+  if (walk.had_doctype) return IOError("Malformed {}: it has a DOCTYPE", what);
   if (status != XML_STATUS_OK) {
-    return IOError("Malformed S3 response: {} at line {}",
+    return IOError("Malformed {}: {} at line {}", what,
                    XML_ErrorString(XML_GetErrorCode(parser.get())),
                    XML_GetCurrentLineNumber(parser.get()));
   }
@@ -204,6 +206,53 @@ S3ErrorBody ParseS3Error(std::string_view xml) {
   });
   if (!parsed) return {};
   return body;
+}
+
+Result<std::vector<std::string>> ParseDeleteObjectsRequest(std::string_view xml,
+                                                           size_t max_keys) {
+  static constexpr std::string_view kKnown[] = {"Delete",
+                                                "Delete/Quiet",
+                                                "Delete/Object",
+                                                "Delete/Object/Key",
+                                                "Delete/Object/VersionId",
+                                                "Delete/Object/ETag",
+                                                "Delete/Object/LastModifiedTime",
+                                                "Delete/Object/Size"};
+  std::vector<std::string> keys;
+  int keys_in_object = 0;
+  std::string unexpected;
+  bool malformed_object = false;
+  bool root_seen = false;
+  auto walked = WalkXml(
+      xml,
+      [&](const std::string& path, std::string text) {
+        if (std::find(std::begin(kKnown), std::end(kKnown), path) == std::end(kKnown)) {
+          if (unexpected.empty()) unexpected = path.substr(0, 100);
+        } else if (path == "Delete") {
+          root_seen = true;
+        } else if (path == "Delete/Object/Key") {
+          ++keys_in_object;
+          if (keys.size() <= max_keys) keys.push_back(std::move(text));
+        } else if (path == "Delete/Object") {
+          malformed_object |= keys_in_object != 1;
+          keys_in_object = 0;
+        }
+      },
+      "DeleteObjects request");
+  if (!walked) return BadRequest("{}", walked.error().message);
+  if (!unexpected.empty()) {
+    return BadRequest("Malformed DeleteObjects request: unexpected element {}",
+                      unexpected);
+  }
+  if (!root_seen || malformed_object) {
+    return BadRequest(
+        "Malformed DeleteObjects request: expected <Delete> with one <Key> per <Object>");
+  }
+  if (keys.empty() || keys.size() > max_keys) {
+    return BadRequest("Malformed DeleteObjects request: it must name 1 to {} keys",
+                      max_keys);
+  }
+  return keys;
 }
 
 bool IsXmlSafeKey(std::string_view key) {

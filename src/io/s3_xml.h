@@ -2,8 +2,10 @@
 
 /// \file
 /// \brief The XML that the S3 client reads and writes: parsers for the responses it
-/// uses (ListObjectsV2, DeleteObjects, error bodies) and the DeleteObjects request body.
-/// Pure functions, thread-safe; used by `s3_client.cc` and its tests only.
+/// uses (ListObjectsV2, DeleteObjects, error bodies) and the DeleteObjects request body;
+/// and the parser of DeleteObjects request bodies that remote signing checks.
+/// Pure functions, thread-safe; used by `s3_client.cc`, `s3_request_signing.cc` and
+/// their tests only.
 ///
 /// Parsing uses expat (libexpat1-dev, Debian 12 ships 2.5): a maintained streaming
 /// parser that builds no DOM (a 1,000-key listing is read in one pass), never loads
@@ -29,7 +31,8 @@ using XmlElementEnd = std::function<void(const std::string& path, std::string te
 /// element: what the parsers below and the STS client's are built on. Errors: `kIOError`
 /// "Malformed S3 response: ..." for malformed XML or a DOCTYPE (the message never
 /// quotes the document).
-Status WalkXml(std::string_view xml, const XmlElementEnd& on_end);
+Status WalkXml(std::string_view xml, const XmlElementEnd& on_end,
+               std::string_view what = "S3 response");
 
 /// \brief One page of a ListObjectsV2 listing.
 struct S3ListPage {
@@ -64,6 +67,16 @@ Result<std::vector<S3DeleteError>> ParseDeleteObjectsResult(std::string_view xml
 
 /// \brief The code and message of an S3 `<Error>` body; both empty if it is not one.
 S3ErrorBody ParseS3Error(std::string_view xml);
+
+/// \brief The keys of a DeleteObjects request body (`<Delete><Object><Key>`), decoded
+/// (entities and character references resolved, as S3 resolves them). Strict, because
+/// the keys are checked against a policy before the request is signed: an element other
+/// than those of the S3 schema (`Quiet`, `Object`, `Key`, `VersionId`, `ETag`,
+/// `LastModifiedTime`, `Size`) — notably a namespace-prefixed `<s3:Key>` that a
+/// namespace-aware server would read as a key — an `<Object>` without exactly one
+/// `<Key>`, a DOCTYPE, or more than `max_keys` keys is refused. Errors: `kBadRequest`.
+Result<std::vector<std::string>> ParseDeleteObjectsRequest(std::string_view xml,
+                                                           size_t max_keys);
 
 /// \brief Whether `key` can be written in an XML 1.0 document: no control characters but
 /// tab, line feed and carriage return (which `DeleteObjectsBody` writes as character

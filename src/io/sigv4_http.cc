@@ -27,15 +27,6 @@ constexpr size_t kMaxErrorBodyBytes = 64 * 1024;
 /// Server messages are quoted in errors, cut to this length.
 constexpr size_t kMaxQuotedMessage = 300;
 
-/// The SHA-256 of an empty payload, in hex.
-constexpr std::string_view kEmptySha256 =
-    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
-
-bool IsUnreserved(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '-' || c == '_' || c == '.' || c == '~';
-}
-
 /// libcurl takes its numbers as `long`.
 long AsLong(int64_t value) {        // NOLINT(google-runtime-int)
   return static_cast<long>(value);  // NOLINT(google-runtime-int)
@@ -152,40 +143,6 @@ Result<HttpEndpoint> ParseHttpEndpoint(std::string_view endpoint, std::string_vi
   return out;
 }
 
-std::string SigV4UriEncode(std::string_view text, bool keep_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    if (IsUnreserved(c) || (keep_slash && c == '/')) {
-      out.push_back(c);
-    } else {
-      const auto u = static_cast<unsigned char>(c);
-      out.push_back('%');
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 0xF]);
-    }
-  }
-  return out;
-}
-
-std::string Sha256Hex(std::string_view data) {
-  if (data.empty()) return std::string(kEmptySha256);
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int length = 0;
-  if (EVP_Digest(data.data(), data.size(), digest.data(), &length, EVP_sha256(),
-                 nullptr) != 1) {
-    return {};
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out.push_back(kHex[digest[i] >> 4]);
-    out.push_back(kHex[digest[i] & 0xF]);
-  }
-  return out;
-}
-
 bool HasControlCharacters(std::string_view text) {
   return std::any_of(text.begin(), text.end(), [](char c) {
     const auto u = static_cast<unsigned char>(c);
@@ -275,7 +232,7 @@ std::string SigV4Http::Scrub(std::string text) const {
   return text;
 }
 
-Result<HttpReply> SigV4Http::Perform(const SigV4Request& request) const {
+Result<HttpReply> SigV4Http::Perform(const SignedHttpRequest& request) const {
   CurlHandle handle = pool_->Acquire();
   if (handle == nullptr) return Internal("Cannot create a libcurl handle");
   CURL* curl = handle.get();

@@ -25,16 +25,10 @@
 #include <vector>
 
 #include "common/result.h"
+#include "io/s3_credentials.h"
+#include "io/sigv4.h"
 
 namespace cairn {
-
-/// \brief The keys requests are signed with. Never printed.
-struct S3Credentials {
-  std::string access_key_id;
-  std::string secret_access_key;
-  /// For temporary credentials (STS); empty otherwise.
-  std::string session_token;
-};
 
 /// \brief An endpoint's scheme (`http` or `https`) and authority (`host[:port]`).
 struct HttpEndpoint {
@@ -46,13 +40,6 @@ struct HttpEndpoint {
 /// the authority). Errors: `kInvalidConfig` "Invalid <what> endpoint '...'" naming the
 /// problem.
 Result<HttpEndpoint> ParseHttpEndpoint(std::string_view endpoint, std::string_view what);
-
-/// \brief SigV4's URI encoding: every byte but `A-Za-z0-9-_.~` as `%XX` (upper-case
-/// hex); `/` kept when `keep_slash` (paths).
-std::string SigV4UriEncode(std::string_view text, bool keep_slash);
-
-/// \brief The SHA-256 of `data`, in lower-case hex.
-std::string Sha256Hex(std::string_view data);
 
 /// \brief Whether `text` has a control byte (below 0x20, or 0x7F).
 bool HasControlCharacters(std::string_view text);
@@ -85,7 +72,7 @@ struct SigV4HttpOptions {
 };
 
 /// \brief One request.
-struct SigV4Request {
+struct SignedHttpRequest {
   /// GET, HEAD, PUT, POST, DELETE.
   std::string_view method;
   /// The whole URL, path and query already in canonical form.
@@ -121,7 +108,7 @@ class SigV4Http {
   /// `kServiceUnavailable` for a transport failure worth another attempt (no
   /// connection, a timeout, a reset, an empty answer); `kIOError` for other transport
   /// failures (TLS verification, say); `kInternal` when libcurl cannot allocate.
-  Result<HttpReply> Perform(const SigV4Request& request) const;
+  Result<HttpReply> Perform(const SignedHttpRequest& request) const;
 
   /// \brief `text` with each secret (secret key, session token) replaced by
   /// `[redacted]`: a server may quote a header back, and libcurl's messages are not ours.

@@ -129,7 +129,7 @@ class CurlStsClient final : public StsClient {
         ValidateArguments(role_arn, session_name, policy_json, duration));
     const std::string form =
         AssumeRoleForm(role_arn, session_name, policy_json, duration);
-    SigV4Request request;
+    SignedHttpRequest request;
     request.method = "POST";
     request.url = url_;
     request.headers = {"Content-Type: application/x-www-form-urlencoded; charset=utf-8"};
@@ -147,7 +147,7 @@ class CurlStsClient final : public StsClient {
   }
 
  private:
-  Result<StsCredentials> Attempt(const SigV4Request& request) const {
+  Result<StsCredentials> Attempt(const SignedHttpRequest& request) const {
     CAIRN_ASSIGN_OR_RAISE(const HttpReply reply, http_.Perform(request));
     if (IsHttpSuccess(reply.status)) {
       auto credentials = ParseAssumeRoleAnswer(reply.body);

@@ -6,7 +6,12 @@ set(CAIRN_IO_TESTS
   unit/routing_file_io_test.cc
   unit/s3_file_io_test.cc
   unit/s3_location_test.cc
+  unit/s3_request_signing_rgw_test.cc
+  unit/s3_request_signing_test.cc
   unit/s3_session_policy_test.cc
   unit/s3_xml_test.cc
+  unit/sigv4_rgw_test.cc
+  unit/sigv4_test.cc
+  unit/sigv4_vectors_test.cc
   unit/sts_client_test.cc
 )

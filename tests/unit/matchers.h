@@ -34,6 +34,8 @@ inline std::string_view ErrorKindName(ErrorKind kind) {
       return "kNotFound";
     case ErrorKind::kMethodNotAllowed:
       return "kMethodNotAllowed";
+    case ErrorKind::kForbidden:
+      return "kForbidden";
     case ErrorKind::kNoSuchWarehouse:
       return "kNoSuchWarehouse";
     case ErrorKind::kNoSuchNamespace:
