@@ -128,6 +128,11 @@ const std::map<std::string, StorageKey, std::less<>>& StorageKeys() {
          return Ok();
        }},
       {"sts-role-arn", Text(&StorageConfig::sts_role_arn)},
+      {"remote-signing",
+       [](StorageConfig& s, const toml::node& node, const std::string& where) -> Status {
+         CAIRN_ASSIGN_OR_RAISE(s.remote_signing, BoolOf(node, where));
+         return Ok();
+       }},
       {"sts-endpoint", Text(&StorageConfig::sts_endpoint)},
       {"sts-duration-seconds",
        [](StorageConfig& s, const toml::node& node, const std::string& where) -> Status {
@@ -158,6 +163,10 @@ Status CheckTableName(std::string_view table, std::string_view name) {
 
 Status ParseStorage(std::string_view name, const toml::table& table, StorageConfig& s) {
   s.name = std::string(name);
+  // A commit waits for its metadata write: at most (retries + 1) x timeout, well inside
+  // the 30 s engines wait for an answer by default.
+  s.client.request_timeout = std::chrono::milliseconds(10000);
+  s.client.max_retries = 2;
   for (const auto& [key, node] : table) {
     const std::string where = Where("storage", name, key.str());
     const auto& keys = StorageKeys();

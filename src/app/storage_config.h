@@ -13,6 +13,7 @@
 ///   locations = ["s3://lake/warehouse"] # what this storage serves
 ///   credential-vending = "sts"          # none (default), sts or static
 ///   sts-role-arn = "arn:aws:iam::123456789012:role/cairn-tables"
+///   remote-signing = true               # sign engines' requests (default false)
 ///
 ///   [catalog.sales]                     # created at start if missing
 ///   warehouse = "s3://lake/warehouse/sales"
@@ -66,6 +67,8 @@ struct StorageConfig {
   std::string sts_role_arn;
   std::string sts_endpoint;
   std::chrono::seconds sts_duration{3600};
+  /// Whether Cairn signs engines' S3 requests for the tables here (`remote-signing`).
+  bool remote_signing = false;
 };
 
 /// \brief One `[catalog.NAME]` table.

@@ -75,7 +75,8 @@ Result<std::unique_ptr<StorageRegistry>> MakeStorageRegistry(const ServerConfig&
                                    storage.client.endpoint,
                                    storage.client.region,
                                    storage.client.path_style,
-                                   nullptr};
+                                   nullptr,
+                                   std::nullopt};
     for (const auto& location : storage.locations) {
       CAIRN_ASSIGN_OR_RAISE(auto root, ParseS3Location(location));
       description.roots.push_back(std::move(root));
@@ -85,6 +86,7 @@ Result<std::unique_ptr<StorageRegistry>> MakeStorageRegistry(const ServerConfig&
       return InvalidConfig("storage.{}: {}", storage.name, vendor.error().message);
     }
     description.vendor = std::move(*vendor);
+    if (storage.remote_signing) description.signer = storage.client.credentials;
     storages.push_back(std::move(description));
   }
   return std::make_unique<StorageRegistry>(std::move(storages));

@@ -37,6 +37,9 @@ struct StorageDescription {
   bool path_style = false;
   /// Hands out credentials for tables' locations; null when the storage vends none.
   std::shared_ptr<CredentialVendor> vendor;
+  /// The keys Cairn signs engines' requests with (remote signing); nullopt when the
+  /// storage does not offer remote signing.
+  std::optional<S3Credentials> signer;
 };
 
 /// \brief Credentials for one table, as the protocols hand them out.

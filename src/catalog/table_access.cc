@@ -31,4 +31,23 @@ Result<TableAccess> TableAccessOf(const StorageRegistry& storages,
   return out;
 }
 
+Result<TableSigningScope> SigningScopeOf(const StorageRegistry& storages,
+                                         const EntityStorageLocations& locations) {
+  TableSigningScope scope;
+  scope.storage = storages.StorageOf(locations.location);
+  if (scope.storage == nullptr || !scope.storage->signer) {
+    return Unsupported("Remote signing is not enabled for the storage of {}",
+                       ShortLocation(locations.location));
+  }
+  for (const auto& location : locations.claimed) {
+    if (storages.StorageOf(location) != scope.storage) {
+      return BadRequest("Cannot sign for {}: its location {} is on another storage",
+                        ShortLocation(locations.location), ShortLocation(location));
+    }
+    CAIRN_ASSIGN_OR_RAISE(auto parsed, ParseS3Location(location));
+    scope.locations.push_back(std::move(parsed));
+  }
+  return scope;
+}
+
 }  // namespace cairn

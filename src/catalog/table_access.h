@@ -41,6 +41,19 @@ Result<EntityStorageLocations> TableLocationsOf(const LocationPolicy& policy,
                                                 const CatalogRecord& catalog,
                                                 std::string_view metadata_json);
 
+/// \brief What remote signing may sign for one table: its storage (with the keys to sign
+/// with) and the locations it owns there.
+struct TableSigningScope {
+  const StorageDescription* storage = nullptr;
+  std::vector<S3Location> locations;
+};
+
+/// \brief The signing scope of the table at `locations`. Errors: `kUnsupported` when its
+/// storage does not offer remote signing (or it is local); `kBadRequest` when a location
+/// it owns is on another storage.
+Result<TableSigningScope> SigningScopeOf(const StorageRegistry& storages,
+                                         const EntityStorageLocations& locations);
+
 /// \brief The access to a table at `locations`; with `vend`, credentials for `access`.
 /// Errors: those of `StorageRegistry::Vend`.
 Result<TableAccess> TableAccessOf(const StorageRegistry& storages,

@@ -80,6 +80,15 @@ Result<TableAccess> TableService::AccessTo(std::string_view catalog,
   return TableAccessOf(storages_, locations, vend, StorageAccess::kReadWrite);
 }
 
+Result<TableSigningScope> TableService::SigningScope(std::string_view catalog,
+                                                     const TableIdent& ident) {
+  CAIRN_ASSIGN_OR_RAISE(auto table, LoadTable(catalog, ident));
+  CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
+  CAIRN_ASSIGN_OR_RAISE(auto locations, TableLocationsOf(catalogs_.locations(), record,
+                                                         table.metadata_json));
+  return SigningScopeOf(storages_, locations);
+}
+
 Result<TableListing> TableService::ListTables(std::string_view catalog,
                                               const NamespacePath& ns,
                                               const PageRequest& page) {

@@ -109,6 +109,11 @@ class TableService {
   Result<TableAccess> AccessTo(std::string_view catalog, const LoadedTable& table,
                                bool vend);
 
+  /// \brief What remote signing may sign for table `ident`: its storage and the
+  /// locations it owns. Errors: those of `LoadTable` and `SigningScopeOf`.
+  Result<TableSigningScope> SigningScope(std::string_view catalog,
+                                         const TableIdent& ident);
+
   /// \brief Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`.
   Result<TableListing> ListTables(std::string_view catalog, const NamespacePath& ns,
                                   const PageRequest& page);

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "api/iceberg/handlers.h"
+#include "api/iceberg/sign_handlers.h"
 #include "api/iceberg/table_handlers.h"
 #include "api/iceberg/view_handlers.h"
 
@@ -49,7 +50,7 @@ constexpr const char* kTable = "/v1/{prefix}/namespaces/{namespace}/tables/{tabl
 constexpr const char* kViews = "/v1/{prefix}/namespaces/{namespace}/views";
 constexpr const char* kView = "/v1/{prefix}/namespaces/{namespace}/views/{view}";
 
-constexpr std::array<Endpoint, 25> kEndpoints = {{
+constexpr std::array<Endpoint, 26> kEndpoints = {{
     Catalog("GET", kNamespaces, ListNamespaces),
     Catalog("POST", kNamespaces, CreateNamespace),
     Catalog("GET", kNamespace, LoadNamespace),
@@ -65,6 +66,8 @@ constexpr std::array<Endpoint, 25> kEndpoints = {{
     Tables("DELETE", kTable, DropTable),
     Tables("GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
            LoadCredentials),
+    Tables("POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/sign",
+           SignRequest),
     Tables("POST", "/v1/{prefix}/namespaces/{namespace}/register", RegisterTable),
     Tables("POST", "/v1/{prefix}/tables/rename", RenameTable),
     Tables("POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
@@ -114,7 +117,8 @@ FastHandler BindFast(const Endpoint& endpoint, TableService& tables) {
 bool IsIdempotent(const Endpoint& endpoint) {
   const std::string_view method = endpoint.method;
   return (method == "POST" || method == "DELETE") &&
-         endpoint.table_handler != &ReportMetrics;
+         endpoint.table_handler != &ReportMetrics &&
+         endpoint.table_handler != &SignRequest;
 }
 
 }  // namespace

@@ -23,11 +23,17 @@ void AddCredentials(const VendedCredentials& credentials, boost::json::object& o
 
 }  // namespace
 
-boost::json::object TableConfigJson(const TableAccess& access) {
+boost::json::object TableConfigJson(const TableAccess& access,
+                                    std::string_view signer_endpoint) {
   boost::json::object out;
   if (access.storage == nullptr) return out;
   AddStorageProperties(*access.storage, out);
   if (access.credentials) AddCredentials(access.credentials->credentials, out);
+  if (!signer_endpoint.empty()) {
+    out["s3.remote-signing-enabled"] = "true";
+    out["s3.signer.endpoint"] = signer_endpoint;
+    out["signer.endpoint"] = signer_endpoint;
+  }
   return out;
 }
 

@@ -16,9 +16,11 @@
 namespace cairn::iceberg_rest {
 
 /// \brief The table's `config`: how to reach its storage, and the vended credentials
-/// too when there are some (clients before Iceberg 1.7 read them only there). `{}` for
-/// a local table.
-boost::json::object TableConfigJson(const TableAccess& access);
+/// too when there are some (clients before Iceberg 1.7 read them only there); with a
+/// `signer_endpoint` (remote signing), `s3.remote-signing-enabled` and the endpoint as
+/// `s3.signer.endpoint` and `signer.endpoint`. `{}` for a local table.
+boost::json::object TableConfigJson(const TableAccess& access,
+                                    std::string_view signer_endpoint = {});
 
 /// \brief `storage-credentials`: when credentials were vended, one entry per location
 /// the table owns (its location first; clients pick the longest matching prefix), else

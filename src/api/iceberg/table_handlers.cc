@@ -5,10 +5,12 @@
 #include <spdlog/spdlog.h>
 
 #include "api/iceberg/request_util.h"
+#include "api/iceberg/sign_handlers.h"
 #include "api/iceberg/storage_serde.h"
 #include "api/iceberg/table_serde.h"
 #include "common/macros.h"
 #include "common/strings.h"
+#include "common/url_codec.h"
 
 namespace cairn::iceberg_rest {
 namespace {
@@ -63,11 +65,12 @@ struct LoadRequest {
   SnapshotsMode mode = SnapshotsMode::kAll;
   std::optional<std::string> if_none_match;
   bool vend = false;
+  /// Set when the client supports remote signing: where it would sign.
+  std::string signer_endpoint;
 };
 
-/// Whether `X-Iceberg-Access-Delegation` (a comma-separated list) asks for vended
-/// credentials.
-bool AsksForCredentials(const Request& request) {
+/// Whether `X-Iceberg-Access-Delegation` (a comma-separated list) names `mechanism`.
+bool AsksFor(const Request& request, std::string_view mechanism) {
   auto header = request.Header("x-iceberg-access-delegation");
   if (!header) return false;
   std::string_view rest = *header;
@@ -77,9 +80,23 @@ bool AsksForCredentials(const Request& request) {
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (EqualsIgnoreCase(item, "vended-credentials")) return true;
+    if (EqualsIgnoreCase(item, mechanism)) return true;
   }
   return false;
+}
+
+bool AsksForCredentials(const Request& request) {
+  return AsksFor(request, "vended-credentials");
+}
+
+/// The signer endpoint to advertise when the client supports remote signing and the
+/// table's storage offers it; empty otherwise.
+std::string SignerEndpointFor(const Request& request, const TableAccess& access) {
+  if (!AsksFor(request, "remote-signing") || access.storage == nullptr ||
+      !access.storage->signer) {
+    return {};
+  }
+  return SignerEndpointOf(request);
 }
 
 Result<LoadRequest> LoadRequestOf(const Request& request) {
@@ -90,6 +107,8 @@ Result<LoadRequest> LoadRequestOf(const Request& request) {
   if (auto header = request.Header("if-none-match"))
     load.if_none_match = std::string(*header);
   load.vend = AsksForCredentials(request);
+  if (AsksFor(request, "remote-signing"))
+    load.signer_endpoint = SignerEndpointOf(request);
   return load;
 }
 
@@ -112,7 +131,9 @@ Result<Response> LoadResponse(TableService& tables, const LoadRequest& load,
     return WithETag(Response{304, {}, {}, {}}, std::move(etag));
   }
   CAIRN_ASSIGN_OR_RAISE(auto access, tables.AccessTo(load.catalog, loaded, load.vend));
-  Response response = Response::Json(LoadTableResultToJson(loaded, access));
+  const bool signs = access.storage != nullptr && access.storage->signer;
+  Response response = Response::Json(
+      LoadTableResultToJson(loaded, access, signs ? load.signer_endpoint : ""));
   // Vended credentials are for this caller and this moment: never to be cached.
   if (access.credentials) {
     response.headers.emplace_back("Cache-Control", "no-store");
@@ -154,7 +175,11 @@ Result<Response> CreateTable(TableService& tables, const Request& request) {
   // Credentials only now: the location was validated by the create (or stage-create).
   CAIRN_ASSIGN_OR_RAISE(auto access,
                         tables.AccessTo(catalog, created, AsksForCredentials(request)));
-  Response response = Response::Json(LoadTableResultToJson(created, access));
+  // The new table's signer endpoint: this route's path plus the table's name.
+  Request table_request = request;
+  table_request.path += "/" + PercentEncodeSegment(input.name);
+  Response response = Response::Json(
+      LoadTableResultToJson(created, access, SignerEndpointFor(table_request, access)));
   if (created.metadata_location.empty() || access.credentials) return response;
   return WithETag(std::move(response),
                   TableETag(created.metadata_location, SnapshotsMode::kAll));

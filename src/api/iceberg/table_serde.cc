@@ -217,13 +217,17 @@ std::string WithMetadata(const LoadedTable& table, std::string_view tail) {
 
 }  // namespace
 
-std::string LoadTableResultToJson(const LoadedTable& table, const TableAccess& access) {
+std::string LoadTableResultToJson(const LoadedTable& table, const TableAccess& access,
+                                  std::string_view signer_endpoint) {
   if (access.storage == nullptr) return WithMetadata(table, ",\"config\":{}}");
-  std::string tail = ",\"config\":" + boost::json::serialize(TableConfigJson(access));
+  std::string tail =
+      ",\"config\":" + boost::json::serialize(TableConfigJson(access, signer_endpoint));
   if (access.credentials) {
     tail += ",\"storage-credentials\":" +
             boost::json::serialize(StorageCredentialsJson(access));
   }
+  // Nothing for the signer client to pass on: the endpoint is the spec's default.
+  if (!signer_endpoint.empty()) tail += ",\"remote-signing-config\":{}";
   tail += '}';
   return WithMetadata(table, tail);
 }

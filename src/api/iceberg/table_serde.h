@@ -72,8 +72,11 @@ Result<MetricsReport> ReportMetricsRequestFromJson(std::string_view body);
 /// \brief `LoadTableResult` (`metadata-location` omitted for a staged table), with the
 /// `config` and `storage-credentials` of `access` (`storage_serde.h`; `{}` and none for a
 /// local table). The stored metadata text is spliced in as it is, without re-serialising.
+/// With a `signer_endpoint`, the config enables remote signing through it and
+/// `remote-signing-config` is present.
 std::string LoadTableResultToJson(const LoadedTable& table,
-                                  const TableAccess& access = {});
+                                  const TableAccess& access = {},
+                                  std::string_view signer_endpoint = {});
 /// \brief `CommitTableResponse`.
 std::string CommitTableResponseToJson(const LoadedTable& table);
 /// \brief `ListTablesResponse`: identifiers in `ns`, `next-page-token` when more remain.
