@@ -9,10 +9,12 @@
 namespace cairn {
 
 Status CheckLanceDataset(FileIO& io, std::string_view location) {
-  if (LocalPathOfCanonical(location).empty()) {
-    return Unsupported("No FileIO serves the storage of {}", ShortLocation(location));
-  }
   auto listed = io.List(std::string(location) + "/" + std::string(lance::kVersionsDir));
+  // No storage serves it, or the storage is unreachable: not the client's mistake.
+  if (!listed && (listed.error().kind == ErrorKind::kUnsupported ||
+                  listed.error().kind == ErrorKind::kServiceUnavailable)) {
+    return tl::unexpected(listed.error());
+  }
   if (!listed) {
     return BadRequest("No Lance dataset at {}: {}", location, listed.error().message);
   }

@@ -10,6 +10,7 @@
 
 #include "catalog/lance_drop_record.h"
 #include "catalog/names.h"
+#include "common/location.h"
 #include "common/macros.h"
 #include "common/url_codec.h"
 
@@ -26,15 +27,23 @@ std::string FormatLanceId(const LanceId& id) {
 }
 
 LanceService::LanceService(MetaStore& store, CatalogService& catalogs, FileIO& io,
-                           LanceSettings settings)
+                           LanceSettings settings, const StorageRegistry& storages)
     : store_(store),
       catalogs_(catalogs),
       io_(io),
+      storages_(storages),
       drop_worker_(store, io,
                    LanceDropWorkerSettings{settings.async_drop_files,
                                            settings.run_background_work}) {}
 
 LanceService::~LanceService() { drop_worker_.Stop(); }
+
+Result<TableAccess> LanceService::AccessTo(const LanceTableInfo& table, bool vend) const {
+  CAIRN_ASSIGN_OR_RAISE(auto location, CanonicalLocation(table.location));
+  // A Lance table owns its dataset directory and nothing else.
+  EntityStorageLocations locations{location, {location}};
+  return TableAccessOf(storages_, locations, vend, StorageAccess::kReadWrite);
+}
 
 Status LanceService::Start() { return drop_worker_.Start(); }
 

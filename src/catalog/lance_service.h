@@ -29,6 +29,8 @@
 #include "catalog/catalog_service.h"
 #include "catalog/lance_drop_worker.h"
 #include "catalog/lance_transaction.h"
+#include "catalog/storage_registry.h"
+#include "catalog/table_access.h"
 #include "common/result.h"
 #include "io/file_io.h"
 #include "store/meta_store.h"
@@ -105,8 +107,9 @@ struct LanceDropOutcome {
 class LanceService {
  public:
   /// \brief All references must outlive the service.
+  /// `storages` describes the object storages (none: every table is local).
   LanceService(MetaStore& store, CatalogService& catalogs, FileIO& io,
-               LanceSettings settings);
+               LanceSettings settings, const StorageRegistry& storages = NoStorages());
   /// \brief Stops the background thread; work in progress stays RUNNING in the store and
   /// resumes at the next `Start` (see `LanceDropWorker`).
   ~LanceService();
@@ -186,6 +189,11 @@ class LanceService {
   /// \brief Errors: `kBadRequest` (invalid id, or it names a namespace), `kNoSuchTable`
   /// (also when the name belongs to an Iceberg table or view), `kNoSuchWarehouse`.
   Result<LanceTableInfo> DescribeTable(const LanceId& id);
+
+  /// \brief The storage side of `table`: its storage, and with `vend` credentials for
+  /// its location (read-write until callers have roles). Errors: those of
+  /// `StorageRegistry::Vend`.
+  Result<TableAccess> AccessTo(const LanceTableInfo& table, bool vend) const;
 
   /// \brief Whether the table is declared only: its dataset has no version yet.
   /// Errors: storage errors.
@@ -268,6 +276,7 @@ class LanceService {
   MetaStore& store_;
   CatalogService& catalogs_;
   FileIO& io_;
+  const StorageRegistry& storages_;
   LanceDropWorker drop_worker_;
 };
 

@@ -79,8 +79,8 @@ Result<Response> SignRequest(TableService& tables, const Request& request) {
   scope.allowed_locations = std::move(table_scope.locations);
   // Until callers have roles, whoever may load a table may write it.
   scope.allow_writes = true;
-  CAIRN_ASSIGN_OR_RAISE(auto signed_request, SignS3Request(to_sign, scope,
-                                                           std::chrono::system_clock::now()));
+  CAIRN_ASSIGN_OR_RAISE(auto signed_request,
+                        SignS3Request(to_sign, scope, std::chrono::system_clock::now()));
   Response response = Response::Json(SignResultToJson(signed_request));
   response.headers.emplace_back("Cache-Control",
                                 signed_request.cacheable ? "private" : "no-cache");

@@ -20,8 +20,8 @@ namespace cairn::iceberg_rest {
 Result<Response> SignRequest(TableService& tables, const Request& request);
 
 /// \brief The relative signer endpoint of the table a load request names
-/// (`v1/<prefix>/namespaces/<namespace>/tables/<table>/sign`, as the client addressed it),
-/// for the `s3.signer.endpoint` of its config.
+/// (`v1/<prefix>/namespaces/<namespace>/tables/<table>/sign`, as the client addressed
+/// it), for the `s3.signer.endpoint` of its config.
 std::string SignerEndpointOf(const Request& load_request);
 
 }  // namespace cairn::iceberg_rest

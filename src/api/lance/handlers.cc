@@ -140,7 +140,11 @@ Result<Response> DeclareTable(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto table,
                         lance.DeclareTable(target.id, body.location, body.properties,
                                            request.write_context()));
-  return Response::Json(DeclaredTableToJson(table));
+  // Unless told not to, a table on a storage that vends gets credentials: LanceDB then
+  // needs no keys of its own.
+  CAIRN_ASSIGN_OR_RAISE(auto access,
+                        lance.AccessTo(table, body.vend_credentials.value_or(true)));
+  return Response::Json(DeclaredTableToJson(table, access));
 }
 
 Result<Response> DescribeTable(LanceService& lance, const Request& request) {
@@ -158,7 +162,10 @@ Result<Response> DescribeTable(LanceService& lance, const Request& request) {
   }
   std::optional<std::string> uri;
   if (with_uri) uri = table.location;
-  return Response::Json(TableToJson(table, uri, only_declared));
+  CAIRN_ASSIGN_OR_RAISE(bool vend, QueryFlag(request, "vend_credentials",
+                                             body.vend_credentials.value_or(true)));
+  CAIRN_ASSIGN_OR_RAISE(auto access, lance.AccessTo(table, vend));
+  return Response::Json(TableToJson(table, uri, only_declared, access));
 }
 
 Result<Response> TableExists(LanceService& lance, const Request& request) {

@@ -30,6 +30,8 @@ constexpr std::string_view kPageToken = "page_token";
 constexpr std::string_view kPageSizeSeed = "pageSize";
 constexpr std::string_view kLimit = "limit";
 constexpr std::string_view kWithTableUri = "with_table_uri";
+constexpr std::string_view kVendCredentials = "vend_credentials";
+constexpr std::string_view kStorageOptions = "storage_options";
 constexpr std::string_view kCheckDeclared = "check_declared";
 constexpr std::string_view kNewTableName = "new_table_name";
 constexpr std::string_view kNewNamespaceId = "new_namespace_id";
@@ -331,6 +333,7 @@ Result<DescribeTableRequest> DescribeTableRequestFromJson(std::string_view body)
   CAIRN_ASSIGN_OR_RAISE(auto check_declared, GetOptionalBool(obj, kCheckDeclared));
   request.with_table_uri = with_uri.value_or(false);
   request.check_declared = check_declared.value_or(false);
+  CAIRN_ASSIGN_OR_RAISE(request.vend_credentials, GetOptionalBool(obj, kVendCredentials));
   return request;
 }
 
@@ -353,6 +356,7 @@ Result<DeclareTableRequest> DeclareTableRequestFromJson(std::string_view body) {
   CAIRN_ASSIGN_OR_RAISE(request.id, IdOf(obj, NameStyle::kTable));
   CAIRN_ASSIGN_OR_RAISE(request.location, GetOptionalString(obj, kLocation));
   CAIRN_ASSIGN_OR_RAISE(request.properties, GetOptionalStringMap(obj, kProperties));
+  CAIRN_ASSIGN_OR_RAISE(request.vend_credentials, GetOptionalBool(obj, kVendCredentials));
   return request;
 }
 
@@ -423,12 +427,34 @@ std::string DropNamespaceToJson(const LanceId& id, const LanceDropOutcome& outco
 
 std::string ExistsToJson() { return json::serialize(json::object{{kExists, true}}); }
 
+json::object StorageOptionsJson(const TableAccess& access) {
+  json::object out;
+  if (access.storage == nullptr) return out;
+  const StorageDescription& storage = *access.storage;
+  if (!storage.endpoint.empty()) out["aws_endpoint"] = storage.endpoint;
+  out["aws_region"] = storage.region;
+  out["allow_http"] = storage.endpoint.starts_with("http://") ? "true" : "false";
+  out["aws_virtual_hosted_style_request"] = storage.path_style ? "false" : "true";
+  if (!access.credentials) return out;
+  const VendedCredentials& credentials = access.credentials->credentials;
+  out["aws_access_key_id"] = credentials.access_key_id;
+  out["aws_secret_access_key"] = credentials.secret_access_key;
+  if (!credentials.session_token.empty()) {
+    out["aws_session_token"] = credentials.session_token;
+  }
+  if (credentials.expires_at_ms) {
+    out["expires_at_millis"] = std::to_string(*credentials.expires_at_ms);
+  }
+  return out;
+}
+
 std::string TableToJson(const LanceTableInfo& table,
                         const std::optional<std::string>& table_uri,
-                        std::optional<bool> is_only_declared) {
+                        std::optional<bool> is_only_declared, const TableAccess& access) {
   json::object out = TableNames(table.id);
   out[kLocation] = table.location;
   out[kProperties] = PropertiesJson(table.properties);
+  if (access.storage != nullptr) out[kStorageOptions] = StorageOptionsJson(access);
   if (table_uri) out[kTableUri] = *table_uri;
   if (is_only_declared) out[kIsOnlyDeclared] = *is_only_declared;
   return json::serialize(out);
@@ -443,11 +469,12 @@ std::string DropTableToJson(const LanceId& id, const LanceDropOutcome& outcome) 
   return json::serialize(out);
 }
 
-std::string DeclaredTableToJson(const LanceTableInfo& table) {
+std::string DeclaredTableToJson(const LanceTableInfo& table, const TableAccess& access) {
   json::object out = TableNames(table.id);
   out.erase(kTable);
   out[kLocation] = table.location;
   out[kProperties] = PropertiesJson(table.properties);
+  if (access.storage != nullptr) out[kStorageOptions] = StorageOptionsJson(access);
   return json::serialize(out);
 }
 

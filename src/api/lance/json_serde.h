@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include <boost/json/object.hpp>
+
 #include "api/lance/types.h"
 #include "catalog/lance_service.h"
 #include "common/result.h"
@@ -52,14 +54,23 @@ std::string DropNamespaceToJson(const LanceId& id, const LanceDropOutcome& outco
 /// \brief `{"exists": true}` (0.0.1 readers need it; current ones ignore the body).
 std::string ExistsToJson();
 /// \brief Register/Describe/Deregister: `{id, name, table, namespace, location,
-/// properties}` plus `table_uri` / `is_only_declared` when given.
+/// properties}` plus `table_uri` / `is_only_declared` when given, and `storage_options`
+/// for a table on object storage (`StorageOptionsJson`).
 std::string TableToJson(const LanceTableInfo& table,
                         const std::optional<std::string>& table_uri = {},
-                        std::optional<bool> is_only_declared = {});
+                        std::optional<bool> is_only_declared = {},
+                        const TableAccess& access = {});
 /// \brief `{id, name, namespace, location, properties, transactionId?, transaction_id?}`.
 std::string DropTableToJson(const LanceId& id, const LanceDropOutcome& outcome);
-/// \brief `{location, properties, id, name, namespace}`.
-std::string DeclaredTableToJson(const LanceTableInfo& table);
+/// \brief `{location, properties, id, name, namespace}`, and `storage_options` for a
+/// table on object storage.
+std::string DeclaredTableToJson(const LanceTableInfo& table,
+                                const TableAccess& access = {});
+/// \brief `storage_options` as Lance's object store reads them: `aws_endpoint`,
+/// `aws_region`, `allow_http`, `aws_virtual_hosted_style_request`, and with vended
+/// credentials `aws_access_key_id`, `aws_secret_access_key`, `aws_session_token`,
+/// `expires_at_millis`.
+boost::json::object StorageOptionsJson(const TableAccess& access);
 /// \brief `{tables, page_token?}`.
 std::string TableListingToJson(const std::vector<std::string>& tables,
                                const std::optional<std::string>& next_page_token);

@@ -45,6 +45,8 @@ struct DescribeTableRequest {
   std::optional<LanceId> id;
   bool with_table_uri = false;
   bool check_declared = false;
+  /// nullopt: the server decides (Cairn vends when the storage does).
+  std::optional<bool> vend_credentials;
 };
 
 /// \brief `RegisterTableRequest`.
@@ -60,6 +62,8 @@ struct DeclareTableRequest {
   std::optional<LanceId> id;
   std::optional<std::string> location;
   Properties properties;
+  /// nullopt: the server decides (Cairn vends when the storage does).
+  std::optional<bool> vend_credentials;
 };
 
 /// \brief `RenameTableRequest`.
