@@ -79,9 +79,9 @@ Result<std::optional<std::string>> LanceDropWorker::Submit(
   bool in_background = false;
   size_t files = 0;
   for (const auto& dataset : datasets) {
-    // Non-local storage, or trouble listing, goes to the background (which reports it).
-    auto listed = LocalPathOf(dataset).and_then(
-        [&](const std::string&) { return io_.List(dataset); });
+    // Trouble listing (no storage serves it, S3 unreachable) goes to the background,
+    // which reports it.
+    auto listed = io_.List(dataset);
     if (!listed) {
       in_background = true;
       break;
@@ -217,9 +217,6 @@ std::optional<std::string> LanceDropWorker::DeleteDataset(std::string_view store
                        canonical.error().message);
   }
   const std::string& location = *canonical;
-  if (LocalPathOfCanonical(location).empty()) {
-    return fmt::format("cannot delete {}: no FileIO serves its storage", location);
-  }
   // Never at, above or below what another entity still uses.
   auto used = store_.LocationInUse(location, 0);
   if (!used) return fmt::format("cannot delete {}: {}", location, used.error().message);

@@ -283,15 +283,12 @@ Result<std::string> LanceService::FreeDefaultLocation(const TableRef& ref,
         "with another location",
         location, FormatLanceId(id));
   }
-  if (!LocalPathOfCanonical(location).empty()) {
-    CAIRN_ASSIGN_OR_RAISE(auto files, io_.List(location));
-    if (!files.empty()) {
-      return AlreadyExists(
-          "The location {} of table {} already holds files (of a dropped, deregistered "
-          "or "
-          "renamed table?); register that dataset, or declare with another location",
-          location, FormatLanceId(id));
-    }
+  CAIRN_ASSIGN_OR_RAISE(auto files, io_.List(location));
+  if (!files.empty()) {
+    return AlreadyExists(
+        "The location {} of table {} already holds files (of a dropped, deregistered "
+        "or renamed table?); register that dataset, or declare with another location",
+        location, FormatLanceId(id));
   }
   return location;
 }

@@ -45,9 +45,15 @@ Result<std::optional<TableCredentials>> StorageRegistry::Vend(
     CAIRN_ASSIGN_OR_RAISE(auto parsed, ParseS3Location(location));
     locations.push_back(std::move(parsed));
   }
-  CAIRN_ASSIGN_OR_RAISE(auto credentials, storage->vendor->Vend(locations, access));
+  auto credentials = storage->vendor->Vend(locations, access);
+  if (!credentials && credentials.error().kind == ErrorKind::kUnsupported) {
+    // A name no session policy can confine (`*` on Ceph RGW): a fact of the request.
+    return BadRequest("Cannot vend credentials for {}: {}", ShortLocation(location),
+                      credentials.error().message);
+  }
+  if (!credentials) return tl::unexpected(credentials.error());
   return std::optional<TableCredentials>(
-      TableCredentials{std::move(prefixes), std::move(credentials), storage});
+      TableCredentials{std::move(prefixes), std::move(*credentials), storage});
 }
 
 const StorageRegistry& NoStorages() {

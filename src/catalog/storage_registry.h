@@ -67,9 +67,9 @@ class StorageRegistry {
   /// storage that vends (local files; vending off): the engine then uses its own.
   ///
   /// Errors: `kBadRequest` when a claimed location is on no storage or on another one
-  /// than `location` (credentials of one storage cannot cover it); the vendor's errors
-  /// (`kUnsupported` for a name no policy can confine, `kServiceUnavailable` when STS
-  /// cannot be reached, ...).
+  /// than `location` (credentials of one storage cannot cover it), or has a name no
+  /// session policy can confine; the vendor's other errors (`kServiceUnavailable` when
+  /// STS cannot be reached, `kIOError` when it refuses, ...).
   Result<std::optional<TableCredentials>> Vend(std::string_view location,
                                                const std::vector<std::string>& claimed,
                                                StorageAccess access) const;

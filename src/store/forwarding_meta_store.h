@@ -126,6 +126,10 @@ class ForwardingMetaStore : public MetaStore {
                                      std::optional<size_t> limit) override {
     return base_.ListAllEntities(kind, after_id, limit);
   }
+  Result<std::optional<std::vector<std::string>>> TableClaimHolding(
+      std::string_view location) override {
+    return base_.TableClaimHolding(location);
+  }
   Result<bool> LocationInUse(std::string_view location,
                              int64_t except_entity_id) override {
     return base_.LocationInUse(location, except_entity_id);

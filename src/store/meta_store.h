@@ -379,6 +379,12 @@ class MetaStore {
   virtual Result<bool> LocationInUse(std::string_view location,
                                      int64_t except_entity_id) = 0;
 
+  /// \brief The locations claimed by the table (Iceberg or Lance; views do not count)
+  /// whose claim holds the canonical `location`: it claims `location` itself or one of
+  /// its ancestors. nullopt when no table does. One point read per ancestor.
+  virtual Result<std::optional<std::vector<std::string>>> TableClaimHolding(
+      std::string_view location) = 0;
+
   /// \brief Entities that claim no location (created before claims existed), with an id
   /// above `after_id`, in id order, at most `limit` of them; `metadata` is what the
   /// entity row holds (for a table stored split, its head).

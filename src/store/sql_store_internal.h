@@ -347,6 +347,8 @@ class SqlStore final : public MetaStore {
   Result<EntityPage> ListAllEntities(EntityKind kind, int64_t after_id,
                                      std::optional<size_t> limit) override;
 
+  Result<std::optional<std::vector<std::string>>> TableClaimHolding(
+      std::string_view location) override;
   Result<bool> LocationInUse(std::string_view location,
                              int64_t except_entity_id) override;
   Result<std::vector<UnclaimedEntity>> ListUnclaimedEntities(int64_t after_id,

@@ -111,6 +111,43 @@ Result<bool> SqlStore::LocationInUse(std::string_view location,
   });
 }
 
+Result<std::optional<std::vector<std::string>>> SqlStore::TableClaimHolding(
+    std::string_view location) {
+  using Found = std::optional<std::vector<std::string>>;
+  return Read([&](Lease& conn) -> Result<Found> {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* at, conn->Prepare("SELECT l.entity_id FROM entity_locations l "
+                                "JOIN entities e ON e.id = l.entity_id "
+                                "WHERE l.location = ? AND e.kind != 'iceberg-view' LIMIT 1"));
+    std::optional<int64_t> holder;
+    std::vector<std::string> candidates = {std::string(location)};
+    for (auto& ancestor : LocationAncestors(location)) candidates.push_back(std::move(ancestor));
+    for (const auto& candidate : candidates) {
+      Query query(*conn, at);
+      query.Bind(candidate);
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("find the claim holding a location"));
+      if (row) {
+        holder = query.Int(0);
+        break;
+      }
+    }
+    if (!holder) return Found();
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* all,
+        conn->Prepare("SELECT location FROM entity_locations WHERE entity_id = ? "
+                      "ORDER BY location"));
+    Query query(*conn, all);
+    query.Bind(*holder);
+    std::vector<std::string> claimed;
+    for (;;) {
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("read a claim"));
+      if (!row) break;
+      claimed.push_back(query.Text(0));
+    }
+    return Found(std::move(claimed));
+  });
+}
+
 Result<std::vector<UnclaimedEntity>> SqlStore::ListUnclaimedEntities(int64_t after_id,
                                                                      size_t limit) {
   return Read([&](Lease& conn) -> Result<std::vector<UnclaimedEntity>> {

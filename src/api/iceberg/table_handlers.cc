@@ -173,14 +173,28 @@ Result<Response> CreateTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto created,
                         tables.CreateTable(catalog, ns, input, request.write_context()));
   // Credentials only now: the location was validated by the create (or stage-create).
-  CAIRN_ASSIGN_OR_RAISE(auto access,
-                        tables.AccessTo(catalog, created, AsksForCredentials(request)));
+  auto access = tables.AccessTo(catalog, created, AsksForCredentials(request));
+  if (!access && created.metadata_location.empty()) {
+    return tl::unexpected(access.error());  // staged: nothing was created
+  }
+  if (!access) {
+    // The table exists now: answer the create without credentials, which the spec
+    // allows (loadCredentials then reports why, and may succeed later).
+    spdlog::warn("created table {} without vended credentials: {}", input.name,
+                 access.error().message);
+    access = tables.AccessTo(catalog, created, /*vend=*/false);
+    if (!access) access = TableAccess{};
+  }
   // The new table's signer endpoint: this route's path plus the table's name.
   Request table_request = request;
   table_request.path += "/" + PercentEncodeSegment(input.name);
-  Response response = Response::Json(
-      LoadTableResultToJson(created, access, SignerEndpointFor(table_request, access)));
-  if (created.metadata_location.empty() || access.credentials) return response;
+  Response response = Response::Json(LoadTableResultToJson(
+      created, *access, SignerEndpointFor(table_request, *access)));
+  if (access->credentials) {
+    response.headers.emplace_back("Cache-Control", "no-store");
+    return response;
+  }
+  if (created.metadata_location.empty()) return response;  // staged: nothing to tag
   return WithETag(std::move(response),
                   TableETag(created.metadata_location, SnapshotsMode::kAll));
 }
