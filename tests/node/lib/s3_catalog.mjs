@@ -2,13 +2,13 @@
 // lib/s3.mjs): a fresh bucket, a config file with `[storage.lake]` (keys read from environment
 // variables the config names) and `[catalog.lake]`, raw Iceberg calls with optional
 // delegation headers (validated against the spec), the server's whole log for secret checks,
-// and a TCP proxy that a test can stop and start to make the storage unreachable.
+// and a TCP proxy that a test can stop, start, or make drop answers, to fault the storage.
 //
-//   const cat = await startS3Catalog({ vending: 'sts' });
-//   const res = await cat.ice.createTable(['ns'], tableRequest('t'), { vend: true });
-//   const keys = await listKeys(cat.bucket, 'wh/');
-//   cat.assertNoSecrets([res.json['storage-credentials'][0].config['s3.session-token']]);
-//   await cat.cleanup();
+//   s3Test('x', { vending: 'sts' }, async (cat) => {   // skipped without CAIRN_TEST_S3_*
+//     const res = await cat.ice.createTable(['ns'], request, { vend: true });
+//     const keys = await listKeys(cat.bucket, 'wh/');   // lib/s3.mjs
+//     cat.assertNoSecrets([res.json['storage-credentials'][0].config['s3.session-token']]);
+//   });                                                 // own server, stopped after the test
 
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -161,15 +161,21 @@ export async function closedPort() {
 /**
  * A TCP proxy on 127.0.0.1 to `target` (http://host:port) that the test can stop (the port
  * refuses connections and every open connection is cut) and start again on the same port.
+ * `dropResponses(true)` keeps forwarding requests but throws away what the server answers
+ * (a PUT lands, its client never hears of it and times out), on connections opened after it.
  */
 export async function tcpProxy(target) {
   const to = new URL(target);
   const sockets = new Set();
   let server = null;
   let port = 0;
+  let dropping = false;
   const track = (s) => {
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
+  };
+  const cutAll = () => {
+    for (const s of sockets) s.destroy();
   };
   const start = async () => {
     server = net.createServer((client) => {
@@ -178,7 +184,11 @@ export async function tcpProxy(target) {
       track(upstream);
       client.on('error', () => upstream.destroy());
       upstream.on('error', () => client.destroy());
-      client.pipe(upstream).pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+      client.pipe(upstream);
+      if (dropping) upstream.resume(); // read and discard the answers
+      else upstream.pipe(client);
     });
     await new Promise((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
     port = server.address().port;
@@ -186,12 +196,17 @@ export async function tcpProxy(target) {
   const stop = async () => {
     if (!server) return;
     const closed = new Promise((resolve) => server.close(resolve));
-    for (const s of sockets) s.destroy();
+    cutAll();
     await closed;
     server = null;
   };
+  /** Switches answer dropping on or off; open connections are cut so that the change holds. */
+  const dropResponses = (on) => {
+    dropping = on;
+    cutAll();
+  };
   await start();
-  return { url: () => `http://127.0.0.1:${port}`, start, stop };
+  return { url: () => `http://127.0.0.1:${port}`, start, stop, dropResponses };
 }
 
 /**
