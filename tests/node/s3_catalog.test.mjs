@@ -188,6 +188,24 @@ s3Test('drop with purgeRequested deletes every object of the table and nothing o
   assert.equal((await cat.ice.loadTable(NS, 't1')).status, 404);
 });
 
+s3Test('purge of a table with more objects than one DeleteObjects request takes (1,000)', {}, async (cat) => {
+  const t = assertStatus(await cat.ice.createTable(NS, tableRequest('big')), 200, 'create');
+  const k = splitS3(t.metadata.location).key;
+  const keys = Array.from({ length: 1005 }, (_, i) => `${k}/data/part-${String(i).padStart(5, '0')}.parquet`);
+  for (let i = 0; i < keys.length; i += 50) {
+    await Promise.all(keys.slice(i, i + 50).map((key) => putObject(cat.bucket, key, 'x')));
+  }
+  await putObject(cat.bucket, `${k}-x/keep.parquet`, 'neighbour');
+  assert.ok((await listKeys(cat.bucket, `${k}/`)).length > 1005);
+  const res = await cat.ice.dropTable(NS, 'big', true);
+  assert.equal(res.status, 204, `drop with purge: ${res.status} ${res.text}`);
+  await waitFor(async () => (await listKeys(cat.bucket, `${k}/`)).length === 0, {
+    timeoutMs: 30_000,
+    what: `every object under ${k}/ deleted`,
+  });
+  assert.deepEqual(await listKeys(cat.bucket), [`${k}-x/keep.parquet`]);
+});
+
 // =============================================================================================
 // 8. Faults
 

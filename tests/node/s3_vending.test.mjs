@@ -170,6 +170,22 @@ s3Test('STS: an Iceberg round trip writes data and a manifest list with vended c
   await assertNoSecretsServed(cat, secretsOf(writer, reader));
 });
 
+s3Test('STS: stage-create vends credentials for a validated location only', { vending: 'sts' }, async (cat) => {
+  const b = cat.bucket;
+  const bad = await cat.ice.createTable(NS, tableRequest('staged_bad', { 'stage-create': true, location: `s3://${b}/other/t` }), { vend: true });
+  assert.equal(bad.status, 400, `a stage-create outside the storage: ${bad.status} ${bad.text.slice(0, 300)}`);
+  assert.ok(!bad.text.includes('storage-credentials'), 'a refused stage-create carried credentials');
+  const staged = await cat.ice.createTable(NS, tableRequest('staged', { 'stage-create': true }), { vend: true });
+  assertStatus(staged, 200, 'stage-create');
+  const location = staged.json.metadata.location;
+  const creds = vendedCredentials(staged.json, location, { sts: true, ctx: 'stage-create' });
+  const s3 = s3Client(creds);
+  await putObject(b, `${splitS3(location).key}/data/staged.parquet`, 'rows', { s3 });
+  await assertDenied(putObject(b, 'wh/other/evil.txt', 'x', { s3 }), 'staged credentials outside the table');
+  assert.equal((await cat.ice.loadTable(NS, 'staged')).status, 404, 'a stage-create made a table');
+  await assertNoSecretsServed(cat, secretsOf(creds));
+});
+
 /** A raw request to catalog `lake` (not validated: 406 is not in the spec for these routes). */
 const rawTable = (cat, method, name, { body, vend = false, suffix = '' } = {}) =>
   call(cat.base, method, `/iceberg/v1/lake/namespaces/ns/tables${name ? `/${encodeURIComponent(name)}` : ''}${suffix}`, {
