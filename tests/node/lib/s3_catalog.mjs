@@ -12,9 +12,9 @@
 
 import assert from 'node:assert/strict';
 import net from 'node:net';
+import { test } from 'node:test';
 import { call, describeResponse, nsPath } from './http.mjs';
 import { validateResponse } from './spec.mjs';
-import { test } from 'node:test';
 import { startServer, stderrTail } from './server.mjs';
 import { createBucket, s3Available, S3_SKIP_MESSAGE, userCredentials } from './s3.mjs';
 
