@@ -145,10 +145,6 @@ s3LanceTest('DescribeTable and DeclareTable answer storage_options; vended crede
 // transaction that ends FAILED ("cannot delete s3://.../t1.lance: no FileIO serves its
 // storage") and every object of the dataset stays. Expected: the dataset's entries deleted
 // through the routing FileIO, as for local tables.
-const DROP_ON_S3_BUG =
-  'a Lance drop on S3 deletes nothing: its transaction FAILS with "no FileIO serves its storage" ' +
-  '(lance_drop_worker.cc DeleteDataset only knows local paths)';
-
 s3LanceTest('dropping a table deletes exactly its dataset and keeps its neighbours', async (t) => {
   const lake = await startLake();
   t.after(() => lake.cleanup());
@@ -176,7 +172,7 @@ s3LanceTest('dropping a table deletes exactly its dataset and keeps its neighbou
     const after2 = await keysAfterDrop(lake, '', { gone: 'wh/lake/ns/t2.lance/' });
     assert.deepEqual(after2.sort(), [...neighbours].sort());
   });
-}, { todo: DROP_ON_S3_BUG });
+});
 
 s3LanceTest('a catalog created through the Lance routes holds LanceDB tables on S3; locations outside are refused', async (t) => {
   const lake = await startLake();
