@@ -62,6 +62,9 @@ class StorageRegistry {
   /// location or one no storage serves.
   const StorageDescription* StorageOf(std::string_view location) const;
 
+  /// \brief Every storage, in configuration order.
+  const std::vector<StorageDescription>& storages() const { return storages_; }
+
   /// \brief Credentials for an entity at `location` owning `claimed` (its claim's
   /// locations, canonical), allowing `access`; nullopt when `location` is not on a
   /// storage that vends (local files; vending off): the engine then uses its own.

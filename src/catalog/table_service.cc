@@ -89,6 +89,19 @@ Result<TableSigningScope> TableService::SigningScope(std::string_view catalog,
   return SigningScopeOf(storages_, locations);
 }
 
+Result<TableSigningScope> TableService::SigningScopeHolding(std::string_view target) {
+  CAIRN_ASSIGN_OR_RAISE(auto claimed, store_.TableClaimHolding(target));
+  if (!claimed || claimed->empty()) {
+    return Forbidden("Cannot sign for {}: it lies in no table's locations",
+                     ShortLocation(target));
+  }
+  std::string holder = claimed->front();
+  for (const auto& location : *claimed) {
+    if (LocationContains(location, target)) holder = location;
+  }
+  return SigningScopeOf(storages_, EntityStorageLocations{holder, std::move(*claimed)});
+}
+
 Result<TableListing> TableService::ListTables(std::string_view catalog,
                                               const NamespacePath& ns,
                                               const PageRequest& page) {

@@ -114,6 +114,15 @@ class TableService {
   Result<TableSigningScope> SigningScope(std::string_view catalog,
                                          const TableIdent& ident);
 
+  /// \brief The signing scope of the table (Iceberg or Lance, any catalog) whose
+  /// locations hold the canonical `s3://` location `target`: for signing routes that name
+  /// no table. Errors: `kForbidden` when no table's locations hold it; those of
+  /// `SigningScopeOf`.
+  Result<TableSigningScope> SigningScopeHolding(std::string_view target);
+
+  /// \brief The object storages tables may live on.
+  const StorageRegistry& storages() const { return storages_; }
+
   /// \brief Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`.
   Result<TableListing> ListTables(std::string_view catalog, const NamespacePath& ns,
                                   const PageRequest& page);

@@ -141,6 +141,12 @@ void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tab
                      [&catalog, endpoints, lifetime](const Request& request) {
                        return GetConfig(catalog, endpoints, lifetime, request);
                      }});
+    // The older S3 signer spec's route names no table (see SignRequestByTarget); it is
+    // not a catalog endpoint, so /v1/config does not list it.
+    router.Add(Route{"POST", std::string(base) + "/v1/aws/s3/sign", Protocol::kIceberg,
+                     true, [&tables](const Request& request) {
+                       return SignRequestByTarget(tables, request);
+                     }});
     for (const auto& endpoint : kEndpoints) {
       Handler handler = Bind(endpoint, catalog, tables, views);
       FastHandler fast = BindFast(endpoint, tables);

@@ -8,7 +8,10 @@
 #include "api/iceberg/request_util.h"
 #include "common/json_util.h"
 #include "common/macros.h"
+#include "common/location.h"
 #include "io/s3_request_signing.h"
+#include "io/s3_sign_target.h"
+#include "io/s3_xml.h"
 
 namespace cairn::iceberg_rest {
 namespace {
@@ -63,13 +66,8 @@ std::string SignResultToJson(const S3SignedRequest& signed_request) {
       boost::json::object{{"uri", signed_request.uri}, {"headers", std::move(headers)}});
 }
 
-}  // namespace
-
-Result<Response> SignRequest(TableService& tables, const Request& request) {
-  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
-  CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
-  CAIRN_ASSIGN_OR_RAISE(auto to_sign, SignRequestFromJson(request.body));
-  CAIRN_ASSIGN_OR_RAISE(auto table_scope, tables.SigningScope(catalog, ident));
+/// Signs `to_sign` within `table_scope` and renders the answer.
+Result<Response> SignWithin(const S3SignRequest& to_sign, TableSigningScope table_scope) {
   const StorageDescription& storage = *table_scope.storage;
   S3SigningScope scope;
   scope.endpoint = storage.endpoint;
@@ -85,6 +83,59 @@ Result<Response> SignRequest(TableService& tables, const Request& request) {
   response.headers.emplace_back("Cache-Control",
                                 signed_request.cacheable ? "private" : "no-cache");
   return response;
+}
+
+/// The location a request without a table names: its object, the prefix it lists, or
+/// the first object it deletes (the signing policy checks the others).
+Result<std::string> ProbeOf(const S3SignTarget& target, const S3SignRequest& to_sign) {
+  std::string key = target.key;
+  if (key.empty()) {
+    for (const auto& [name, value] : target.query) {
+      if (name == "prefix") key = value;
+    }
+  }
+  if (key.empty() && to_sign.body) {
+    CAIRN_ASSIGN_OR_RAISE(auto keys, ParseDeleteObjectsRequest(*to_sign.body, 1000));
+    if (!keys.empty()) key = keys.front();
+  }
+  while (key.ends_with('/')) key.pop_back();
+  if (key.empty()) {
+    return Forbidden("Cannot sign {} on bucket {}: it names no object inside a table",
+                     to_sign.method, target.bucket);
+  }
+  CAIRN_ASSIGN_OR_RAISE(auto location, ParseS3Location("s3://" + target.bucket + "/" + key));
+  return location.ToString();
+}
+
+}  // namespace
+
+Result<Response> SignRequest(TableService& tables, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto to_sign, SignRequestFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(auto table_scope, tables.SigningScope(catalog, ident));
+  return SignWithin(to_sign, std::move(table_scope));
+}
+
+Result<Response> SignRequestByTarget(TableService& tables, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto to_sign, SignRequestFromJson(request.body));
+  for (const auto& storage : tables.storages().storages()) {
+    if (!storage.signer) continue;
+    CAIRN_ASSIGN_OR_RAISE(auto endpoint, ParseS3Endpoint(storage.endpoint, storage.region));
+    auto target = ParseS3SignTarget(to_sign.uri, endpoint, storage.path_style);
+    if (!target && target.error().kind == ErrorKind::kForbidden) continue;  // other host
+    if (!target) return tl::unexpected(target.error());
+    CAIRN_ASSIGN_OR_RAISE(auto probe, ProbeOf(*target, to_sign));
+    CAIRN_ASSIGN_OR_RAISE(auto table_scope, tables.SigningScopeHolding(probe));
+    if (table_scope.storage != &storage) {
+      return Forbidden("Cannot sign for {}: its table is on another storage",
+                       ShortLocation(probe));
+    }
+    return SignWithin(to_sign, std::move(table_scope));
+  }
+  return Forbidden(
+      "Cannot sign a request to {}: no storage with remote signing has that endpoint",
+      ShortLocation(to_sign.uri));
 }
 
 std::string SignerEndpointOf(const Request& load_request) {

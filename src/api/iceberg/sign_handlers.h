@@ -19,6 +19,14 @@ namespace cairn::iceberg_rest {
 /// 406 when the table's storage does not offer remote signing.
 Result<Response> SignRequest(TableService& tables, const Request& request);
 
+/// \brief `POST /v1/aws/s3/sign` (`signS3Request` of the older S3 signer spec), which
+/// names no table: the request's target (its object key, a listing's `prefix`, or the
+/// first key of a DeleteObjects body) must lie in the locations of some table, and the
+/// whole request is then checked against that table's locations as on the table route.
+/// Errors as `SignRequest`; 403 also when the URI is no storage's endpoint or the target
+/// lies in no table.
+Result<Response> SignRequestByTarget(TableService& tables, const Request& request);
+
 /// \brief The relative signer endpoint of the table a load request names
 /// (`v1/<prefix>/namespaces/<namespace>/tables/<table>/sign`, as the client addressed
 /// it), for the `s3.signer.endpoint` of its config.
