@@ -61,7 +61,7 @@ class StorageConfigTest : public ::testing::Test {
 
   /// Reads `text`, then finalizes.
   Status ApplyAndFinalize(const std::string& text) {
-    const Status applied = Apply(text);
+    Status applied = Apply(text);
     if (!applied) return applied;
     return FinalizeConfig(config_);
   }

@@ -20,8 +20,6 @@
 namespace cairn {
 namespace {
 
-using ::testing::Optional;
-
 constexpr const char* kWarehouseRoot = "file:///tmp/cairn-test/warehouse";
 constexpr const char* kLakeRoot = "s3://lake/warehouse";
 
@@ -53,7 +51,7 @@ class DeclareCatalogsTest : public ::testing::Test {
     ASSERT_THAT(catalogs_->EnsureDefaultCatalog(), IsOk());
   }
 
-  Status Declare(std::vector<DeclaredCatalog> declared) {
+  Status Declare(const std::vector<DeclaredCatalog>& declared) {
     return DeclareCatalogs(*catalogs_, *store_, declared);
   }
 
