@@ -832,6 +832,29 @@ TEST_P(MetaStoreTest, LocationInUseSeesClaimsAboveAndBelow) {
   EXPECT_EQ(store_->LocationInUse("file:///w/a/data/f.bin", a->id), false);
 }
 
+// Remote signing without a table in the route finds the table by the target's location.
+TEST_P(MetaStoreTest, TableClaimHoldingFindsTheTableWhoseClaimHoldsALocation) {
+  Create({"db"});
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable,
+                                   "s3://bkt/w/t/metadata/m.json", "{}",
+                                   Claim({"s3://bkt/w/t", "s3://bkt/data/t"})),
+              IsOk());
+  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "v", EntityKind::kIcebergView,
+                                   "s3://bkt/w/v/metadata/m.json", "{}",
+                                   Claim({"s3://bkt/w/v"})),
+              IsOk());
+  const std::vector<std::string> claim = {"s3://bkt/data/t", "s3://bkt/w/t"};
+  EXPECT_EQ(store_->TableClaimHolding("s3://bkt/w/t/data/f.parquet"), claim);
+  EXPECT_EQ(store_->TableClaimHolding("s3://bkt/w/t"), claim);
+  EXPECT_EQ(store_->TableClaimHolding("s3://bkt/data/t/x"), claim);
+  // Whole segments only; above a claim is not inside it; views do not count.
+  for (const char* outside : {"s3://bkt/w/tx/f", "s3://bkt/w", "s3://bkt/w/v/f"}) {
+    auto found = store_->TableClaimHolding(outside);
+    ASSERT_THAT(found, IsOk());
+    EXPECT_FALSE(found->has_value()) << outside;
+  }
+}
+
 TEST_P(MetaStoreTest, RacingClaimsOfOneLocationLetExactlyOneWin) {
   Create({"db"});
   constexpr int kThreads = 6;
