@@ -116,12 +116,14 @@ Result<std::optional<std::vector<std::string>>> SqlStore::TableClaimHolding(
   using Found = std::optional<std::vector<std::string>>;
   return Read([&](Lease& conn) -> Result<Found> {
     CAIRN_ASSIGN_OR_RAISE(
-        auto* at, conn->Prepare("SELECT l.entity_id FROM entity_locations l "
-                                "JOIN entities e ON e.id = l.entity_id "
-                                "WHERE l.location = ? AND e.kind != 'iceberg-view' LIMIT 1"));
+        auto* at,
+        conn->Prepare("SELECT l.entity_id FROM entity_locations l "
+                      "JOIN entities e ON e.id = l.entity_id "
+                      "WHERE l.location = ? AND e.kind != 'iceberg-view' LIMIT 1"));
     std::optional<int64_t> holder;
     std::vector<std::string> candidates = {std::string(location)};
-    for (auto& ancestor : LocationAncestors(location)) candidates.push_back(std::move(ancestor));
+    for (auto& ancestor : LocationAncestors(location))
+      candidates.push_back(std::move(ancestor));
     for (const auto& candidate : candidates) {
       Query query(*conn, at);
       query.Bind(candidate);

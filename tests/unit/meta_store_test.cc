@@ -839,10 +839,10 @@ TEST_P(MetaStoreTest, TableClaimHoldingFindsTheTableWhoseClaimHoldsALocation) {
                                    "s3://bkt/w/t/metadata/m.json", "{}",
                                    Claim({"s3://bkt/w/t", "s3://bkt/data/t"})),
               IsOk());
-  ASSERT_THAT(store_->CreateEntity(catalog_, {"db"}, "v", EntityKind::kIcebergView,
-                                   "s3://bkt/w/v/metadata/m.json", "{}",
-                                   Claim({"s3://bkt/w/v"})),
-              IsOk());
+  ASSERT_THAT(
+      store_->CreateEntity(catalog_, {"db"}, "v", EntityKind::kIcebergView,
+                           "s3://bkt/w/v/metadata/m.json", "{}", Claim({"s3://bkt/w/v"})),
+      IsOk());
   const std::vector<std::string> claim = {"s3://bkt/data/t", "s3://bkt/w/t"};
   EXPECT_EQ(store_->TableClaimHolding("s3://bkt/w/t/data/f.parquet"), claim);
   EXPECT_EQ(store_->TableClaimHolding("s3://bkt/w/t"), claim);

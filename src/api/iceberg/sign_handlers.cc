@@ -7,8 +7,8 @@
 
 #include "api/iceberg/request_util.h"
 #include "common/json_util.h"
-#include "common/macros.h"
 #include "common/location.h"
+#include "common/macros.h"
 #include "io/s3_request_signing.h"
 #include "io/s3_sign_target.h"
 #include "io/s3_xml.h"
@@ -103,7 +103,8 @@ Result<std::string> ProbeOf(const S3SignTarget& target, const S3SignRequest& to_
     return Forbidden("Cannot sign {} on bucket {}: it names no object inside a table",
                      to_sign.method, target.bucket);
   }
-  CAIRN_ASSIGN_OR_RAISE(auto location, ParseS3Location("s3://" + target.bucket + "/" + key));
+  CAIRN_ASSIGN_OR_RAISE(auto location,
+                        ParseS3Location("s3://" + target.bucket + "/" + key));
   return location.ToString();
 }
 
@@ -121,7 +122,8 @@ Result<Response> SignRequestByTarget(TableService& tables, const Request& reques
   CAIRN_ASSIGN_OR_RAISE(auto to_sign, SignRequestFromJson(request.body));
   for (const auto& storage : tables.storages().storages()) {
     if (!storage.signer) continue;
-    CAIRN_ASSIGN_OR_RAISE(auto endpoint, ParseS3Endpoint(storage.endpoint, storage.region));
+    CAIRN_ASSIGN_OR_RAISE(auto endpoint,
+                          ParseS3Endpoint(storage.endpoint, storage.region));
     auto target = ParseS3SignTarget(to_sign.uri, endpoint, storage.path_style);
     if (!target && target.error().kind == ErrorKind::kForbidden) continue;  // other host
     if (!target) return tl::unexpected(target.error());

@@ -188,8 +188,8 @@ Result<Response> CreateTable(TableService& tables, const Request& request) {
   // The new table's signer endpoint: this route's path plus the table's name.
   Request table_request = request;
   table_request.path += "/" + PercentEncodeSegment(input.name);
-  Response response = Response::Json(LoadTableResultToJson(
-      created, *access, SignerEndpointFor(table_request, *access)));
+  Response response = Response::Json(
+      LoadTableResultToJson(created, *access, SignerEndpointFor(table_request, *access)));
   if (access->credentials) {
     response.headers.emplace_back("Cache-Control", "no-store");
     return response;

@@ -147,8 +147,8 @@ Result<Response> DeclareTable(LanceService& lance, const Request& request) {
   auto access = lance.AccessTo(table, body.vend_credentials.value_or(true));
   if (!access) {
     // The table is declared now: answer without credentials (DescribeTable reports why).
-    spdlog::warn("declared Lance table {} without vended credentials: {}",
-                 table.location, access.error().message);
+    spdlog::warn("declared Lance table {} without vended credentials: {}", table.location,
+                 access.error().message);
     access = lance.AccessTo(table, /*vend=*/false);
     if (!access) access = TableAccess{};
   }
