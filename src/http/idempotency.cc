@@ -68,7 +68,9 @@ std::string EncodeAnswer(const Response& response) {
   encoded += '\n';
   encoded += response.Header("ETag").value_or("");
   encoded += '\n';
-  encoded += response.body;
+  // Secrets (vended credentials) never reach the store: a retry gets the answer
+  // without them.
+  encoded += response.replay_body ? *response.replay_body : response.body;
   return encoded;
 }
 

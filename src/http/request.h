@@ -77,6 +77,9 @@ struct Response {
   /// request again after a pause, holding no worker meanwhile, for a bounded time
   /// (`HttpOptions::pending_wait`); a caller without such a loop sends it as it is.
   bool pending = false;
+  /// Set when `body` holds secrets (vended credentials) that must not be stored: what an
+  /// idempotent retry is answered with instead (the same answer without them).
+  std::optional<std::string> replay_body = std::nullopt;
 
   /// \brief The value of header `name` (as the handler spelled it), nullopt when absent.
   std::optional<std::string_view> Header(std::string_view name) const {

@@ -8,6 +8,7 @@
 // /v1/config. Skipped without CAIRN_TEST_S3_ENDPOINT.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { call } from './lib/http.mjs';
@@ -300,4 +301,27 @@ s3Test('no vending (default): the delegation header is ignored, loadCredentials 
   const creds = assertStatus(await cat.ice.loadCredentials(NS, 't'), 200, 'loadCredentials');
   assert.deepEqual(creds['storage-credentials'], []);
   await assertNoSecretsServed(cat, secretsOf());
+});
+
+// =============================================================================================
+// Idempotent retries never replay (or store) credentials
+
+s3Test('STS: an idempotent create is replayed without credentials, and the store never holds them', { vending: 'sts' }, async (cat) => {
+  const headers = { 'X-Iceberg-Access-Delegation': 'vended-credentials', 'Idempotency-Key': randomUUID() };
+  const path = '/iceberg/v1/lake/namespaces/ns/tables';
+  const first = await call(cat.base, 'POST', path, { body: tableRequest('idem'), headers });
+  assertStatus(first, 200, 'create');
+  const creds = first.json['storage-credentials'][0].config;
+  assert.ok(creds['s3.secret-access-key'], 'no credentials on the first answer');
+  const retry = await call(cat.base, 'POST', path, { body: tableRequest('idem'), headers });
+  assertStatus(retry, 200, 'retry');
+  assert.equal(retry.headers['idempotent-replayed'], 'true');
+  assert.equal(retry.json['metadata-location'], first.json['metadata-location']);
+  assert.equal(retry.json['storage-credentials'], undefined, 'credentials replayed');
+  assert.ok(!('s3.secret-access-key' in retry.json.config), 'credentials replayed in config');
+  await cat.server.stop();
+  for (const file of fs.readdirSync(cat.server.dataDir).filter((f) => f.startsWith('cairn.db'))) {
+    const bytes = fs.readFileSync(`${cat.server.dataDir}/${file}`).toString('latin1');
+    assertNoSecretIn(bytes, [creds['s3.secret-access-key'], creds['s3.session-token'], userCredentials().secretAccessKey], file);
+  }
 });

@@ -120,6 +120,32 @@ TEST_F(IdempotentHandlersTest,
   EXPECT_EQ(blocking.runs(), 1);
 }
 
+// Vended credentials are secrets: the store keeps the answer without them, and a retry
+// gets that answer.
+TEST_F(IdempotentHandlersTest, AReplayBodyIsStoredInsteadOfASecretBody) {
+  ASSERT_THAT(store_->BeatInstance("me", WallClock(), 0), IsOk());
+  IdempotentHandlers idempotency(*store_, std::chrono::minutes(30), WallClock, "me");
+  int runs = 0;
+  const Handler wrapped = idempotency.Wrap(
+      "POST /v1/{prefix}/namespaces", Protocol::kIceberg,
+      [&](const Request& request) -> Result<Response> {
+        ++runs;
+        CAIRN_RETURN_IF_ERROR(store_->CreateCatalog("c" + std::to_string(runs), "file:///w",
+                                                    {}, request.write_context()));
+        Response response = Response::Json(R"({"secret":"s3cr3t"})");
+        response.replay_body = R"({"secret":null})";
+        return response;
+      });
+  auto first = wrapped(KeyedRequest("k"));
+  ASSERT_THAT(first, IsOk());
+  EXPECT_EQ(first->body, R"({"secret":"s3cr3t"})");
+  auto retry = wrapped(KeyedRequest("k"));
+  ASSERT_THAT(retry, IsOk());
+  EXPECT_EQ(retry->body, R"({"secret":null})");
+  EXPECT_EQ(retry->Header("Idempotent-Replayed").value_or(""), "true");
+  EXPECT_EQ(runs, 1);
+}
+
 TEST_F(IdempotentHandlersTest, ClaimOfAServerThatDiedIsTakenOverAtOnce) {
   ASSERT_THAT(store_->BeatInstance("dead", WallClock(), 0), IsOk());
   ASSERT_THAT(store_->BeatInstance("alive", WallClock(), 0), IsOk());

@@ -192,6 +192,12 @@ Result<Response> CreateTable(TableService& tables, const Request& request) {
       LoadTableResultToJson(created, *access, SignerEndpointFor(table_request, *access)));
   if (access->credentials) {
     response.headers.emplace_back("Cache-Control", "no-store");
+    // An idempotent retry is answered from the store, which never holds credentials:
+    // it gets the table without them (loadCredentials vends afresh).
+    TableAccess without = *access;
+    without.credentials.reset();
+    response.replay_body = LoadTableResultToJson(created, without,
+                                                 SignerEndpointFor(table_request, without));
     return response;
   }
   if (created.metadata_location.empty()) return response;  // staged: nothing to tag
