@@ -130,8 +130,8 @@ TEST_F(IdempotentHandlersTest, AReplayBodyIsStoredInsteadOfASecretBody) {
       "POST /v1/{prefix}/namespaces", Protocol::kIceberg,
       [&](const Request& request) -> Result<Response> {
         ++runs;
-        CAIRN_RETURN_IF_ERROR(store_->CreateCatalog("c" + std::to_string(runs), "file:///w",
-                                                    {}, request.write_context()));
+        CAIRN_RETURN_IF_ERROR(store_->CreateCatalog(
+            "c" + std::to_string(runs), "file:///w", {}, request.write_context()));
         Response response = Response::Json(R"({"secret":"s3cr3t"})");
         response.replay_body = R"({"secret":null})";
         return response;

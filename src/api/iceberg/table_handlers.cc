@@ -196,8 +196,8 @@ Result<Response> CreateTable(TableService& tables, const Request& request) {
     // it gets the table without them (loadCredentials vends afresh).
     TableAccess without = *access;
     without.credentials.reset();
-    response.replay_body = LoadTableResultToJson(created, without,
-                                                 SignerEndpointFor(table_request, without));
+    response.replay_body = LoadTableResultToJson(
+        created, without, SignerEndpointFor(table_request, without));
     return response;
   }
   if (created.metadata_location.empty()) return response;  // staged: nothing to tag
