@@ -336,6 +336,8 @@ TEST_F(IcebergRoutesTest, AdvertisesExactlyTheNamespaceTableAndViewEndpoints) {
                   "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
                   "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
                   "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+                  "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
+                  "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/sign",
                   "POST /v1/{prefix}/namespaces/{namespace}/register",
                   "POST /v1/{prefix}/tables/rename",
                   "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
