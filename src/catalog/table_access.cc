@@ -13,6 +13,12 @@ Result<EntityStorageLocations> TableLocationsOf(const LocationPolicy& policy,
                                                 std::string_view metadata_json) {
   CAIRN_ASSIGN_OR_RAISE(auto metadata,
                         iceberg::TableMetadataFromJsonString(metadata_json));
+  return TableLocationsOf(policy, catalog, metadata);
+}
+
+Result<EntityStorageLocations> TableLocationsOf(const LocationPolicy& policy,
+                                                const CatalogRecord& catalog,
+                                                const iceberg::TableMetadata& metadata) {
   CAIRN_ASSIGN_OR_RAISE(
       auto claim, policy.LegacyClaim(catalog, metadata.location, metadata.properties));
   CAIRN_ASSIGN_OR_RAISE(auto location, CanonicalLocation(metadata.location));

@@ -15,6 +15,7 @@
 #include "catalog/location_policy.h"
 #include "catalog/storage_registry.h"
 #include "common/result.h"
+#include "iceberg/table_metadata.h"
 #include "store/meta_store.h"
 
 namespace cairn {
@@ -40,6 +41,10 @@ struct EntityStorageLocations {
 Result<EntityStorageLocations> TableLocationsOf(const LocationPolicy& policy,
                                                 const CatalogRecord& catalog,
                                                 std::string_view metadata_json);
+/// \brief The same, from parsed metadata (no parse: for callers with a cached model).
+Result<EntityStorageLocations> TableLocationsOf(const LocationPolicy& policy,
+                                                const CatalogRecord& catalog,
+                                                const iceberg::TableMetadata& metadata);
 
 /// \brief What remote signing may sign for one table: its storage (with the keys to sign
 /// with) and the locations it owns there.
