@@ -6,6 +6,7 @@
 #include "common/macros.h"
 #include "common/s3_location.h"
 #include "common/strings.h"
+#include "common/url_codec.h"
 
 namespace cairn {
 namespace {
@@ -14,13 +15,6 @@ namespace {
 constexpr size_t kMaxLocationInMessage = 256;
 
 constexpr std::string_view kFileRoot = "file:///";
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 bool IsControl(char c) {
   const auto u = static_cast<unsigned char>(c);
@@ -51,23 +45,12 @@ void AppendEncoded(std::string& out, std::string_view segment) {
 
 /// Plain percent-decoding for URI paths: unlike form decoding, `+` stays a plus.
 Result<std::string> PercentDecode(std::string_view raw, std::string_view location) {
-  std::string out;
-  out.reserve(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] != '%') {
-      out.push_back(raw[i]);
-      continue;
-    }
-    const int hi = i + 1 < raw.size() ? HexValue(raw[i + 1]) : -1;
-    const int lo = i + 2 < raw.size() ? HexValue(raw[i + 2]) : -1;
-    if (hi < 0 || lo < 0) {
-      return BadRequest("Invalid location {}: malformed percent-escape",
-                        ShortLocation(location));
-    }
-    out.push_back(static_cast<char>(hi * 16 + lo));
-    i += 2;
+  auto decoded = cairn::PercentDecode(raw);
+  if (!decoded) {
+    return BadRequest("Invalid location {}: malformed percent-escape",
+                      ShortLocation(location));
   }
-  return out;
+  return decoded;
 }
 
 /// A location split into its root (`file:///` or `s3://bucket`) and its decoded path.

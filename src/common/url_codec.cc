@@ -17,6 +17,12 @@ Result<std::string> FormDecodeSegment(std::string_view raw) {
   return pct->decode(opts);
 }
 
+Result<std::string> PercentDecode(std::string_view raw) {
+  auto pct = boost::urls::make_pct_string_view(raw);
+  if (!pct) return BadRequest("malformed %-escape");
+  return pct->decode();
+}
+
 Result<std::vector<std::string>> DecodeNamespaceSegment(std::string_view raw) {
   std::vector<std::string> levels;
   size_t start = 0;

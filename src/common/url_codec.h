@@ -15,6 +15,10 @@ namespace cairn {
 /// `java.net.URLEncoder` writes it). Errors: `kBadRequest` for a malformed `%XX` escape.
 Result<std::string> FormDecodeSegment(std::string_view raw);
 
+/// \brief Percent-decodes `raw` once with URI rules (RFC 3986: `+` stays a plus).
+/// Errors: `kBadRequest` "malformed %-escape" (without `raw`: callers name the input).
+Result<std::string> PercentDecode(std::string_view raw);
+
 /// \brief Splits a raw (still encoded) Iceberg `{namespace}` path segment into decoded
 /// levels: levels are separated by `%1F` (either case), then each is form-decoded.
 /// Errors: `kBadRequest` for a malformed escape.

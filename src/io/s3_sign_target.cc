@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/strings.h"
+#include "common/url_codec.h"
 
 namespace cairn {
 namespace {
@@ -17,31 +18,6 @@ bool HasControlOrSpace(std::string_view text) {
     const auto u = static_cast<unsigned char>(c);
     return u <= 0x20 || u == 0x7F;
   });
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-/// Percent-decodes once; `+` is a literal `+`. Errors: `kBadRequest`.
-Result<std::string> PercentDecode(std::string_view raw) {
-  std::string out;
-  out.reserve(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] != '%') {
-      out.push_back(raw[i]);
-      continue;
-    }
-    const int hi = i + 1 < raw.size() ? HexValue(raw[i + 1]) : -1;
-    const int lo = i + 2 < raw.size() ? HexValue(raw[i + 2]) : -1;
-    if (hi < 0 || lo < 0) return BadRequest("malformed %-escape");
-    out.push_back(static_cast<char>(hi * 16 + lo));
-    i += 2;
-  }
-  return out;
 }
 
 /// `host[:port]` lower-cased, the scheme's default port removed.
