@@ -22,7 +22,11 @@ std::string_view Cut(std::string_view text) { return text.substr(0, kMaxQuoted);
 
 std::string Describe(std::string_view method, const S3SignTarget& target) {
   std::string out = std::string(Cut(method)) + " s3://" + target.bucket;
-  if (!target.key.empty()) out += "/" + std::string(Cut(target.key));
+  if (!target.key.empty()) {
+    // Appended piecewise: GCC 12 -O3 warns falsely (-Wrestrict) on "literal" + string&&.
+    out += '/';
+    out += Cut(target.key);
+  }
   return out;
 }
 
