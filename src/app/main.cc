@@ -19,6 +19,7 @@
 #include "catalog/catalog_service.h"
 #include "catalog/lance_service.h"
 #include "catalog/location_backfill.h"
+#include "catalog/orphan_sweeper.h"
 #include "catalog/table_service.h"
 #include "catalog/view_service.h"
 #include "common/location.h"
@@ -118,6 +119,13 @@ int Serve(const std::optional<std::string>& config_file,
                std::chrono::system_clock::now().time_since_epoch())
         .count();
   };
+  // Metadata files left unreferenced (a write whose answer was lost) go after their
+  // grace.
+  OrphanSweeper orphan_sweeper(
+      **store, **file_io, wall_clock,
+      OrphanSweeperSettings{config.orphan_file_grace, config.orphan_sweep_interval});
+  orphan_sweeper.Start();
+
   InstanceHeartbeat heartbeat(
       **store, NewInstanceId(), wall_clock, [](const Status& status) {
         if (status) {

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
 
+#include "app/secret_file.h"
 #include "app/storage_config_toml.h"
 #include "catalog/names.h"
 #include "common/location.h"
@@ -229,6 +230,19 @@ const std::vector<Setting>& SettingTable() {
         "10000; 0 = always in the background)"},
        Integer(0, std::numeric_limits<uint32_t>::max(),
                [](ServerConfig& c, uint64_t v) { c.lance_async_drop_files = v; })},
+      {{"orphan-file-grace-s",
+        "Seconds before a metadata file left unreferenced (an S3 write whose answer was "
+        "lost) is deleted: longer than any late write takes to land (default 600)"},
+       Integer(0, 7 * 24 * 3600,
+               [](ServerConfig& c, uint64_t v) {
+                 c.orphan_file_grace = std::chrono::seconds(v);
+               })},
+      {{"orphan-sweep-interval-s",
+        "Seconds between sweeps of unreferenced metadata files (default 60)"},
+       Integer(1, 24 * 3600,
+               [](ServerConfig& c, uint64_t v) {
+                 c.orphan_sweep_interval = std::chrono::seconds(v);
+               })},
   };
   return kSettings;
   // The static above owns the std::functions it allocates for the whole process.
@@ -318,14 +332,11 @@ Result<std::string> ReadStorePassword(const ServerConfig& config) {
     return std::string(value);
   }
   if (!config.store_password_file.empty()) {
-    std::ifstream in(config.store_password_file);
-    std::string line;
-    if (!in || !std::getline(in, line)) {
-      return InvalidConfig("store-password-file: cannot read '{}'",
-                           config.store_password_file);
+    auto password = ReadSecretFile(config.store_password_file);
+    if (!password) {
+      return InvalidConfig("store-password-file: {}", password.error().message);
     }
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    return line;
+    return password;
   }
   return std::string();
 }

@@ -55,6 +55,11 @@ struct ServerConfig {
   /// A Lance drop whose datasets hold more files than this finishes in the background and
   /// answers with a transaction id (0: every drop of a non-empty dataset does).
   size_t lance_async_drop_files = 10000;
+  /// A metadata file left unreferenced (a write whose answer was lost) is deleted this
+  /// long after it was recorded: longer than any late write takes to land.
+  std::chrono::seconds orphan_file_grace{10 * 60};
+  /// How often the recorded orphaned files are swept.
+  std::chrono::seconds orphan_sweep_interval{60};
   /// How long an `Idempotency-Key` and its answer are kept (advertised in `/v1/config`).
   std::chrono::seconds idempotency_key_lifetime{30 * 60};
   /// Object storages (`[storage.NAME]` tables of the file; see `storage_config.h`).

@@ -9,6 +9,7 @@
 #include <map>
 #include <utility>
 
+#include "app/secret_file.h"
 #include "app/storage_config_toml.h"
 #include "catalog/location_policy.h"
 #include "catalog/names.h"
@@ -20,7 +21,6 @@ namespace cairn {
 namespace {
 
 /// A key file holds one key: anything longer is not one.
-constexpr size_t kMaxKeyFileBytes = 4096;
 /// STS accepts 900 s to 12 h (the role's maximum may be lower).
 constexpr int64_t kMinStsSeconds = 900;
 constexpr int64_t kMaxStsSeconds = 43200;
@@ -218,17 +218,9 @@ Result<std::string> ReadSecret(const StorageConfig& s, std::string_view what,
     }
     value = from_env;
   } else {
-    std::ifstream in(file, std::ios::binary);
-    value.resize(kMaxKeyFileBytes + 1);
-    in.read(value.data(), static_cast<std::streamsize>(value.size()));
-    if (!in && !in.eof()) return InvalidConfig("{}-file: cannot read '{}'", where, file);
-    value.resize(static_cast<size_t>(in.gcount()));
-    if (value.size() > kMaxKeyFileBytes) {
-      return InvalidConfig("{}-file: '{}' is larger than {} bytes", where, file,
-                           kMaxKeyFileBytes);
-    }
-    value = value.substr(0, value.find_first_of("\r\n"));
-    if (value.empty()) return InvalidConfig("{}-file: '{}' is empty", where, file);
+    auto read = ReadSecretFile(file);
+    if (!read) return InvalidConfig("{}-file: {}", where, read.error().message);
+    value = std::move(*read);
   }
   return value;
 }

@@ -6,23 +6,25 @@
 namespace cairn {
 namespace {
 
-/// The files one attempt wrote, deleted unless the attempt committed.
+/// The files one attempt wrote, given up unless the attempt committed.
 class WrittenFiles {
  public:
-  explicit WrittenFiles(FileIO& io) : io_(io) {}
+  explicit WrittenFiles(OrphanFiles& orphans) : orphans_(orphans) {}
   ~WrittenFiles() {
-    for (const auto& location : locations_) (void)io_.DeleteFile(location);
+    for (const auto& [owner, location] : files_) orphans_.Discard(owner, location);
   }
   WrittenFiles(const WrittenFiles&) = delete;
   WrittenFiles& operator=(const WrittenFiles&) = delete;
 
-  void Add(std::string location) { locations_.push_back(std::move(location)); }
+  void Add(const EntityAddress& owner, std::string location) {
+    files_.emplace_back(owner, std::move(location));
+  }
   /// Keeps every file: the attempt committed, or it may have.
-  void Keep() { locations_.clear(); }
+  void Keep() { files_.clear(); }
 
  private:
-  FileIO& io_;
-  std::vector<std::string> locations_;
+  OrphanFiles& orphans_;
+  std::vector<std::pair<EntityAddress, std::string>> files_;
 };
 
 /// Writes every change's metadata file; on an error, the files already written go.
@@ -32,7 +34,7 @@ Result<std::vector<EntitySwap>> WriteAll(const std::vector<StagedChange>& change
   swaps.reserve(changes.size());
   for (const auto& change : changes) {
     CAIRN_ASSIGN_OR_RAISE(auto swap, change.write());
-    written.Add(swap.new_location);
+    written.Add(change.address, swap.new_location);
     swaps.push_back(std::move(swap));
   }
   return swaps;
@@ -65,13 +67,13 @@ Result<bool> Swap(MetaStore& store, const std::vector<StagedChange>& changes,
 
 }  // namespace
 
-Status RunCommit(MetaStore& store, FileIO& io, int max_attempts,
+Status RunCommit(MetaStore& store, OrphanFiles& orphans, int max_attempts,
                  const CommitSubject& subject, const CommitAttempt& attempt,
                  const WriteContext& write) {
   for (int i = 0; i < max_attempts; ++i) {
     CAIRN_ASSIGN_OR_RAISE(auto changes, attempt());
     if (changes.empty()) return Ok();
-    WrittenFiles written(io);
+    WrittenFiles written(orphans);
     CAIRN_ASSIGN_OR_RAISE(auto swaps, WriteAll(changes, written));
     CAIRN_ASSIGN_OR_RAISE(bool committed,
                           Swap(store, changes, swaps, written, subject, write));

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "catalog/entity_address.h"
+#include "catalog/orphan_files.h"
 #include "common/namespace_path.h"
 #include "common/result.h"
 #include "io/file_io.h"
@@ -23,20 +25,13 @@
 
 namespace cairn {
 
-/// \brief Where an entity lives, to read its pointer back when a swap's outcome is
-/// unknown.
-struct EntityAddress {
-  int64_t catalog_id = 0;
-  NamespacePath ns;
-  std::string name;
-};
-
 /// \brief One entity's change of one attempt: its new metadata, built but not yet
 /// written.
 struct StagedChange {
   EntityAddress address;
   /// Writes the metadata file and returns the swap from the entity's current pointer to
-  /// it. The swap owns its text. On error nothing of this change is left behind.
+  /// it. The swap owns its text. On error nothing of this change is left behind but a
+  /// file recorded as an orphan (`OrphanFiles::WriteFile`).
   std::function<Result<EntitySwap>()> write;
   /// Runs once the swap committed (or was parked in the write context): remember what
   /// was written, schedule after-commit work with the context's `AfterCommit`.
@@ -57,11 +52,12 @@ struct CommitSubject {
 /// \brief Runs attempts (at most `max_attempts`) until one commits, nothing is left to
 /// change, or one fails. The swaps are written in context `write`; what `on_committed`
 /// schedules to follow the store commit (later, when the write is parked) goes through
-/// `write.AfterCommit`. `store` and `io` must outlive the call. Errors: the attempt's;
-/// the store's (files of the failed attempt are deleted); `kCommitStateUnknown` when the
+/// `write.AfterCommit`. `store` and `orphans` must outlive the call. Errors: the
+/// attempt's; the store's (files of the failed attempt are discarded: deleted, or
+/// recorded as orphans when that fails); `kCommitStateUnknown` when the
 /// store cannot tell whether the swaps landed (the written files are kept: one may be
 /// current); `kCommitFailed` after `max_attempts` lost races.
-Status RunCommit(MetaStore& store, FileIO& io, int max_attempts,
+Status RunCommit(MetaStore& store, OrphanFiles& orphans, int max_attempts,
                  const CommitSubject& subject, const CommitAttempt& attempt,
                  const WriteContext& write = WriteContext::Immediate());
 

@@ -128,10 +128,11 @@ bool IsMetadataFileName(std::string_view location) {
   return true;
 }
 
-Status WriteMetadataFile(FileIO& io, std::string_view location, std::string_view json) {
-  if (!IsGzip(location)) return io.WriteFileAtomic(location, json);
-  CAIRN_ASSIGN_OR_RAISE(auto bytes, Gzip(json));
-  return io.WriteFileAtomic(location, bytes);
+Result<std::string_view> MetadataFileBytes(std::string_view location,
+                                           std::string_view json, std::string& storage) {
+  if (!IsGzip(location)) return json;
+  CAIRN_ASSIGN_OR_RAISE(storage, Gzip(json));
+  return std::string_view(storage);
 }
 
 Result<std::string> DecodeMetadataJson(std::string_view bytes, std::string_view location,

@@ -30,10 +30,11 @@ std::string NextMetadataLocation(std::string_view metadata_dir,
 /// (`NNNNN-<uuid>.metadata.json` or `.gz.metadata.json`).
 bool IsMetadataFileName(std::string_view location);
 
-/// \brief Writes the metadata file at `location` holding `json` (gzip-compressed when the
-/// name says so; else `json` itself, without a copy). Errors: `kInternal` if compression
-/// fails, and those of `FileIO::WriteFileAtomic`.
-Status WriteMetadataFile(FileIO& io, std::string_view location, std::string_view json);
+/// \brief The bytes of the metadata file at `location` holding `json`: gzip-compressed
+/// into `storage` when the name says so, else `json` itself (without a copy). Errors:
+/// `kInternal` if compression fails.
+Result<std::string_view> MetadataFileBytes(std::string_view location,
+                                           std::string_view json, std::string& storage);
 
 /// \brief The JSON text of a metadata file read from `location`, gunzipped for
 /// `.gz.metadata.json` and legacy `.metadata.json.gz` names, at most `max_bytes` of it.

@@ -79,13 +79,15 @@ Result<LoadedTable> TableService::CreateFromCommit(
                         catalogs_.locations().ConfineEntity(catalog, metadata.location,
                                                             metadata.properties));
   metadata.location = locations.location;
-  CAIRN_ASSIGN_OR_RAISE(auto file, WriteMetadata(metadata, "", locations.metadata_dir));
+  const EntityAddress owner{catalog.id, ident.ns, ident.name};
+  CAIRN_ASSIGN_OR_RAISE(auto file,
+                        WriteMetadata(owner, metadata, "", locations.metadata_dir));
   LoadedTable& written = file.table;
   auto created = store_.CreateEntity(catalog.id, ident.ns, ident.name,
                                      EntityKind::kIcebergTable, written.metadata_location,
                                      written.metadata_json, locations.claim, write);
   if (!created) {
-    (void)io_.DeleteFile(written.metadata_location);
+    AbandonCreatedFile(owner, written.metadata_location, created.error());
     if (created.error().kind == ErrorKind::kAlreadyExists) {
       return tl::unexpected(NameTaken(catalog, ident));
     }
@@ -193,10 +195,10 @@ StagedChange TableService::Stage(const CatalogRecord& catalog, PreparedChange pr
   auto written = std::make_shared<Written>();
   StagedChange staged;
   staged.address = EntityAddress{catalog.id, change->ident.ns, change->ident.name};
-  staged.write = [this, change, written]() -> Result<EntitySwap> {
-    CAIRN_ASSIGN_OR_RAISE(
-        written->file, WriteMetadata(*change->updated, change->entity.metadata_location,
-                                     change->metadata_dir));
+  staged.write = [this, owner = staged.address, change, written]() -> Result<EntitySwap> {
+    CAIRN_ASSIGN_OR_RAISE(written->file, WriteMetadata(owner, *change->updated,
+                                                       change->entity.metadata_location,
+                                                       change->metadata_dir));
     EntitySwap swap =
         SwapTo(change->entity, *change->base, *change->updated, written->file);
     swap.claim = change->claim;
@@ -246,7 +248,7 @@ Result<LoadedTable> TableService::CommitTable(
       table_commits_.LockUnlessQueued(TableLockKey(record, ident), kMaxQueuedCommits);
   LoadedTable answer;
   CAIRN_RETURN_IF_ERROR(RunCommit(
-      store_, io_, kMaxCommitAttempts, CommitSubject{DottedName(ident)},
+      store_, orphans_, kMaxCommitAttempts, CommitSubject{DottedName(ident)},
       [&]() -> Result<std::vector<StagedChange>> {
         CAIRN_ASSIGN_OR_RAISE(auto change, PrepareChange(record, ident, requirements,
                                                          updates, ErrorNaming::kPlain));
@@ -283,7 +285,7 @@ Status TableService::CommitTransaction(std::string_view catalog,
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   // A lost swap of any table retries the whole transaction on the new state.
   return RunCommit(
-      store_, io_, kMaxCommitAttempts, CommitSubject{},
+      store_, orphans_, kMaxCommitAttempts, CommitSubject{},
       [&]() -> Result<std::vector<StagedChange>> {
         std::vector<StagedChange> staged;
         for (const auto& change : changes) {

@@ -64,7 +64,8 @@ TableService::TableService(MetaStore& store, CatalogService& catalogs, FileIO& i
       catalogs_(catalogs),
       io_(io),
       clock_(std::move(clock)),
-      storages_(storages) {}
+      storages_(storages),
+      orphans_(store, io, clock_) {}
 
 Result<TableAccess> TableService::AccessTo(std::string_view catalog,
                                            const LoadedTable& table, bool vend) {
@@ -113,8 +114,8 @@ Error TableService::NameTaken(const CatalogRecord& catalog, const TableIdent& id
 }
 
 Result<TableService::WrittenMetadata> TableService::WriteMetadata(
-    const iceberg::TableMetadata& metadata, std::string_view previous_location,
-    std::string_view metadata_dir) {
+    const EntityAddress& owner, const iceberg::TableMetadata& metadata,
+    std::string_view previous_location, std::string_view metadata_dir) {
   auto encoded = iceberg::EncodeTableMetadata(metadata);
   WrittenMetadata written{
       LoadedTable{
@@ -122,9 +123,18 @@ Result<TableService::WrittenMetadata> TableService::WriteMetadata(
                                /*gzip_by_default=*/false),
           std::move(encoded.json)},
       std::move(encoded)};
-  CAIRN_RETURN_IF_ERROR(WriteMetadataFile(io_, written.table.metadata_location,
-                                          written.table.metadata_json));
+  std::string compressed;
+  CAIRN_ASSIGN_OR_RAISE(auto bytes,
+                        MetadataFileBytes(written.table.metadata_location,
+                                          written.table.metadata_json, compressed));
+  CAIRN_RETURN_IF_ERROR(
+      orphans_.WriteFile(owner, written.table.metadata_location, bytes));
   return written;
+}
+
+void TableService::AbandonCreatedFile(const EntityAddress& owner,
+                                      std::string_view location, const Error& error) {
+  if (!MayHaveLanded(error)) orphans_.Discard(owner, location);
 }
 
 namespace {
@@ -207,13 +217,15 @@ Result<LoadedTable> TableService::CreateTable(std::string_view catalog,
   if (input.stage_create) {
     return LoadedTable{"", iceberg::TableMetadataToJsonString(metadata)};
   }
-  CAIRN_ASSIGN_OR_RAISE(auto file, WriteMetadata(metadata, "", locations.metadata_dir));
+  const EntityAddress owner{record.id, ns, input.name};
+  CAIRN_ASSIGN_OR_RAISE(auto file,
+                        WriteMetadata(owner, metadata, "", locations.metadata_dir));
   LoadedTable& written = file.table;
   auto created = store_.CreateEntity(record.id, ns, input.name, EntityKind::kIcebergTable,
                                      written.metadata_location, written.metadata_json,
                                      locations.claim, write);
   if (!created) {
-    (void)io_.DeleteFile(written.metadata_location);  // nobody will ever point at it
+    AbandonCreatedFile(owner, written.metadata_location, created.error());
     if (created.error().kind == ErrorKind::kAlreadyExists) {
       return tl::unexpected(NameTaken(record, ident));
     }

@@ -28,6 +28,7 @@
 #include "catalog/catalog_service.h"
 #include "catalog/commit.h"
 #include "catalog/metadata_cache.h"
+#include "catalog/orphan_files.h"
 #include "catalog/storage_registry.h"
 #include "catalog/table_access.h"
 #include "common/keyed_mutex.h"
@@ -281,10 +282,16 @@ class TableService {
                               const iceberg::TableMetadata& metadata);
   /// The error for a name already used in the namespace, by what uses it.
   Error NameTaken(const CatalogRecord& catalog, const TableIdent& ident);
-  /// Writes the metadata file for `metadata` into the directory `metadata_dir`.
-  Result<WrittenMetadata> WriteMetadata(const iceberg::TableMetadata& metadata,
+  /// Writes the metadata file of the table at `owner` for `metadata` into the directory
+  /// `metadata_dir` (a failed write is recorded as a possible orphan).
+  Result<WrittenMetadata> WriteMetadata(const EntityAddress& owner,
+                                        const iceberg::TableMetadata& metadata,
                                         std::string_view previous_location,
                                         std::string_view metadata_dir);
+  /// After a create's store write failed with `error`: gives up its file, unless the
+  /// create may have landed (the file may then be the table's).
+  void AbandonCreatedFile(const EntityAddress& owner, std::string_view location,
+                          const Error& error);
   /// The swap from `base` (the table's current metadata, at `entity`) to `updated`
   /// (written to `written`), storing the new metadata split so that the snapshots it
   /// shares with `base` are not stored again. The swap holds its own copy of `written`'s
@@ -309,6 +316,8 @@ class TableService {
   FileIO& io_;
   std::function<int64_t()> clock_;
   const StorageRegistry& storages_;
+  /// Writes metadata files and gives up those no table points at.
+  OrphanFiles orphans_;
 };
 
 }  // namespace cairn

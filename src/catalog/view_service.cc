@@ -39,7 +39,11 @@ Error NoSuchViewError(const ViewIdent& ident) {
 
 ViewService::ViewService(MetaStore& store, CatalogService& catalogs, FileIO& io,
                          std::function<int64_t()> clock)
-    : store_(store), catalogs_(catalogs), io_(io), clock_(std::move(clock)) {}
+    : store_(store),
+      catalogs_(catalogs),
+      io_(io),
+      clock_(std::move(clock)),
+      orphans_(store, io, clock_) {}
 
 Result<ViewListing> ViewService::ListViews(std::string_view catalog,
                                            const NamespacePath& ns,
@@ -51,7 +55,8 @@ Error ViewService::NameTaken(const CatalogRecord& catalog, const TableIdent& ide
   return NameTakenError(store_, catalog, ident, EntityKind::kIcebergView);
 }
 
-Result<LoadedView> ViewService::WriteMetadata(const iceberg::ViewMetadata& metadata,
+Result<LoadedView> ViewService::WriteMetadata(const EntityAddress& owner,
+                                              const iceberg::ViewMetadata& metadata,
                                               std::string_view previous_location,
                                               std::string_view metadata_dir) {
   LoadedView written;
@@ -59,8 +64,10 @@ Result<LoadedView> ViewService::WriteMetadata(const iceberg::ViewMetadata& metad
       NextMetadataLocation(metadata_dir, metadata.properties, previous_location,
                            /*gzip_by_default=*/true);
   written.metadata_json = iceberg::ViewMetadataToJsonString(metadata);
-  CAIRN_RETURN_IF_ERROR(
-      WriteMetadataFile(io_, written.metadata_location, written.metadata_json));
+  std::string compressed;
+  CAIRN_ASSIGN_OR_RAISE(auto bytes, MetadataFileBytes(written.metadata_location,
+                                                      written.metadata_json, compressed));
+  CAIRN_RETURN_IF_ERROR(orphans_.WriteFile(owner, written.metadata_location, bytes));
   return written;
 }
 
@@ -73,8 +80,11 @@ Result<LoadedView> ViewService::CreateEntity(const CatalogRecord& catalog,
       store_.CreateEntity(catalog.id, ident.ns, ident.name, EntityKind::kIcebergView,
                           written.metadata_location, written.metadata_json, claim, write);
   if (created) return written;
-  // Nobody will ever point at a file written for this create.
-  if (delete_file_on_failure) (void)io_.DeleteFile(written.metadata_location);
+  // Nobody will ever point at a file written for this create, unless it may have landed.
+  if (delete_file_on_failure && !MayHaveLanded(created.error())) {
+    orphans_.Discard(EntityAddress{catalog.id, ident.ns, ident.name},
+                     written.metadata_location);
+  }
   if (created.error().kind == ErrorKind::kAlreadyExists) {
     return tl::unexpected(NameTaken(catalog, ident));
   }
@@ -108,7 +118,8 @@ Result<LoadedView> ViewService::CreateView(std::string_view catalog,
                                                             metadata.properties));
   metadata.location = locations.location;
   CAIRN_ASSIGN_OR_RAISE(auto written,
-                        WriteMetadata(metadata, "", locations.metadata_dir));
+                        WriteMetadata(EntityAddress{record.id, ident.ns, ident.name},
+                                      metadata, "", locations.metadata_dir));
   return CreateEntity(record, ident, std::move(written), /*delete_file_on_failure=*/true,
                       locations.claim, write);
 }
@@ -276,13 +287,13 @@ Result<std::vector<StagedChange>> ViewService::PrepareReplace(
   auto written = std::make_shared<LoadedView>();
   StagedChange staged;
   staged.address = EntityAddress{catalog.id, ident.ns, ident.name};
-  staged.write = [this, written,
+  staged.write = [this, written, owner = staged.address,
                   entity =
                       EntityPointer{entity.id, entity.kind, entity.metadata_location},
                   updated = std::move(updated), dir = std::move(locations.metadata_dir),
                   claim = std::move(claim)]() -> Result<EntitySwap> {
     CAIRN_ASSIGN_OR_RAISE(*written,
-                          WriteMetadata(updated, entity.metadata_location, dir));
+                          WriteMetadata(owner, updated, entity.metadata_location, dir));
     EntitySwap swap{entity.id, entity.metadata_location, written->metadata_location,
                     written->metadata_json};
     swap.claim = claim;
@@ -302,7 +313,7 @@ Result<LoadedView> ViewService::ReplaceView(
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   LoadedView answer;
   CAIRN_RETURN_IF_ERROR(RunCommit(
-      store_, io_, kMaxCommitAttempts, CommitSubject{DottedName(ident)},
+      store_, orphans_, kMaxCommitAttempts, CommitSubject{DottedName(ident)},
       [&] { return PrepareReplace(record, ident, requirements, updates, answer); },
       write));
   return answer;

@@ -26,6 +26,7 @@
 
 #include "catalog/catalog_service.h"
 #include "catalog/commit.h"
+#include "catalog/orphan_files.h"
 #include "catalog/table_service.h"
 #include "common/result.h"
 #include "iceberg/schema.h"
@@ -123,13 +124,15 @@ class ViewService {
   Result<EntityRecord> LoadEntity(const CatalogRecord& catalog, const ViewIdent& ident);
   /// The error for a name already used in the namespace, by what uses it.
   Error NameTaken(const CatalogRecord& catalog, const ViewIdent& ident);
-  /// Writes the metadata file for `metadata` into `metadata_dir`; returns its location
-  /// and JSON text.
-  Result<LoadedView> WriteMetadata(const iceberg::ViewMetadata& metadata,
+  /// Writes the metadata file of the view at `owner` for `metadata` into
+  /// `metadata_dir` (a failed write is recorded as a possible orphan); returns its
+  /// location and JSON text.
+  Result<LoadedView> WriteMetadata(const EntityAddress& owner,
+                                   const iceberg::ViewMetadata& metadata,
                                    std::string_view previous_location,
                                    std::string_view metadata_dir);
-  /// Creates the entity for a written file, claiming `claim`; deletes the file when that
-  /// fails and `delete_file_on_failure`.
+  /// Creates the entity for a written file, claiming `claim`; gives the file up when
+  /// that fails surely (not `kCommitStateUnknown`) and `delete_file_on_failure`.
   Result<LoadedView> CreateEntity(const CatalogRecord& catalog, const ViewIdent& ident,
                                   LoadedView written, bool delete_file_on_failure,
                                   const LocationClaim& claim, const WriteContext& write);
@@ -145,6 +148,8 @@ class ViewService {
   CatalogService& catalogs_;
   FileIO& io_;
   std::function<int64_t()> clock_;
+  /// Writes metadata files and gives up those no view points at.
+  OrphanFiles orphans_;
 };
 
 }  // namespace cairn

@@ -141,6 +141,16 @@ class ForwardingMetaStore : public MetaStore {
   Status RecordLegacyClaim(int64_t entity_id, const LocationClaim& claim) override {
     return base_.RecordLegacyClaim(entity_id, claim);
   }
+  Status RecordOrphanFile(const OrphanFile& file) override {
+    return base_.RecordOrphanFile(file);
+  }
+  Result<std::vector<OrphanFile>> OrphanFilesRecordedBefore(int64_t before_ms,
+                                                            size_t limit) override {
+    return base_.OrphanFilesRecordedBefore(before_ms, limit);
+  }
+  Status ForgetOrphanFile(std::string_view location) override {
+    return base_.ForgetOrphanFile(location);
+  }
   Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
       const IdempotencyScope& scope, int64_t lease_until_ms) override {
     return base_.ClaimIdempotencyKey(scope, lease_until_ms);

@@ -155,6 +155,22 @@ struct UnclaimedEntity {
   std::string metadata;
 };
 
+/// \brief A metadata file Cairn wrote, or may have written, that nothing references: its
+/// write failed with an unknown outcome (an S3 PUT whose answer was lost may land later),
+/// or deleting it after a failed commit failed. Kept until a sweep removes it (see
+/// `catalog/orphan_files.h`).
+struct OrphanFile {
+  /// Canonical location of the file.
+  std::string location;
+  /// The entity whose create or commit wrote it (it may not exist).
+  int64_t catalog_id = 0;
+  NamespacePath ns;
+  std::string name;
+  /// When it was recorded (ms since the epoch); a sweep waits long enough after this for
+  /// a late write to have landed.
+  int64_t recorded_at_ms = 0;
+};
+
 /// \brief One compare-and-swap of an entity's metadata pointer. It owns what it carries:
 /// it stays valid wherever it is kept, and copies share the document.
 struct EntitySwap {
@@ -395,6 +411,18 @@ class MetaStore {
   /// entities it may overlap exist already; refusing would lose the record of both).
   /// Does nothing when the entity claims something by now or is gone.
   virtual Status RecordLegacyClaim(int64_t entity_id, const LocationClaim& claim) = 0;
+
+  /// \brief Records `file` as an orphan to sweep; a location already recorded gets the
+  /// later of both times (and the new owner).
+  virtual Status RecordOrphanFile(const OrphanFile& file) = 0;
+
+  /// \brief At most `limit` (and at most 10,000) recorded orphans recorded before
+  /// `before_ms`, earliest first.
+  virtual Result<std::vector<OrphanFile>> OrphanFilesRecordedBefore(int64_t before_ms,
+                                                                    size_t limit) = 0;
+
+  /// \brief Forgets the orphan at `location` (nothing when it is not recorded).
+  virtual Status ForgetOrphanFile(std::string_view location) = 0;
 
   /// \brief Keyset-paginated names of the entities of `kind` in `ns`, as
   /// `ListNamespaces`. Errors: `kNoSuchNamespace`.

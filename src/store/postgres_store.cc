@@ -159,6 +159,17 @@ const std::vector<const char*>& Migrations() {
       ALTER TABLE idempotency_keys DROP COLUMN status, DROP COLUMN content_type,
         DROP COLUMN body, DROP COLUMN etag;
       )sql",
+      // v6: orphaned metadata files, as SQLite's v10.
+      R"sql(
+      CREATE TABLE orphan_files (
+        location   TEXT COLLATE "C" PRIMARY KEY,
+        catalog_id BIGINT NOT NULL,
+        namespace  TEXT COLLATE "C" NOT NULL,
+        name       TEXT COLLATE "C" NOT NULL,
+        recorded_at_ms  BIGINT NOT NULL
+      );
+      CREATE INDEX orphan_files_by_time ON orphan_files (recorded_at_ms);
+      )sql",
   };
   return kMigrations;
 }

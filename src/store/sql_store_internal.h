@@ -354,6 +354,10 @@ class SqlStore final : public MetaStore {
   Result<std::vector<UnclaimedEntity>> ListUnclaimedEntities(int64_t after_id,
                                                              size_t limit) override;
   Status RecordLegacyClaim(int64_t entity_id, const LocationClaim& claim) override;
+  Status RecordOrphanFile(const OrphanFile& file) override;
+  Result<std::vector<OrphanFile>> OrphanFilesRecordedBefore(int64_t before_ms,
+                                                            size_t limit) override;
+  Status ForgetOrphanFile(std::string_view location) override;
 
   Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
       const IdempotencyScope& scope, int64_t lease_until_ms) override;

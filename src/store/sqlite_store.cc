@@ -164,6 +164,18 @@ const std::vector<const char*>& Migrations() {
       ALTER TABLE idempotency_keys DROP COLUMN body;
       ALTER TABLE idempotency_keys DROP COLUMN etag;
       )sql",
+      // v10: metadata files written (or maybe written) that nothing references, kept
+      // until a sweep deletes them (catalog/orphan_files.h).
+      R"sql(
+      CREATE TABLE orphan_files (
+        location   TEXT PRIMARY KEY,
+        catalog_id INTEGER NOT NULL,
+        namespace  TEXT NOT NULL,
+        name       TEXT NOT NULL,
+        recorded_at_ms  INTEGER NOT NULL
+      );
+      CREATE INDEX orphan_files_by_time ON orphan_files (recorded_at_ms);
+      )sql",
   };
   return kMigrations;
 }

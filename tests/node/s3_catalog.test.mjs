@@ -221,7 +221,7 @@ function faultTest(name, setup, fn) {
     if (!s3Available()) return t.skip(S3_SKIP_MESSAGE);
     const extra = await setup();
     try {
-      await withS3Catalog({ moreToml: extra.toml }, (cat) => fn(cat, extra));
+      await withS3Catalog({ moreToml: extra.toml, args: extra.args }, (cat) => fn(cat, extra));
     } finally {
       await extra.close?.();
     }
@@ -302,8 +302,9 @@ faultTest(
 );
 
 faultTest(
-  'a metadata PUT that lands but whose answer never comes: 503, the store keeps the old metadata, the file is an orphan',
-  flakyStorage,
+  'a metadata PUT that lands but whose answer never comes: 503, the store keeps the old metadata, and the orphan is swept',
+  // The sweep runs every second and deletes orphans recorded over a second ago.
+  async () => ({ ...(await flakyStorage()), args: ['--orphan-file-grace-s', '1', '--orphan-sweep-interval-s', '1'] }),
   async (cat, { proxy, bucket }) => {
     const flaky = cat.api('flaky');
     assertStatus(await flaky.createNamespace(NS), 200, 'create namespace');
@@ -325,6 +326,21 @@ faultTest(
     const ok = assertStatus(await flaky.commitTable(NS, 't', setProperties({ after: 'timeout' })), 200, 'commit after the timeout');
     assert.ok(!landed.includes(splitS3(ok['metadata-location']).key), 'the next commit reused the orphan');
     assert.equal((await readMetadata(ok['metadata-location'])).json.properties.after, 'timeout');
+
+    // The sweep deletes the orphan, and nothing else.
+    const deadline = Date.now() + 20_000;
+    let keys = await listKeys(bucket);
+    while (keys.includes(landed[0]) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      keys = await listKeys(bucket);
+    }
+    assert.ok(!keys.includes(landed[0]), `the orphan ${landed[0]} was not swept within 20 s`);
+    for (const kept of [created['metadata-location'], ok['metadata-location']]) {
+      assert.ok(keys.includes(splitS3(kept).key), `the sweep deleted ${kept}`);
+    }
+    assert.deepEqual(keys.filter((k) => !before.includes(k) && k !== splitS3(ok['metadata-location']).key), []);
+    assert.match(cat.log(), /deleted 1 unreferenced metadata file/);
+    assertStatus(await flaky.loadTable(NS, 't'), 200, 'load after the sweep');
   },
 );
 

@@ -24,6 +24,7 @@ class CommitTest : public ::testing::Test {
     ASSERT_TRUE(store) << store.error().message;
     base_ = std::move(*store);
     hooked_ = std::make_unique<HookedStore>(*base_);
+    orphans_ = std::make_unique<OrphanFiles>(*hooked_, io_, [] { return int64_t{1000}; });
     auto catalog = base_->CreateCatalog("c", "file:///w", {});
     ASSERT_TRUE(catalog);
     catalog_id_ = catalog->id;
@@ -56,12 +57,13 @@ class CommitTest : public ::testing::Test {
   }
 
   Status Run(const CommitAttempt& attempt, int max_attempts = 3) {
-    return RunCommit(*hooked_, io_, max_attempts, CommitSubject{"ns.t"}, attempt);
+    return RunCommit(*hooked_, *orphans_, max_attempts, CommitSubject{"ns.t"}, attempt);
   }
 
   std::unique_ptr<MetaStore> base_;
   std::unique_ptr<HookedStore> hooked_;
   MemoryFileIO io_;
+  std::unique_ptr<OrphanFiles> orphans_;
   int64_t catalog_id_ = 0;
   int64_t entity_id_ = 0;
 };

@@ -147,6 +147,18 @@ const std::vector<SettingCase>& SettingCases() {
        "0",
        "0",
        {"-1", "4294967296", "many", ""}},
+      {"orphan-file-grace-s",
+       [](const ServerConfig& c) { return std::to_string(c.orphan_file_grace.count()); },
+       "0",
+       "0",
+       {"-1", "604801", "soon", ""}},
+      {"orphan-sweep-interval-s",
+       [](const ServerConfig& c) {
+         return std::to_string(c.orphan_sweep_interval.count());
+       },
+       "5",
+       "5",
+       {"0", "86401", "often", ""}},
       {"allowed-locations",
        [](const ServerConfig& c) { return c.allowed_locations_setting; },
        "/srv/a, file:///srv/b",
@@ -466,6 +478,19 @@ TEST_F(FinalizeConfigTest, PostgresStoreTakesItsPasswordFromTheFirstLineOfAFile)
   ASSERT_THAT(ApplySetting(config_, "store-password-file", file), IsOk());
   ASSERT_THAT(FinalizeConfig(config_), IsOk());
   EXPECT_EQ(config_.postgres.password, "from-file");
+}
+
+TEST_F(FinalizeConfigTest, APasswordFileIsReadWithABoundAndMustNotBeEmpty) {
+  config_.data_dir = (dir_.path() / "data").string();
+  const std::string large = dir_.File("large");
+  std::ofstream(large) << std::string(5000, 'x');
+  ASSERT_THAT(ApplySetting(config_, "store", "postgresql://cairn@db/cat"), IsOk());
+  ASSERT_THAT(ApplySetting(config_, "store-password-file", large), IsOk());
+  EXPECT_THAT(FinalizeConfig(config_), HasErrorMessage("is larger than 4096 bytes"));
+  const std::string empty = dir_.File("empty");
+  std::ofstream(empty) << "\nsecond line\n";
+  ASSERT_THAT(ApplySetting(config_, "store-password-file", empty), IsOk());
+  EXPECT_THAT(FinalizeConfig(config_), HasErrorMessage("is empty"));
 }
 
 TEST_F(FinalizeConfigTest, PasswordSettingsNeedAPostgresStore) {

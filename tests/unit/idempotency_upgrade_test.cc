@@ -40,7 +40,8 @@ Request KeyedRequest(std::string key) {
   return request;
 }
 
-/// The schema before the answer became opaque, with the answers of key `answered` and
+/// The schema before the answer became opaque (undoing that migration and the orphan
+/// files' one that followed it), with the answers of key `answered` and
 /// `pending` (whose effect committed, but not its answer) in the old columns. SQL that
 /// both SQLite and PostgreSQL run.
 constexpr const char* kDowngrade = R"sql(
@@ -52,7 +53,8 @@ constexpr const char* kDowngrade = R"sql(
     body = '{"legacy":true}', etag = '"v1"' WHERE key = 'answered';
   UPDATE idempotency_keys SET applied = 1 WHERE key = 'pending';
   ALTER TABLE idempotency_keys DROP COLUMN answer;
-  DELETE FROM schema_version WHERE version = (SELECT MAX(version) FROM schema_version);
+  DROP TABLE orphan_files;
+  DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 1 FROM schema_version);
 )sql";
 
 using OpenStore = std::function<Result<std::unique_ptr<MetaStore>>()>;

@@ -855,6 +855,54 @@ TEST_P(MetaStoreTest, TableClaimHoldingFindsTheTableWhoseClaimHoldsALocation) {
   }
 }
 
+TEST_P(MetaStoreTest, OrphanFilesAreListedOldestFirstUpToALimitAndForgotten) {
+  const NamespacePath ns = {"db", "inner"};
+  ASSERT_THAT(
+      store_->RecordOrphanFile({"s3://b/t/metadata/b.json", catalog_, ns, "t", 20}),
+      IsOk());
+  ASSERT_THAT(
+      store_->RecordOrphanFile({"s3://b/t/metadata/a.json", catalog_, ns, "t", 10}),
+      IsOk());
+  ASSERT_THAT(
+      store_->RecordOrphanFile({"s3://b/t/metadata/c.json", catalog_, ns, "u", 30}),
+      IsOk());
+  auto due = store_->OrphanFilesRecordedBefore(30, 10);
+  ASSERT_THAT(due, IsOk());
+  ASSERT_EQ(due->size(), 2U);  // recorded strictly before 30
+  EXPECT_EQ((*due)[0].location, "s3://b/t/metadata/a.json");
+  EXPECT_EQ((*due)[0].ns, ns);
+  EXPECT_EQ((*due)[0].name, "t");
+  EXPECT_EQ((*due)[0].catalog_id, catalog_);
+  EXPECT_EQ((*due)[0].recorded_at_ms, 10);
+  EXPECT_EQ((*due)[1].location, "s3://b/t/metadata/b.json");
+  auto first = store_->OrphanFilesRecordedBefore(100, 1);
+  ASSERT_THAT(first, IsOk());
+  ASSERT_EQ(first->size(), 1U);
+  EXPECT_EQ((*first)[0].location, "s3://b/t/metadata/a.json");
+
+  ASSERT_THAT(store_->ForgetOrphanFile("s3://b/t/metadata/a.json"), IsOk());
+  ASSERT_THAT(store_->ForgetOrphanFile("s3://b/t/metadata/never.json"), IsOk());
+  auto rest = store_->OrphanFilesRecordedBefore(100, 10);
+  ASSERT_THAT(rest, IsOk());
+  ASSERT_EQ(rest->size(), 2U);
+  EXPECT_EQ((*rest)[0].location, "s3://b/t/metadata/b.json");
+}
+
+TEST_P(MetaStoreTest, RecordingAnOrphanAgainKeepsTheLaterTime) {
+  const std::string at = "s3://b/t/metadata/a.json";
+  ASSERT_THAT(store_->RecordOrphanFile({at, catalog_, {"db"}, "t", 50}), IsOk());
+  ASSERT_THAT(store_->RecordOrphanFile({at, catalog_, {"db"}, "t2", 40}), IsOk());
+  auto due = store_->OrphanFilesRecordedBefore(1000, 10);
+  ASSERT_THAT(due, IsOk());
+  ASSERT_EQ(due->size(), 1U);
+  EXPECT_EQ((*due)[0].recorded_at_ms, 50);
+  EXPECT_EQ((*due)[0].name, "t2");
+  ASSERT_THAT(store_->RecordOrphanFile({at, catalog_, {"db"}, "t", 70}), IsOk());
+  due = store_->OrphanFilesRecordedBefore(60, 10);
+  ASSERT_THAT(due, IsOk());
+  EXPECT_TRUE(due->empty());
+}
+
 TEST_P(MetaStoreTest, RacingClaimsOfOneLocationLetExactlyOneWin) {
   Create({"db"});
   constexpr int kThreads = 6;

@@ -109,9 +109,10 @@ export function splitS3(location) {
  * Starts `cairn serve --log-level debug` with catalog `lake` on a fresh bucket (`bucket`),
  * storage locations `s3://<bucket>/wh`, warehouse `s3://<bucket>/wh/lake`, and namespace `ns`
  * in it. `vending`: none (omitted), sts or static. `moreToml`: more storages and catalogs.
+ * `args`: more `cairn serve` options.
  * `log()` is the server's whole stdout and stderr.
  */
-export async function startS3Catalog({ vending, moreToml = '', extra = {}, namespace = true } = {}) {
+export async function startS3Catalog({ vending, moreToml = '', extra = {}, namespace = true, args = [] } = {}) {
   const bucket = await createBucket();
   const toml =
     storageToml('lake', {
@@ -122,7 +123,7 @@ export async function startS3Catalog({ vending, moreToml = '', extra = {}, names
       roleArn: vending === 'sts' ? process.env.CAIRN_TEST_S3_ROLE_ARN : undefined,
       extra,
     }) + moreToml;
-  const server = await startServer({ config: toml, env: keyEnv(), args: ['--log-level', 'debug'] });
+  const server = await startServer({ config: toml, env: keyEnv(), args: ['--log-level', 'debug', ...args] });
   const cat = {
     server,
     bucket,

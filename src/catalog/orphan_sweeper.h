@@ -1,0 +1,60 @@
+#pragma once
+
+/// \file
+/// \brief Runs `SweepOrphanFiles` (orphan_files.h) from a background thread at a fixed
+/// interval, so that metadata files left unreferenced go once their grace period is over.
+///
+/// Thread-safe. Owns one background thread between `Start` and destruction.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <thread>
+
+#include "common/mutex.h"
+#include "io/file_io.h"
+#include "store/meta_store.h"
+
+namespace cairn {
+
+/// \brief When and how much the sweeper deletes.
+struct OrphanSweeperSettings {
+  /// An orphan is deleted no sooner than this after it was recorded.
+  std::chrono::milliseconds grace{std::chrono::minutes(10)};
+  /// Time between sweeps.
+  std::chrono::milliseconds interval{std::chrono::minutes(1)};
+};
+
+class OrphanSweeper {
+ public:
+  /// \brief `store` and `io` must outlive the sweeper; `clock` returns milliseconds since
+  /// the epoch.
+  OrphanSweeper(MetaStore& store, FileIO& io, std::function<int64_t()> clock,
+                OrphanSweeperSettings settings);
+  /// \brief Stops the thread after the orphan it is deleting.
+  ~OrphanSweeper();
+  OrphanSweeper(const OrphanSweeper&) = delete;
+  OrphanSweeper& operator=(const OrphanSweeper&) = delete;
+
+  /// \brief Starts sweeping every interval (the first sweep after one interval). Call once.
+  void Start();
+
+  /// \brief One sweep now, in the caller's thread: every due orphan, in batches. Returns
+  /// how many files it deleted. Errors: the store's.
+  Result<size_t> SweepNow();
+
+ private:
+  void Run();
+
+  MetaStore& store_;
+  FileIO& io_;
+  const std::function<int64_t()> clock_;
+  const OrphanSweeperSettings settings_;
+  Mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ CAIRN_GUARDED_BY(mutex_) = false;
+  std::thread thread_;
+};
+
+}  // namespace cairn
