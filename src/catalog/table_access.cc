@@ -11,9 +11,14 @@ namespace cairn {
 Result<EntityStorageLocations> TableLocationsOf(const LocationPolicy& policy,
                                                 const CatalogRecord& catalog,
                                                 std::string_view metadata_json) {
-  CAIRN_ASSIGN_OR_RAISE(auto metadata,
-                        iceberg::TableMetadataFromJsonString(metadata_json));
-  return TableLocationsOf(policy, catalog, metadata);
+  auto metadata = iceberg::TableMetadataFromJsonString(metadata_json);
+  if (!metadata) {
+    // The store holds what Cairn validated and wrote: a parse failure is Cairn's fault
+    // (or the store's), never the client's.
+    return Internal("The stored metadata of the table does not parse: {}",
+                    metadata.error().message);
+  }
+  return TableLocationsOf(policy, catalog, *metadata);
 }
 
 Result<EntityStorageLocations> TableLocationsOf(const LocationPolicy& policy,

@@ -37,7 +37,8 @@ struct EntityStorageLocations {
 
 /// \brief The locations of the table whose metadata is `metadata_json`, in canonical
 /// form, as its claim has them (not confined again: the table's commits were).
-/// Errors: `kBadRequest` for metadata without a valid location.
+/// Errors: `kInternal` when `metadata_json` (the stored metadata) does not parse;
+/// `kBadRequest` for metadata without a valid location.
 Result<EntityStorageLocations> TableLocationsOf(const LocationPolicy& policy,
                                                 const CatalogRecord& catalog,
                                                 std::string_view metadata_json);

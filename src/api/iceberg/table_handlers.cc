@@ -142,6 +142,43 @@ Result<Response> LoadResponse(TableService& tables, const LoadRequest& load,
   return WithETag(std::move(response), std::move(etag));
 }
 
+/// The access to answer a create with. Credentials only now: the location was validated
+/// by the create (or stage-create).
+Result<TableAccess> CreatedTableAccess(TableService& tables, std::string_view catalog,
+                                       std::string_view name, const LoadedTable& created,
+                                       bool vend) {
+  auto access = tables.AccessTo(catalog, created, vend);
+  if (access || created.metadata_location.empty())
+    return access;  // staged: all or nothing
+  // The table exists now: answer the create without credentials, which the spec allows
+  // (loadCredentials then reports why, and may succeed later).
+  spdlog::warn("created table {} without vended credentials: {}", name,
+               access.error().message);
+  access = tables.AccessTo(catalog, created, /*vend=*/false);
+  if (!access) return TableAccess{};
+  return access;
+}
+
+/// The answer to a create: tagged unless it carries credentials or nothing was created.
+Response CreatedTableResponse(const LoadedTable& created, const TableAccess& access,
+                              const Request& table_request) {
+  Response response = Response::Json(
+      LoadTableResultToJson(created, access, SignerEndpointFor(table_request, access)));
+  if (access.credentials) {
+    response.headers.emplace_back("Cache-Control", "no-store");
+    // An idempotent retry is answered from the store, which never holds credentials:
+    // it gets the table without them (loadCredentials vends afresh).
+    TableAccess without = access;
+    without.credentials.reset();
+    response.replay_body = LoadTableResultToJson(
+        created, without, SignerEndpointFor(table_request, without));
+    return response;
+  }
+  if (created.metadata_location.empty()) return response;  // staged: nothing to tag
+  return WithETag(std::move(response),
+                  TableETag(created.metadata_location, SnapshotsMode::kAll));
+}
+
 }  // namespace
 
 std::string TableETag(std::string_view metadata_location, SnapshotsMode mode) {
@@ -172,37 +209,13 @@ Result<Response> CreateTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto input, CreateTableRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto created,
                         tables.CreateTable(catalog, ns, input, request.write_context()));
-  // Credentials only now: the location was validated by the create (or stage-create).
-  auto access = tables.AccessTo(catalog, created, AsksForCredentials(request));
-  if (!access && created.metadata_location.empty()) {
-    return tl::unexpected(access.error());  // staged: nothing was created
-  }
-  if (!access) {
-    // The table exists now: answer the create without credentials, which the spec
-    // allows (loadCredentials then reports why, and may succeed later).
-    spdlog::warn("created table {} without vended credentials: {}", input.name,
-                 access.error().message);
-    access = tables.AccessTo(catalog, created, /*vend=*/false);
-    if (!access) access = TableAccess{};
-  }
+  CAIRN_ASSIGN_OR_RAISE(auto access,
+                        CreatedTableAccess(tables, catalog, input.name, created,
+                                           AsksForCredentials(request)));
   // The new table's signer endpoint: this route's path plus the table's name.
   Request table_request = request;
   table_request.path += "/" + PercentEncodeSegment(input.name);
-  Response response = Response::Json(
-      LoadTableResultToJson(created, *access, SignerEndpointFor(table_request, *access)));
-  if (access->credentials) {
-    response.headers.emplace_back("Cache-Control", "no-store");
-    // An idempotent retry is answered from the store, which never holds credentials:
-    // it gets the table without them (loadCredentials vends afresh).
-    TableAccess without = *access;
-    without.credentials.reset();
-    response.replay_body = LoadTableResultToJson(
-        created, without, SignerEndpointFor(table_request, without));
-    return response;
-  }
-  if (created.metadata_location.empty()) return response;  // staged: nothing to tag
-  return WithETag(std::move(response),
-                  TableETag(created.metadata_location, SnapshotsMode::kAll));
+  return CreatedTableResponse(created, access, table_request);
 }
 
 Result<Response> LoadTable(TableService& tables, const Request& request) {
