@@ -141,5 +141,19 @@ set ylabel 'per second'
 plot $cm using 2:xtic(1) title 'SQLite', '' using 3 title 'PostgreSQL'
 unset multiplot`, [...lt, ...cm].map((r) => [null, r[2]]));
   }
+  if (has('W7')) {
+    const lt = [16, 64].map((c) => [`${c} connections`, tput(`W7-loadtable-local-c${c}`), tput(`W7-loadtable-s3-c${c}`)]);
+    const cm = [1, 4, 16].map((n) => [`${n} writer${n > 1 ? 's' : ''}`, tput(`W7-commits-w${n}`), tput(`W7-ceiling-w${n}`)]);
+    draw('W7', 'W7: Iceberg tables on S3 (Ceph RGW, same machine)', `${block('lt', lt)}${block('cm', cm)}
+${bars}
+set multiplot layout 1,2 title "W7: Iceberg tables on S3 (Ceph RGW on memstore, same machine)"
+set title 'loadTable, small table (target: S3 ≥ 90% of local)'
+set ylabel 'requests/s'
+plot $lt using 2:xtic(1) title 'local table', '' using 3 title 'S3 table'
+set title 'commits, one S3 table per writer (target: ≥ 70% of the ceiling)'
+set ylabel 'per second'
+plot $cm using 2:xtic(1) title 'commits/s', '' using 3 title 'S3 ceiling ops/s'
+unset multiplot`, [...lt, ...cm]);
+  }
   return charts;
 }

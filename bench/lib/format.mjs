@@ -50,7 +50,8 @@ export function throughput(result) {
   switch (result.subcommand) {
     case 'get': return { value: result.throughput_rps, unit: 'req/s' };
     case 'commits': return { value: result.throughput_cps, unit: 'commits/s' };
-    case 'durable-ceiling': return { value: result.throughput_ops, unit: 'ops/s' };
+    case 'durable-ceiling':
+    case 's3-ceiling': return { value: result.throughput_ops, unit: 'ops/s' };
     case 'create-tables': return { value: result.throughput_tps, unit: 'tables/s' };
     default: return { value: undefined, unit: '' };
   }

@@ -32,7 +32,7 @@ const tput = (name) => throughput(result(name)).value;
 // One row per measured run: what the load generator saw and what the server spent.
 const RUN_HEADER = ['run', 'conns', 'throughput', 'p50', 'p99', 'p99.9', 'errors', 'server CPU s (cores)', 'peak RSS', 'vs ceiling'];
 
-function runRow(label, name, { ceiling, conns } = {}) {
+function runRow(label, name, { ceiling, conns, yardstick = 'ceiling' } = {}) {
   const doc = get(name);
   if (!doc) return [label, conns ?? DASH, 'not run', ...Array(RUN_HEADER.length - 3).fill(DASH)];
   const r = doc.result;
@@ -40,10 +40,10 @@ function runRow(label, name, { ceiling, conns } = {}) {
   const l = r.latency_us ?? {};
   const c = conns ?? r.connections ?? r.writers ?? DASH;
   let vs = '';
-  if (ceiling === true) vs = 'ceiling';
+  if (ceiling === true) vs = yardstick;
   else if (ceiling) vs = percent(ratio(t.value, tput(ceiling)));
-  // The durable ceiling does not involve the server: its CPU and RSS say nothing there.
-  const server = r.subcommand === 'durable-ceiling' ? {} : doc.server ?? {};
+  // The ceilings do not involve the server: its CPU and RSS say nothing there.
+  const server = r.subcommand.endsWith('-ceiling') ? {} : doc.server ?? {};
   const cpu = server.cpu_s;
   return [
     label, c, isNum(t.value) ? `${sig3(t.value)} ${t.unit}` : DASH,
@@ -98,7 +98,9 @@ function check(target, value, limit, { atMost = false, unit = '', fmt = num } = 
   const met = atMost ? value <= limit : value >= limit;
   const show = (v) => `${fmt(v)}${unit}`;
   let detail;
-  if (atMost) {
+  if (atMost && limit === 0) {
+    detail = `${show(value)} ${met ? '≤' : '>'} ${show(limit)}`;
+  } else if (atMost) {
     detail = met
       ? `${show(value)} ≤ ${show(limit)} (${num(limit / value)}× headroom)`
       : `${show(value)} > ${show(limit)}: ${num(value / limit)}× the limit`;
@@ -288,6 +290,62 @@ ${chart('W6')}`);
   check('W6 (informational): PostgreSQL commits ≥ 50% of the durable ceiling, 4 writers', ratio(tput('W6-commits-w4'), tput('W6-ceiling-w4')), 0.5, { fmt: pct });
 }
 
+// What RGW did during a run of W7 (raw/<run>-rgw.json, warm-up included).
+function rgwLine(name) {
+  const g = get(`${name}-rgw`);
+  if (!g) return 'RGW: not recorded';
+  return `RGW served ${num(g.requests)} requests (${num(g.puts)} PUT, ${num(g.gets)} GET/HEAD) and used ${isNum(g.cpu_s) ? sig3(g.cpu_s) : DASH} CPU s (${isNum(g.cpu_s) && g.wall_s > 0 ? sig3(g.cpu_s / g.wall_s) : DASH} cores)`;
+}
+
+function w7() {
+  if (!ran('W7')) return;
+  const s = get('W7-server') ?? {};
+  const loads = [];
+  for (const c of [16, 64]) {
+    loads.push(runRow('loadTable, S3 table', `W7-loadtable-s3-c${c}`, { ceiling: `W7-loadtable-local-c${c}` }));
+    loads.push(runRow('loadTable, local table', `W7-loadtable-local-c${c}`, { ceiling: true, yardstick: 'reference' }));
+  }
+  const commits = [];
+  const notes = [];
+  for (const n of [1, 4, 16]) {
+    commits.push(runRow(`commits, ${n} S3 table${n > 1 ? 's' : ''}`, `W7-commits-w${n}`, { ceiling: `W7-ceiling-w${n}` }));
+    commits.push(runRow('S3 ceiling', `W7-ceiling-w${n}`, { ceiling: true, conns: n }));
+    const r = result(`W7-commits-w${n}`);
+    const c = result(`W7-ceiling-w${n}`);
+    const size = result(`W7-size-w${n}`);
+    if (r) {
+      notes.push(`- ${n} writer${n > 1 ? 's' : ''}: ${num(r.commits)} commits, ${num(r.conflicts)} conflicts (409), server-side POST p50 ${latency(r.post_latency_us?.p50)}; ${num(size?.objects)} metadata files on S3 (creates and warm-up included), mean ${bytes(size?.mean_bytes)} over ${num(size?.read)} read back. ${rgwLine(`W7-commits-w${n}`)}.`);
+      notes.push(`  Ceiling: ${num(c?.ops)} × (PUT of ${bytes(c?.bytes)}, PUT p50 ${latency(c?.put_latency_us?.p50)}; one-row transaction). ${rgwLine(`W7-ceiling-w${n}`)}.`);
+    }
+  }
+  const loadReads = [16, 64].flatMap((c) => [`W7-loadtable-s3-c${c}-rgw`, `W7-loadtable-local-c${c}-rgw`])
+    .map((name) => get(name)?.requests);
+  const rgwDuringLoads = loadReads.every(isNum) ? loadReads.reduce((a, b) => a + b, 0) : undefined;
+  sections.push(`## W7 — Iceberg tables on S3
+
+One server with two catalogs: \`default\` on the local disk and \`s3\`, whose warehouse is in a bucket of a throw-away Ceph RGW ${s.rgw_version ?? ''} (\`scripts/lib/rgw.sh\`: one monitor, one OSD on memstore — objects in RAM — on this machine, sharing its two cores with the server and the load generator). loadTable of a small table (5 snapshots) of each catalog, back to back; then commits by N writers on fresh S3 tables against the **S3 ceiling**: with the same number of connections, one \`PUT\` with \`If-None-Match: *\` of the mean size of the metadata files the commits wrote (read back from the bucket) to a fresh key, through Cairn's own S3 client, then the one-row transaction of W3's ceiling in a fresh SQLite file. The commit tables are purged before their ceiling runs.
+${failedNote('W7')}
+${table(RUN_HEADER, loads)}
+
+Response bodies: ${bytes(result('W7-setup-s3')?.metadata_bytes)} for the S3 table, ${bytes(result('W7-setup-local')?.metadata_bytes)} for the local one (the same table but for its locations). RGW requests during the four loadTable runs (warm-up included): **${num(rgwDuringLoads)}** — loads are served from the store and never read S3.
+
+${table(RUN_HEADER, commits)}
+
+${notes.join('\n')}
+${errorNotes('W7')}
+${serverLine('W7')}
+${chart('W7')}`);
+  for (const n of [1, 4, 16]) {
+    check(`W7: S3 commits ≥ 70% of the S3 ceiling, ${n} writer${n > 1 ? 's' : ''}`,
+      ratio(tput(`W7-commits-w${n}`), tput(`W7-ceiling-w${n}`)), 0.7, { fmt: pct });
+  }
+  for (const c of [16, 64]) {
+    check(`W7: loadTable of an S3 table ≥ 90% of a local one, ${c} connections`,
+      ratio(tput(`W7-loadtable-s3-c${c}`), tput(`W7-loadtable-local-c${c}`)), 0.9, { fmt: pct });
+  }
+  check('W7: loadTable reads nothing from S3 (RGW requests during the loads)', rgwDuringLoads, 0, { atMost: true });
+}
+
 // ---------------------------------------------------------------------------- document
 
 function header() {
@@ -338,7 +396,7 @@ ${body}`;
 }
 
 const charts = writeCharts(outDir, raw);
-w1(); w2(); w3(); w4(); w5(); w6();
+w1(); w2(); w3(); w4(); w5(); w6(); w7();
 const doc = [header(), ...sections, targetSection(), analysisSection()].join('\n\n').replace(/\n{3,}/g, '\n\n') + '\n';
 writeFileSync(path.join(outDir, 'RESULTS.md'), doc);
 process.stderr.write(`report: ${path.join(outDir, 'RESULTS.md')} (${targets.filter((t) => t.status === 'MET').length}/${targets.length} targets met, ${Object.keys(charts).length} charts)\n`);
