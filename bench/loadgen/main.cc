@@ -80,7 +80,15 @@ int RunMain(int argc, char** argv) {
   GetOptions get;
   auto* get_cmd = app.add_subcommand("get", "Closed-loop GET load on one path");
   AddCommonOptions(*get_cmd, common, common.connections);
-  get_cmd->add_option("--path", get.path, "Path appended to --url")->required();
+  get_cmd
+      ->add_option("--path", get.paths,
+                   "Path appended to --url; repeat it for paths that take turns")
+      ->required();
+  get_cmd
+      ->add_option("--phase-ms", get.phase_ms,
+                   "With several --path: how long each keeps all connections")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 60'000));
   get_cmd->add_option("--header", get.headers, "Extra header 'Name: value' (repeatable)");
   get_cmd->add_option("--expect", get.expect, "Statuses that count as success")
       ->delimiter(',')

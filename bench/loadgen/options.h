@@ -25,9 +25,12 @@ struct CommonOptions {
 };
 
 struct GetOptions {
-  std::string path;
+  /// One path, or several that take turns in phases of `phase_ms` (A/B comparisons under
+  /// the same machine noise).
+  std::vector<std::string> paths;
   std::vector<std::string> headers;  ///< "Name: value"
   std::vector<unsigned> expect{200};
+  int phase_ms = 100;
 };
 
 struct EtagOptions {
