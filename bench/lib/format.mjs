@@ -57,6 +57,12 @@ export function throughput(result) {
   }
 }
 
+// A Markdown table; `|` inside a cell is escaped.
+export function table(header, rows) {
+  const line = (cells) => `| ${cells.map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
 export const ratio = (a, b) => (isNum(a) && isNum(b) && b > 0 ? a / b : undefined);
 
 export { isNum };

@@ -3,12 +3,13 @@
 // ANALYSIS.md:
 //
 //   node bench/lib/report.mjs --out bench/results [--analysis bench/results/ANALYSIS.md]
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeCharts } from './charts.mjs';
-import { DASH, bytes, isNum, kib, latency, num, percent, ratio, sig3, throughput } from './format.mjs';
+import { analysisSection, header, targetSection } from './document.mjs';
+import { DASH, bytes, isNum, kib, latency, num, percent, ratio, sig3, table, throughput } from './format.mjs';
 
 const { values: args } = parseArgs({
   options: { out: { type: 'string', default: 'bench/results' }, analysis: { type: 'string' } },
@@ -32,8 +33,9 @@ const tput = (name) => throughput(result(name)).value;
 // One row per measured run: what the load generator saw and what the server spent.
 const RUN_HEADER = ['run', 'conns', 'throughput', 'p50', 'p99', 'p99.9', 'errors', 'server CPU s (cores)', 'peak RSS', 'vs ceiling'];
 
-function runRow(label, name, { ceiling, conns, yardstick = 'ceiling' } = {}) {
-  const doc = get(name);
+// `run` and `ceiling` name raw files, or are documents of that shape (see pathRun).
+function runRow(label, run, { ceiling, conns, yardstick = 'ceiling' } = {}) {
+  const doc = typeof run === 'string' ? get(run) : run;
   if (!doc) return [label, conns ?? DASH, 'not run', ...Array(RUN_HEADER.length - 3).fill(DASH)];
   const r = doc.result;
   const t = throughput(r);
@@ -41,7 +43,7 @@ function runRow(label, name, { ceiling, conns, yardstick = 'ceiling' } = {}) {
   const c = conns ?? r.connections ?? r.writers ?? DASH;
   let vs = '';
   if (ceiling === true) vs = yardstick;
-  else if (ceiling) vs = percent(ratio(t.value, tput(ceiling)));
+  else if (ceiling) vs = percent(ratio(t.value, throughput((typeof ceiling === 'string' ? get(ceiling) : ceiling)?.result).value));
   // The ceilings do not involve the server: its CPU and RSS say nothing there.
   const server = r.subcommand.endsWith('-ceiling') ? {} : doc.server ?? {};
   const cpu = server.cpu_s;
@@ -55,11 +57,6 @@ function runRow(label, name, { ceiling, conns, yardstick = 'ceiling' } = {}) {
 function errors(r) {
   const e = r.errors ?? 0;
   return e === 0 ? '0' : `**${e}**`;
-}
-
-function table(header, rows) {
-  const line = (cells) => `| ${cells.map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
 // Error samples of every run of a workload, so that a failing run is never silent.
@@ -290,6 +287,15 @@ ${chart('W6')}`);
   check('W6 (informational): PostgreSQL commits ≥ 50% of the durable ceiling, 4 writers', ratio(tput('W6-commits-w4'), tput('W6-ceiling-w4')), 0.5, { fmt: pct });
 }
 
+// Path `i` of a run whose paths took turns (get --path A --path B) as a run of its own; the
+// server's CPU time covers all paths, so it is left out.
+function pathRun(name, i) {
+  const doc = get(name);
+  const path = doc?.result?.paths?.[i];
+  if (!path) return undefined;
+  return { ...doc, server: { peak_rss_kib: doc.server?.peak_rss_kib }, result: { subcommand: 'get', connections: doc.result.connections, ...path } };
+}
+
 // What RGW did during a run of W7 (raw/<run>-rgw.json, warm-up included).
 function rgwLine(name) {
   const g = get(`${name}-rgw`);
@@ -300,10 +306,15 @@ function rgwLine(name) {
 function w7() {
   if (!ran('W7')) return;
   const s = get('W7-server') ?? {};
+  // Each load run alternates its two paths: the S3 table's first, the local table's second.
   const loads = [];
+  const cpu = [];
   for (const c of [16, 64]) {
-    loads.push(runRow('loadTable, S3 table', `W7-loadtable-s3-c${c}`, { ceiling: `W7-loadtable-local-c${c}` }));
-    loads.push(runRow('loadTable, local table', `W7-loadtable-local-c${c}`, { ceiling: true, yardstick: 'reference' }));
+    const [s3, local] = [0, 1].map((i) => pathRun(`W7-loadtable-c${c}`, i));
+    loads.push(runRow('loadTable, S3 table', s3 ?? `W7-loadtable-c${c}`, { ceiling: local, conns: c }));
+    loads.push(runRow('loadTable, local table', local ?? `W7-loadtable-c${c}`, { ceiling: true, yardstick: 'reference', conns: c }));
+    const server = get(`W7-loadtable-c${c}`)?.server;
+    if (server) cpu.push(`${sig3(server.cpu_s)} s (${sig3(server.cores)} cores) at ${c} connections`);
   }
   const commits = [];
   const notes = [];
@@ -318,16 +329,15 @@ function w7() {
       notes.push(`  Ceiling: ${num(c?.ops)} × (PUT of ${bytes(c?.bytes)}, PUT p50 ${latency(c?.put_latency_us?.p50)}; one-row transaction). ${rgwLine(`W7-ceiling-w${n}`)}.`);
     }
   }
-  const loadReads = [16, 64].flatMap((c) => [`W7-loadtable-s3-c${c}-rgw`, `W7-loadtable-local-c${c}-rgw`])
-    .map((name) => get(name)?.requests);
+  const loadReads = [16, 64].map((c) => get(`W7-loadtable-c${c}-rgw`)?.requests);
   const rgwDuringLoads = loadReads.every(isNum) ? loadReads.reduce((a, b) => a + b, 0) : undefined;
   sections.push(`## W7 — Iceberg tables on S3
 
-One server with two catalogs: \`default\` on the local disk and \`s3\`, whose warehouse is in a bucket of a throw-away Ceph RGW ${s.rgw_version ?? ''} (\`scripts/lib/rgw.sh\`: one monitor, one OSD on memstore — objects in RAM — on this machine, sharing its two cores with the server and the load generator). loadTable of a small table (5 snapshots) of each catalog, back to back; then commits by N writers on fresh S3 tables against the **S3 ceiling**: with the same number of connections, one \`PUT\` with \`If-None-Match: *\` of the mean size of the metadata files the commits wrote (read back from the bucket) to a fresh key, through Cairn's own S3 client, then the one-row transaction of W3's ceiling in a fresh SQLite file. The commit tables are purged before their ceiling runs.
+One server with two catalogs: \`default\` on the local disk and \`s3\`, whose warehouse is in a bucket of a throw-away Ceph RGW ${s.rgw_version ?? ''} (\`scripts/lib/rgw.sh\`: one monitor, one OSD on memstore — objects in RAM — on this machine, sharing its two cores with the server and the load generator). loadTable of a small table (5 snapshots) of each catalog, taking turns; then commits by N writers on fresh S3 tables against the **S3 ceiling**: with the same number of connections, one \`PUT\` with \`If-None-Match: *\` of the mean size of the metadata files the commits wrote (read back from the bucket) to a fresh key, through Cairn's own S3 client, then the one-row transaction of W3's ceiling in a fresh SQLite file. The commit tables are purged before their ceiling runs.
 ${failedNote('W7')}
 ${table(RUN_HEADER, loads)}
 
-Response bodies: ${bytes(result('W7-setup-s3')?.metadata_bytes)} for the S3 table, ${bytes(result('W7-setup-local')?.metadata_bytes)} for the local one (the same table but for its locations). RGW requests during the four loadTable runs (warm-up included): **${num(rgwDuringLoads)}** — loads are served from the store and never read S3.
+The two tables took turns in one run per concurrency (${get(`W7-loadtable-c16`)?.result?.phase_ms ?? DASH} ms each, all connections switching together), so that both met the same machine; the server's CPU time covers both: ${cpu.join(', ') || DASH}. Response bodies: ${bytes(result('W7-setup-s3')?.metadata_bytes)} for the S3 table, ${bytes(result('W7-setup-local')?.metadata_bytes)} for the local one (the same table but for its locations). RGW requests during the loadTable runs (warm-up included): **${num(rgwDuringLoads)}** — loads are served from the store and never read S3.
 
 ${table(RUN_HEADER, commits)}
 
@@ -340,63 +350,16 @@ ${chart('W7')}`);
       ratio(tput(`W7-commits-w${n}`), tput(`W7-ceiling-w${n}`)), 0.7, { fmt: pct });
   }
   for (const c of [16, 64]) {
-    check(`W7: loadTable of an S3 table ≥ 90% of a local one, ${c} connections`,
-      ratio(tput(`W7-loadtable-s3-c${c}`), tput(`W7-loadtable-local-c${c}`)), 0.9, { fmt: pct });
+    const [s3, local] = [0, 1].map((i) => pathRun(`W7-loadtable-c${c}`, i)?.result.throughput_rps);
+    check(`W7: loadTable of an S3 table ≥ 90% of a local one, ${c} connections`, ratio(s3, local), 0.9, { fmt: pct });
   }
   check('W7: loadTable reads nothing from S3 (RGW requests during the loads)', rgwDuringLoads, 0, { atMost: true });
 }
 
-// ---------------------------------------------------------------------------- document
-
-function header() {
-  const m = meta.machine ?? {};
-  const d = m.disk ?? {};
-  const g = meta.git ?? {};
-  const mode = meta.mode === 'quick'
-    ? `quick (\`bench/run --quick\`): smaller sizes, runs of ${meta.duration_s} s after ${meta.warmup_s} s of warm-up — a smoke check, not the published numbers`
-    : `full (\`bench/run\`): runs of ${meta.duration_s} s after ${meta.warmup_s} s of warm-up`;
-  const rows = [
-    ['date', `${meta.started ?? DASH} (the run took ${num(meta.elapsed_s)} s)`],
-    ['mode', mode],
-    ['machine', `${m.nproc} × ${m.cpu}, ${m.memory_gib} GiB RAM, ${m.kernel}`],
-    ['data disk', `${d.source ?? DASH} (${d.fstype ?? '?'}, ${d.size ?? '?'}${d.kind ? `; ${d.kind}` : ''}) — the data dirs and the ceiling's files, under bench/.work`],
-    ['commit', g.commit ? `${g.commit.slice(0, 12)} ${g.subject ? `(${g.subject})` : ''}${g.dirty ? ' **with uncommitted changes**' : ''}` : DASH],
-    ['workloads', `${(meta.workloads ?? []).join(', ')}${meta.failed?.length ? ` — **failed: ${meta.failed.join(', ')}**` : ''}`],
-    ['load generator', '`cairn-bench` on the same machine, sharing its cores with the server'],
-  ];
-  return `# Cairn benchmark results
-
-Generated by \`bench/run\` from \`raw/*.json\` (\`node bench/lib/report.mjs --out DIR\` regenerates this file). What each workload measures and how to reproduce it: [bench/README.md](../README.md).
-
-${table(['', ''], rows)}
-
-Every workload runs against a fresh \`cairn serve\` (release build, default settings, \`--log-level warn\`). Throughput and latency are the load generator's (errors are never counted as successes); *server CPU s* is the server's user+system time during the measured window (after warm-up), with the cores it kept busy in parentheses; *peak RSS* is the server's VmHWM so far. **The ceilings are measured in the same run on the same machine**, so the ratios to them hold on a noisy machine even where the absolute numbers move.`;
-}
-
-function targetSection() {
-  const met = targets.filter((t) => t.status === 'MET').length;
-  return `## Targets
-
-${met} of ${targets.length} met.
-
-${table(['target', 'status', 'by how much'], targets.map((t) => [t.target, t.status === 'MET' ? 'MET' : `**${t.status}**`, t.detail]))}`;
-}
-
-function analysisSection() {
-  // Default: the ANALYSIS.md next to the results (bench/results/ANALYSIS.md).
-  const file = args.analysis ?? path.join(args.out, 'ANALYSIS.md');
-  const body = file && existsSync(file)
-    ? readFileSync(file, 'utf8').trim()
-    : '_No analysis yet._ Profiles explaining unmet targets (what bounds them, with the evidence) go in `bench/results/ANALYSIS.md`; it is included here verbatim.';
-  return `## Analysis
-
-<!-- included verbatim from ${file ? path.relative(repoRoot, path.resolve(file)) : 'ANALYSIS.md'}: edit that file, not this section -->
-
-${body}`;
-}
-
 const charts = writeCharts(outDir, raw);
 w1(); w2(); w3(); w4(); w5(); w6(); w7();
-const doc = [header(), ...sections, targetSection(), analysisSection()].join('\n\n').replace(/\n{3,}/g, '\n\n') + '\n';
+// Default analysis: the ANALYSIS.md next to the results (bench/results/ANALYSIS.md).
+const analysis = analysisSection(args.analysis ?? path.join(args.out, 'ANALYSIS.md'), repoRoot);
+const doc = [header(meta), ...sections, targetSection(targets), analysis].join('\n\n').replace(/\n{3,}/g, '\n\n') + '\n';
 writeFileSync(path.join(outDir, 'RESULTS.md'), doc);
 process.stderr.write(`report: ${path.join(outDir, 'RESULTS.md')} (${targets.filter((t) => t.status === 'MET').length}/${targets.length} targets met, ${Object.keys(charts).length} charts)\n`);

@@ -274,8 +274,8 @@ commits_vs_s3_ceiling() {
 # W7: Iceberg tables on S3, on a throw-away Ceph RGW (scripts/lib/rgw.sh: one memstore OSD,
 # objects in RAM) on this machine, sharing its cores with the server and the load generator.
 # One server with two catalogs: `default` on the local disk and `s3` in a fresh bucket.
-# loadTable of a small table of each at 16 and 64 connections, back to back; then commits by
-# 1, 4 and 16 writers on fresh S3 tables, each against the S3 ceiling.
+# loadTable of a small table of each at 16 and 64 connections, taking turns; then commits
+# by 1, 4 and 16 writers on fresh S3 tables, each against the S3 ceiling.
 workload_W7() {
   # rgw_start, not rgw_start_with_trap: this subshell's EXIT trap (run_workload in
   # bench/run) stops Cairn first, then RGW.
@@ -293,14 +293,14 @@ workload_W7() {
 
   CATALOG_PREFIX=s3 measure W7-setup-s3 0 setup-table --namespace bench --table small --snapshots 5
   measure W7-setup-local 0 setup-table --namespace bench --table small --snapshots 5
-  # S3 then local at 16 connections, local then S3 at 64: a machine that slows down or
-  # speeds up during the four runs does not favour one catalog at both concurrencies.
-  local run catalog c prefix
-  for run in s3:16 local:16 local:64 s3:64; do
-    catalog="${run%%:*}" c="${run##*:}" prefix=s3
-    [ "$catalog" = s3 ] || prefix=default
-    measure_rgw "W7-loadtable-$catalog-c$c" "$WARMUP_S" get \
-      --path "/v1/$prefix/namespaces/bench/tables/small" --connections "$c" "${TIMED[@]}"
+  # Both tables in one run per concurrency, taking turns every 100 ms, so that both see the
+  # same machine (a build starting elsewhere on it slows both, not the one measured then),
+  # each for as long as any other workload's run.
+  local c
+  for c in 16 64; do
+    measure_rgw "W7-loadtable-c$c" "$WARMUP_S" get --path /v1/s3/namespaces/bench/tables/small \
+      --path /v1/default/namespaces/bench/tables/small --phase-ms 100 --connections "$c" \
+      --duration-s "$(awk -v d="$DURATION_S" 'BEGIN { print 2 * d }')" --warmup-s "$WARMUP_S"
   done
 
   local n
