@@ -33,7 +33,8 @@ const tput = (name) => throughput(result(name)).value;
 // One row per measured run: what the load generator saw and what the server spent.
 const RUN_HEADER = ['run', 'conns', 'throughput', 'p50', 'p99', 'p99.9', 'errors', 'server CPU s (cores)', 'peak RSS', 'vs ceiling'];
 
-// `run` and `ceiling` name raw files, or are documents of that shape (see pathRun).
+// `run` and `ceiling` name raw files, or are documents of that shape (see pathRun; an
+// undefined one was not run).
 function runRow(label, run, { ceiling, conns, yardstick = 'ceiling' } = {}) {
   const doc = typeof run === 'string' ? get(run) : run;
   if (!doc) return [label, conns ?? DASH, 'not run', ...Array(RUN_HEADER.length - 3).fill(DASH)];
@@ -311,8 +312,8 @@ function w7() {
   const cpu = [];
   for (const c of [16, 64]) {
     const [s3, local] = [0, 1].map((i) => pathRun(`W7-loadtable-c${c}`, i));
-    loads.push(runRow('loadTable, S3 table', s3 ?? `W7-loadtable-c${c}`, { ceiling: local, conns: c }));
-    loads.push(runRow('loadTable, local table', local ?? `W7-loadtable-c${c}`, { ceiling: true, yardstick: 'reference', conns: c }));
+    loads.push(runRow('loadTable, S3 table', s3, { ceiling: local, conns: c }));
+    loads.push(runRow('loadTable, local table', local, { ceiling: true, yardstick: 'reference', conns: c }));
     const server = get(`W7-loadtable-c${c}`)?.server;
     if (server) cpu.push(`${sig3(server.cpu_s)} s (${sig3(server.cores)} cores) at ${c} connections`);
   }
