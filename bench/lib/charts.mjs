@@ -141,5 +141,21 @@ set ylabel 'per second'
 plot $cm using 2:xtic(1) title 'SQLite', '' using 3 title 'PostgreSQL'
 unset multiplot`, [...lt, ...cm].map((r) => [null, r[2]]));
   }
+  if (has('W7')) {
+    // Each load run alternates two paths: the S3 table's, then the local table's.
+    const paths = (c) => result(`W7-loadtable-c${c}`)?.paths ?? [];
+    const lt = [16, 64].map((c) => [`${c} connections`, paths(c)[1]?.throughput_rps, paths(c)[0]?.throughput_rps]);
+    const cm = [1, 4, 16].map((n) => [`${n} writer${n > 1 ? 's' : ''}`, tput(`W7-commits-w${n}`), tput(`W7-ceiling-w${n}`)]);
+    draw('W7', 'W7: Iceberg tables on S3 (Ceph RGW, same machine)', `${block('lt', lt)}${block('cm', cm)}
+${bars}
+set multiplot layout 1,2 title "W7: Iceberg tables on S3 (Ceph RGW on memstore, same machine)"
+set title 'loadTable, small table (target: S3 ≥ 90% of local)'
+set ylabel 'requests/s'
+plot $lt using 2:xtic(1) title 'local table', '' using 3 title 'S3 table'
+set title 'commits, one S3 table per writer (target: ≥ 70% of the ceiling)'
+set ylabel 'per second'
+plot $cm using 2:xtic(1) title 'commits/s', '' using 3 title 'S3 ceiling ops/s'
+unset multiplot`, [...lt, ...cm]);
+  }
   return charts;
 }

@@ -50,10 +50,17 @@ export function throughput(result) {
   switch (result.subcommand) {
     case 'get': return { value: result.throughput_rps, unit: 'req/s' };
     case 'commits': return { value: result.throughput_cps, unit: 'commits/s' };
-    case 'durable-ceiling': return { value: result.throughput_ops, unit: 'ops/s' };
+    case 'durable-ceiling':
+    case 's3-ceiling': return { value: result.throughput_ops, unit: 'ops/s' };
     case 'create-tables': return { value: result.throughput_tps, unit: 'tables/s' };
     default: return { value: undefined, unit: '' };
   }
+}
+
+// A Markdown table; `|` inside a cell is escaped.
+export function table(header, rows) {
+  const line = (cells) => `| ${cells.map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
 export const ratio = (a, b) => (isNum(a) && isNum(b) && b > 0 ? a / b : undefined);

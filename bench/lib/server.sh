@@ -9,7 +9,11 @@
 #   server_stop                                      SIGTERM, then SIGKILL after a grace period
 #   server_cpu_s / server_peak_rss_kib               the server's CPU time and VmHWM
 #   measure NAME WARMUP_S SUBCOMMAND [options...]    one load-generator run into raw/NAME.json
+#
+# CATALOG_PREFIX is the Iceberg prefix (the catalog) that measure and prepare pass to
+# cairn-bench: `default` unless a workload sets it (W7 for its catalog on S3).
 
+CATALOG_PREFIX=default
 SERVER_PID=""
 SERVER_URL=""
 SERVER_DATA=""
@@ -92,7 +96,7 @@ measure() {
   shift 3
   local workload="${name%%-*}"
   local out="$WORK_DIR/$name.out" err="$WORK_DIR/$name.err"
-  local argv=("$sub" --url "$SERVER_URL" --prefix default "$@")
+  local argv=("$sub" --url "$SERVER_URL" --prefix "$CATALOG_PREFIX" "$@")
   log "$name: cairn-bench ${argv[*]}"
   local t0 cpu0 cpu1 t1 rc=0
   "$CAIRN_BENCH_BIN" "${argv[@]}" >"$out" 2>"$err" &

@@ -5,12 +5,13 @@
 #
 # Sizes come from bench/run: DURATION_S, WARMUP_S, TIMED (the options of every timed run),
 # W2_SNAPSHOTS, W5_NAMESPACES, W5_TABLES_PER_NAMESPACE, W5_WIDE_TABLES, WALK_REPEAT.
+# W6 and W7 also need scripts/lib/postgres.sh and scripts/lib/rgw.sh (sourced by bench/run).
 
 # Runs cairn-bench for setting things up (not a measurement): output kept in WORK_DIR only.
 prepare() {
   local name="$1" sub="$2"
   shift 2
-  if ! "$CAIRN_BENCH_BIN" "$sub" --url "$SERVER_URL" --prefix default "$@" \
+  if ! "$CAIRN_BENCH_BIN" "$sub" --url "$SERVER_URL" --prefix "$CATALOG_PREFIX" "$@" \
     >"$WORK_DIR/$name.out" 2>"$WORK_DIR/$name.err"; then
     echo "$name: cairn-bench $sub failed:" >&2
     tail -n 30 "$WORK_DIR/$name.err" >&2
@@ -37,33 +38,40 @@ mean_metadata_bytes() {
     awk '{ s += $1; n++ } END { if (n) printf "%d\n", s / n }'
 }
 
+# N writers, each appending to its own fresh table: raw/<PREFIX>-commits-wN.json, through
+# MEASURE (default measure). Sets COMMIT_TABLES, the name prefix the tables share (e.g.
+# w3w4t), and CEILING_COUNT, how many operations the ceiling that follows does: as many as
+# the server did commits, at least 50 per connection — at a ceiling at least as fast as the
+# server, that takes at most as long as the commit run.
+measure_commits() {
+  local prefix="$1" n="$2" measure="${3:-measure}"
+  # Fresh tables for each N (`commits` creates them), so every run starts from small
+  # metadata and the metadata files under them are this run's.
+  COMMIT_TABLES="${prefix,,}w${n}t"
+  local tables=() i list commits
+  for ((i = 0; i < n; i++)); do tables+=("$COMMIT_TABLES$i"); done
+  list="$(IFS=,; echo "${tables[*]}")"
+  "$measure" "$prefix-commits-w$n" "$WARMUP_S" commits --namespace bench --tables "$list" --writers "$n" "${TIMED[@]}"
+  commits="$(json_field "$RAW_DIR/$prefix-commits-w$n.json" result.commits)"
+  CEILING_COUNT=$((commits > 50 * n ? commits : 50 * n))
+}
+
 # N writers, each appending to its own fresh table, then the durable-commit ceiling with the
 # same number of connections: write + fsync a file of the mean metadata size the commits
 # wrote, then a one-row transaction in a fresh store of the same kind (CEILING_STORE).
 commits_vs_ceiling() {
   local prefix="$1" n="$2" ceiling_store="$3"
-  # Fresh tables for each N (`commits` creates them), so every run starts from small
-  # metadata and the metadata files under them are this run's.
-  local tables=() i table_prefix="${prefix,,}w${n}t"
-  for ((i = 0; i < n; i++)); do tables+=("$table_prefix$i"); done
-  local list
-  list="$(IFS=,; echo "${tables[*]}")"
-  measure "$prefix-commits-w$n" "$WARMUP_S" commits --namespace bench --tables "$list" --writers "$n" "${TIMED[@]}"
-
-  local bytes commits count
-  bytes="$(mean_metadata_bytes "$table_prefix")"
+  measure_commits "$prefix" "$n"
+  local bytes
+  bytes="$(mean_metadata_bytes "$COMMIT_TABLES")"
   if [ -z "$bytes" ]; then
     # Only when the tables live somewhere else than under the data dir: say so, go on.
     log "$prefix: no metadata files found under $SERVER_DATA/warehouse for w$n; the ceiling writes 4096 bytes"
     bytes=4096
   fi
-  # As many ceiling operations as the server did commits (at least 50 per connection): at
-  # a ceiling at least as fast as the server, that takes at most as long as the commit run.
-  commits="$(json_field "$RAW_DIR/$prefix-commits-w$n.json" result.commits)"
-  count=$((commits > 50 * n ? commits : 50 * n))
   mkdir -p "$WORK_DIR/$prefix-ceiling-w$n"
   measure "$prefix-ceiling-w$n" 0 durable-ceiling --dir "$WORK_DIR/$prefix-ceiling-w$n" \
-    --bytes "$bytes" --count "$count" --connections "$n" --store "$ceiling_store"
+    --bytes "$bytes" --count "$CEILING_COUNT" --connections "$n" --store "$ceiling_store"
 }
 
 # Records the facts of the workload's server at its end.
@@ -180,4 +188,124 @@ workload_W6() {
   loadtable_vs_health W6 16 64
   commits_vs_ceiling W6 4 "$base/cairn_bench_ceiling"
   record_server W6 store=postgresql postgres_version="$version"
+}
+
+# W7's S3 options of cairn-bench (set by workload_W7): endpoint, bucket, and the names of
+# the environment variables holding the keys (rgw.sh exports them; never their values,
+# which would land in raw/ with the command line).
+W7_S3=()
+
+# The config file of W7's server: a storage on the RGW and the catalog `s3` whose warehouse
+# is in BUCKET; Cairn reads the keys from the environment variables rgw.sh exports.
+write_w7_config() {
+  local file="$1" bucket="$2"
+  cat >"$file" <<TOML
+[storage.rgw]
+endpoint = "$CAIRN_TEST_S3_ENDPOINT"
+region = "$CAIRN_TEST_S3_REGION"
+path-style-access = true
+access-key-id-env = "CAIRN_TEST_S3_ACCESS_KEY"
+secret-access-key-env = "CAIRN_TEST_S3_SECRET_KEY"
+locations = ["s3://$bucket/wh"]
+
+[catalog.s3]
+warehouse = "s3://$bucket/wh/s3"
+TOML
+}
+
+# RGW's CPU seconds so far: its three daemons (monitor, OSD, gateway) together.
+rgw_cpu_s() {
+  local name pid stat total=0
+  for name in mon.a osd.0 client.rgw; do
+    pid="$(cat "$CAIRN_TEST_S3_DIR/run/$name.pid")"
+    stat="$(cat "/proc/$pid/stat")"
+    stat="${stat##*) }"
+    total="$(awk -v t="$total" -v tck="$CLK_TCK" '{ printf "%.3f\n", t + ($12 + $13) / tck }' <<<"$stat")"
+  done
+  echo "$total"
+}
+
+# RGW's request counters so far (perf dump over its admin socket): "requests gets puts",
+# where gets counts GETs and HEADs of objects.
+rgw_counters() {
+  local file="$WORK_DIR/rgw-perf.json" field
+  ceph --admin-daemon "$CAIRN_TEST_S3_DIR/run/client.rgw.asok" perf dump rgw >"$file"
+  for field in req get put; do json_field "$file" "rgw.$field"; done | paste -sd ' '
+}
+
+# measure, plus what RGW did meanwhile, warm-up included: its requests and its CPU seconds,
+# into raw/NAME-rgw.json. A loadTable run must show no GET: loads never read S3.
+measure_rgw() {
+  local name="$1" b a cpu0 t0
+  read -r -a b <<<"$(rgw_counters)"
+  cpu0="$(rgw_cpu_s)"
+  t0="$(now_s)"
+  measure "$@"
+  read -r -a a <<<"$(rgw_counters)"
+  record "$name-rgw" wall_s="$(awk -v a="$t0" -v b="$(now_s)" 'BEGIN { printf "%.3f", b - a }')" \
+    cpu_s="$(awk -v a="$cpu0" -v b="$(rgw_cpu_s)" 'BEGIN { printf "%.3f", b - a }')" \
+    requests=$((a[0] - b[0])) gets=$((a[1] - b[1])) puts=$((a[2] - b[2]))
+}
+
+# N writers on fresh tables of the S3 catalog, then the S3 ceiling with the same number of
+# connections: one conditional PUT of the mean size of the metadata files the commits wrote
+# (read back from the bucket) to a fresh key, then a one-row transaction in a fresh SQLite
+# file.
+commits_vs_s3_ceiling() {
+  local n="$1"
+  CATALOG_PREFIX=s3 measure_commits W7 "$n" measure_rgw
+  # Table locations are <warehouse>/<namespace>/<name>-<random suffix>. RGW answers a GET
+  # slowly (tens of ms), so the mean is taken over 100 files evenly spread over the listing
+  # (table by table, version by version): the sizes grow steadily with the versions.
+  measure W7-size-w"$n" 0 s3-mean-size "${W7_S3[@]}" --key-prefix "wh/s3/bench/$COMMIT_TABLES" \
+    --sample 100
+  local bytes i
+  bytes="$(json_field "$RAW_DIR/W7-size-w$n.json" result.mean_bytes)"
+  # Purged before the ceiling, which writes about as much again.
+  for ((i = 0; i < n; i++)); do
+    curl -sS -f -X DELETE -o /dev/null \
+      "$SERVER_URL/v1/s3/namespaces/bench/tables/$COMMIT_TABLES$i?purgeRequested=true"
+  done
+  measure_rgw W7-ceiling-w"$n" 0 s3-ceiling "${W7_S3[@]}" --key-prefix ceiling/ \
+    --bytes "$bytes" --count "$CEILING_COUNT" --connections "$n" \
+    --store "sqlite:$WORK_DIR/W7-ceiling-w$n.db"
+}
+
+# W7: Iceberg tables on S3, on a throw-away Ceph RGW (scripts/lib/rgw.sh: one memstore OSD,
+# objects in RAM) on this machine, sharing its cores with the server and the load generator.
+# One server with two catalogs: `default` on the local disk and `s3` in a fresh bucket.
+# loadTable of a small table of each at 16 and 64 connections, taking turns; then commits
+# by 1, 4 and 16 writers on fresh S3 tables, each against the S3 ceiling.
+workload_W7() {
+  # rgw_start, not rgw_start_with_trap: this subshell's EXIT trap (run_workload in
+  # bench/run) stops Cairn first, then RGW.
+  # Each commit's metadata file holds every snapshot so far: a full run writes 0.3 to 0.6 GB
+  # of them per writer count here (more on a faster machine), and its ceiling as much again,
+  # all in the OSD's RAM until deleted. The default 1 GiB would be too tight.
+  CAIRN_RGW_MEMSTORE_BYTES=$((6 << 30)) rgw_start
+  local bucket=cairn-bench-w7
+  W7_S3=(--endpoint "$CAIRN_TEST_S3_ENDPOINT" --region "$CAIRN_TEST_S3_REGION" --bucket "$bucket"
+    --access-key-env CAIRN_TEST_S3_ACCESS_KEY --secret-key-env CAIRN_TEST_S3_SECRET_KEY)
+  # No server yet: `prepare` needs none for an S3 subcommand.
+  prepare W7-bucket s3-create-bucket "${W7_S3[@]}"
+  write_w7_config "$WORK_DIR/W7.toml" "$bucket"
+  server_start "$WORK_DIR/W7" --config "$WORK_DIR/W7.toml"
+
+  CATALOG_PREFIX=s3 measure W7-setup-s3 0 setup-table --namespace bench --table small --snapshots 5
+  measure W7-setup-local 0 setup-table --namespace bench --table small --snapshots 5
+  # Both tables in one run per concurrency, taking turns every 100 ms, so that both see the
+  # same machine (a build starting elsewhere on it slows both, not the one measured then),
+  # each for as long as any other workload's run.
+  local c
+  for c in 16 64; do
+    measure_rgw "W7-loadtable-c$c" "$WARMUP_S" get --path /v1/s3/namespaces/bench/tables/small \
+      --path /v1/default/namespaces/bench/tables/small --phase-ms 100 --connections "$c" \
+      --duration-s "$(awk -v d="$DURATION_S" 'BEGIN { print 2 * d }')" --warmup-s "$WARMUP_S"
+  done
+
+  local n
+  for n in 1 4 16; do
+    commits_vs_s3_ceiling "$n"
+  done
+  record_server W7 store=sqlite rgw_version="$(radosgw --version | awk '{print $3}')"
 }

@@ -22,8 +22,8 @@ using Runner = std::function<Result<boost::json::object>()>;
 
 /// Every subcommand takes all common options (a workload ignores those it has no use
 /// for), so that one command line shape works for all. `connections` is where
-/// --connections goes; only durable-ceiling, which talks to no server, has no use for
-/// --url.
+/// --connections goes; the ceilings and the S3 subcommands, which talk to no Cairn
+/// server, have no use for --url.
 void AddCommonOptions(CLI::App& command, CommonOptions& common, int& connections,
                       bool needs_url = true) {
   command.add_option("--url", common.url, "Server base URL, e.g. http://127.0.0.1:8181")
@@ -47,6 +47,24 @@ void AddCommonOptions(CLI::App& command, CommonOptions& common, int& connections
       ->check(CLI::NonNegativeNumber);
 }
 
+/// Where the S3 subcommands reach the storage: the keys only through the environment.
+void AddS3Options(CLI::App& command, S3Options& s3) {
+  command.add_option("--endpoint", s3.endpoint, "http(s)://host[:port] of the S3 server")
+      ->required();
+  command.add_option("--region", s3.region, "Signing region")->capture_default_str();
+  command.add_option("--bucket", s3.bucket)->required();
+  command.add_flag("--virtual-hosted", s3.virtual_hosted,
+                   "bucket.endpoint/key addressing instead of path-style");
+  command
+      .add_option("--access-key-env", s3.access_key_env,
+                  "Environment variable holding the access key id")
+      ->capture_default_str();
+  command
+      .add_option("--secret-key-env", s3.secret_key_env,
+                  "Environment variable holding the secret access key")
+      ->capture_default_str();
+}
+
 /// The command line parsed and run; main() only keeps exceptions from escaping.
 int RunMain(int argc, char** argv) {
   // Responses of megabytes (W2) arrive in a fresh buffer each time; glibc would map and
@@ -62,7 +80,15 @@ int RunMain(int argc, char** argv) {
   GetOptions get;
   auto* get_cmd = app.add_subcommand("get", "Closed-loop GET load on one path");
   AddCommonOptions(*get_cmd, common, common.connections);
-  get_cmd->add_option("--path", get.path, "Path appended to --url")->required();
+  get_cmd
+      ->add_option("--path", get.paths,
+                   "Path appended to --url; repeat it for paths that take turns")
+      ->required();
+  get_cmd
+      ->add_option("--phase-ms", get.phase_ms,
+                   "With several --path: how long each keeps all connections")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 60'000));
   get_cmd->add_option("--header", get.headers, "Extra header 'Name: value' (repeatable)");
   get_cmd->add_option("--expect", get.expect, "Statuses that count as success")
       ->delimiter(',')
@@ -135,6 +161,43 @@ int RunMain(int argc, char** argv) {
                           "sqlite:PATH (default DIR/ceiling.sqlite) or postgresql://...");
   AddCommonOptions(*ceiling_cmd, common, ceiling.connections, /*needs_url=*/false);
   ceiling_cmd->callback([&] { run = [&] { return RunDurableCeiling(ceiling); }; });
+
+  S3CreateBucketOptions bucket;
+  auto* bucket_cmd = app.add_subcommand("s3-create-bucket", "Create an S3 bucket");
+  AddS3Options(*bucket_cmd, bucket.s3);
+  AddCommonOptions(*bucket_cmd, common, common.connections, /*needs_url=*/false);
+  bucket_cmd->callback([&] { run = [&] { return RunS3CreateBucket(bucket); }; });
+
+  S3MeanSizeOptions mean_size;
+  auto* mean_size_cmd = app.add_subcommand(
+      "s3-mean-size", "Mean size of the objects under a prefix (read back)");
+  AddS3Options(*mean_size_cmd, mean_size.s3);
+  mean_size_cmd->add_option("--key-prefix", mean_size.prefix, "Key prefix listed")
+      ->required();
+  mean_size_cmd->add_option("--suffix", mean_size.suffix, "Only keys ending so")
+      ->capture_default_str();
+  mean_size_cmd
+      ->add_option("--sample", mean_size.sample, "Objects read at most, evenly spread")
+      ->capture_default_str();
+  AddCommonOptions(*mean_size_cmd, common, common.connections, /*needs_url=*/false);
+  mean_size_cmd->callback([&] { run = [&] { return RunS3MeanSize(mean_size); }; });
+
+  S3CeilingOptions s3_ceiling;
+  auto* s3_ceiling_cmd = app.add_subcommand(
+      "s3-ceiling", "Loop: conditional S3 PUT + one-row store transaction");
+  AddS3Options(*s3_ceiling_cmd, s3_ceiling.s3);
+  s3_ceiling_cmd
+      ->add_option("--key-prefix", s3_ceiling.key_prefix,
+                   "Where the objects go (deleted at the end)")
+      ->capture_default_str();
+  s3_ceiling_cmd->add_option("--bytes", s3_ceiling.bytes, "Object size")->required();
+  s3_ceiling_cmd->add_option("--count", s3_ceiling.count, "Operations in total")
+      ->required();
+  s3_ceiling_cmd
+      ->add_option("--store", s3_ceiling.store, "sqlite:PATH or postgresql://...")
+      ->required();
+  AddCommonOptions(*s3_ceiling_cmd, common, s3_ceiling.connections, /*needs_url=*/false);
+  s3_ceiling_cmd->callback([&] { run = [&] { return RunS3Ceiling(s3_ceiling); }; });
 
   try {
     app.parse(argc, argv);

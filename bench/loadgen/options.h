@@ -25,9 +25,12 @@ struct CommonOptions {
 };
 
 struct GetOptions {
-  std::string path;
+  /// One path, or several that take turns in phases of `phase_ms` (A/B comparisons under
+  /// the same machine noise).
+  std::vector<std::string> paths;
   std::vector<std::string> headers;  ///< "Name: value"
   std::vector<unsigned> expect{200};
+  int phase_ms = 100;
 };
 
 struct EtagOptions {
@@ -60,6 +63,38 @@ struct WalkOptions {
   std::string path;
   int page_size = 100;
   int repeat = 3;
+};
+
+/// \brief Where the S3 subcommands reach the storage. The keys come from the environment
+/// variables named here, never from the command line: bench/run records every command
+/// line in raw/, and other users of the machine can read it in /proc.
+struct S3Options {
+  std::string endpoint;  ///< http(s)://host[:port]; empty: AWS for the region
+  std::string region = "us-east-1";
+  std::string bucket;
+  bool virtual_hosted = false;  ///< bucket.endpoint/key; default path-style, as RGW needs
+  std::string access_key_env = "AWS_ACCESS_KEY_ID";
+  std::string secret_key_env = "AWS_SECRET_ACCESS_KEY";
+};
+
+struct S3CreateBucketOptions {
+  S3Options s3;
+};
+
+struct S3MeanSizeOptions {
+  S3Options s3;
+  std::string prefix;                     ///< key prefix listed
+  std::string suffix = ".metadata.json";  ///< only keys ending so are counted
+  int sample = 500;                       ///< objects read at most, evenly spread
+};
+
+struct S3CeilingOptions {
+  S3Options s3;
+  std::string key_prefix = "bench-ceiling/";  ///< where the objects go (deleted after)
+  uint64_t bytes = 0;
+  uint64_t count = 0;
+  std::string store;  ///< "sqlite:PATH" or "postgresql://..."
+  int connections = 1;
 };
 
 struct DurableCeilingOptions {

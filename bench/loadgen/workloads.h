@@ -25,5 +25,8 @@ Result<boost::json::object> RunCreateTables(const CommonOptions& common,
 Result<boost::json::object> RunWalk(const CommonOptions& common,
                                     const WalkOptions& options);
 Result<boost::json::object> RunDurableCeiling(const DurableCeilingOptions& options);
+Result<boost::json::object> RunS3CreateBucket(const S3CreateBucketOptions& options);
+Result<boost::json::object> RunS3MeanSize(const S3MeanSizeOptions& options);
+Result<boost::json::object> RunS3Ceiling(const S3CeilingOptions& options);
 
 }  // namespace cairn::bench

@@ -26,8 +26,9 @@
 #
 # Cost (2 cores): about 2.5 s to start (most of it RGW creating its pools), 0.6 s to stop,
 # about 120 MB of resident memory (monitor 31 MB, OSD 43 MB, RGW 41 MB). The OSD keeps objects
-# in RAM (memstore): restarting it loses them, which is fine for throw-away tests. Bucket names
-# must be 3-63 characters.
+# in RAM (memstore): restarting it loses them, which is fine for throw-away tests. It holds at
+# most CAIRN_RGW_MEMSTORE_BYTES (default 1 GiB; bench W7 raises it), and stops accepting
+# writes when nearly full. Bucket names must be 3-63 characters.
 #
 # Root (CI) needs nothing special: the daemons run as the invoking user unless given --setuser.
 #
@@ -109,7 +110,7 @@ osd pool default min size = 1
 mon allow pool size one = true
 mon warn on pool no redundancy = false
 osd objectstore = memstore
-memstore device bytes = 1073741824
+memstore device bytes = ${CAIRN_RGW_MEMSTORE_BYTES:-1073741824}
 osd data = $c/osd\$id
 mon data = $c/mon
 run dir = $c/run
@@ -291,6 +292,10 @@ rgw_start() {
       return 1
     fi
   done
+  if ! [[ "${CAIRN_RGW_MEMSTORE_BYTES:-1073741824}" =~ ^[1-9][0-9]{7,12}$ ]]; then
+    echo "CAIRN_RGW_MEMSTORE_BYTES must be a number of bytes (at least 10 MB)" >&2
+    return 1
+  fi
   rgw_stop
   # Admin sockets are unix sockets (at most 107 bytes of path): fall back to /tmp when
   # $TMPDIR is deep.

@@ -86,6 +86,25 @@ it('get of a 404 route: every response is an error, none a success', async () =>
   }
 });
 
+it('get with two paths: they take turns, each counted on its own', async () => {
+  const r = await bench('get', ['--path', '/health', '--path', '/v1/namespaces/missing', '--phase-ms', '100',
+    '--duration-s', '1', '--warmup-s', '0.2', '--connections', '3']);
+  assertConsistent(r);
+  assert.equal(r.path, undefined, JSON.stringify(r));
+  assert.equal(r.phase_ms, 100);
+  const [health, missing] = r.paths;
+  assert.equal(health.path, '/health');
+  assert.equal(missing.path, '/v1/namespaces/missing');
+  for (const p of r.paths) assertConsistent(p);
+  assert.ok(health.ok > 0 && health.errors === 0, JSON.stringify(health));
+  assert.ok(missing.ok === 0 && missing.errors > 0, JSON.stringify(missing));
+  assert.equal(health.requests + missing.requests, r.requests);
+  // Ten phases of 100 ms: half the window each.
+  assert.ok(Math.abs(health.seconds - missing.seconds) <= 0.11, JSON.stringify(r));
+  assert.ok(Math.abs(health.seconds + missing.seconds - r.duration_s) < 0.002, JSON.stringify(r));
+  assert.ok(Math.abs(health.throughput_rps - health.ok / health.seconds) <= 0.002 * health.throughput_rps + 0.1);
+});
+
 it('get with --expect 304: a 200 outside the expected set is an error', async () => {
   const r = await bench('get', ['--path', '/health', '--expect', '304', '--duration-s', '0.5', '--warmup-s', '0']);
   assertConsistent(r);
