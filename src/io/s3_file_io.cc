@@ -33,22 +33,19 @@ class S3FileIO final : public FileIO {
     if (object.key.empty() || object.trailing_slash) {
       return BadRequest("Cannot write file {}: the location names a directory", location);
     }
-    // Whether an earlier attempt may have written the object before it failed.
-    bool maybe_written = false;
-    for (int retry = 0;; ++retry) {
-      auto put = client_->PutObjectIfAbsent(object.bucket, object.key, contents);
-      if (put) return Ok();
-      const ErrorKind kind = put.error().kind;
-      if (kind == ErrorKind::kAlreadyExists) {
-        if (!maybe_written) return AlreadyExists("File already exists: {}", location);
-        return CheckOurWriteLanded(object, contents, location);
-      }
-      if (kind != ErrorKind::kServiceUnavailable || retry >= client_->max_retries()) {
-        return tl::unexpected(std::move(put).error());
-      }
-      maybe_written = true;
-      client_->SleepBeforeRetry(retry);
-    }
+    // Only an attempt whose outcome is unknown (kServiceUnavailable) is repeated.
+    int attempts = 0;
+    auto put = RetryWithBackoff(
+        client_->retry_policy(),
+        [&] {
+          ++attempts;
+          return client_->PutObjectIfAbsent(object.bucket, object.key, contents);
+        },
+        FailedForNow<void>);
+    if (put || put.error().kind != ErrorKind::kAlreadyExists) return put;
+    // After a repeat, an earlier attempt may have written the object before it failed.
+    if (attempts == 1) return AlreadyExists("File already exists: {}", location);
+    return CheckOurWriteLanded(object, contents, location);
   }
 
   Result<std::string> ReadFile(std::string_view location) override {
