@@ -7,7 +7,9 @@
 # (ensure_packages "${CAIRN_RGW_PACKAGES[@]}").
 #
 #   rgw_start             starts it: cluster, RGW, an S3 user with random keys and an STS role
-#                         that user may assume; exports CAIRN_TEST_S3_* (see below)
+#                         that user may assume; exports CAIRN_TEST_S3_* (see below). Ports
+#                         taken meanwhile and Ceph's race on the cluster fsid at the OSD's
+#                         start are retried (a bounded number of times, then a clear error).
 #   rgw_stop              stops the daemons by their pid files, waits until they have exited
 #                         and removes the temp dir (idempotent)
 #   rgw_start_with_trap   rgw_start, plus a trap on EXIT, INT and TERM that runs rgw_stop and
@@ -176,16 +178,67 @@ _rgw_start_mon() {
   return 1
 }
 
+# How many commands the monitor has refused for carrying the zero fsid. Ceph 16's clients (the
+# ceph tool, an OSD) can send their first command before they have the monitor map, hence the
+# cluster's fsid: the monitor logs "handle_command on fsid 00000000-... != <fsid>" and answers
+# EPERM, and the client fails ("problem getting command descriptions"; an OSD logs "wrong
+# fsid" and exits, but may exit before that line reaches its log). A race of timing: on 2
+# loaded cores an OSD loses it several times in a row. $1 dir.
+_rgw_mon_fsid_refusals() {
+  local count
+  count="$(grep -c "handle_command on fsid 00000000-0000-0000-0000-000000000000" \
+    "$1/log/mon.a.log" 2>/dev/null)"
+  printf '%s\n' "${count:-0}"
+}
+
+# True when the monitor has refused a zero-fsid command since it had refused $2. It writes its
+# log after it has answered, so this waits up to a second for the line. $1 dir.
+_rgw_mon_refused_since() {
+  local i
+  for i in $(seq 1 20); do
+    [ "$(_rgw_mon_fsid_refusals "$1")" -gt "$2" ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+# How often a command that loses that race is run (each try costs a fraction of a second).
+CAIRN_RGW_FSID_TRIES=10
+
+# Runs the command "$@" (its output passed on) until it succeeds, again each time it failed
+# because the monitor refused it for the zero fsid, at most CAIRN_RGW_FSID_TRIES times.
+# Returns 0, 1 when it failed otherwise, 2 when the monitor refused every try. $1 dir.
+_rgw_run_past_fsid_race() {
+  local c="$1" refusals
+  shift
+  for _ in $(seq 1 "$CAIRN_RGW_FSID_TRIES"); do
+    refusals="$(_rgw_mon_fsid_refusals "$c")"
+    "$@" && return 0
+    _rgw_mon_refused_since "$c" "$refusals" || return 1
+  done
+  return 2
+}
+
+# What to add to a failure message when _rgw_run_past_fsid_race returned $1.
+_rgw_fsid_race_note() {
+  [ "$1" != 2 ] ||
+    printf ' (refused %s times in a row: each time it asked the monitor before it knew the cluster fsid, a race that load makes likelier)' \
+      "$CAIRN_RGW_FSID_TRIES"
+}
+
 # Registers, creates and starts OSD 0 (memstore: nothing on disk but its small data dir). The
-# OSD's uuid must be the one registered, or it is refused at boot.
+# OSD's uuid must be the one registered, or it is refused at boot. `ceph osd create` answers
+# the same id again for the same uuid, so repeating it is harmless.
 _rgw_start_osd() {
-  local c="$1" id uuid
+  local c="$1" id uuid result=0
   uuid="$(cat /proc/sys/kernel/random/uuid)"
-  id="$(timeout 60 ceph -c "$c/ceph.conf" --connect-timeout 30 osd create "$uuid" 2>>"$c/log/setup.log")" || {
-    echo "could not register the Ceph OSD:" >&2
+  id="$(_rgw_run_past_fsid_race "$c" timeout 60 ceph -c "$c/ceph.conf" --connect-timeout 30 \
+    osd create "$uuid" 2>>"$c/log/setup.log")" || result=$?
+  if [ "$result" != 0 ]; then
+    echo "could not register the Ceph OSD$(_rgw_fsid_race_note "$result"):" >&2
     tail -n 30 "$c/log/setup.log" >&2
     return 1
-  }
+  fi
   if [ "$id" != 0 ]; then
     echo "unexpected OSD id '$id' (a fresh cluster gives 0)" >&2
     return 1
@@ -196,18 +249,13 @@ _rgw_start_osd() {
     tail -n 30 "$c/log/setup.log" >&2
     return 1
   fi
-  # ceph-osd forks once it has booted. About every other time its first command to the
-  # monitor goes out before it knows the cluster's fsid and is refused ("handle_command on
-  # fsid 00000000-...", "mon_cmd_maybe_osd_create fail: 'wrong fsid'"), and it exits: start it
-  # again (quietly: it costs a tenth of a second).
-  for _ in 1 2 3 4 5; do
-    if ceph-osd -i 0 -c "$c/ceph.conf" >>"$c/log/setup.log" 2>&1; then
-      return 0
-    fi
-    grep -q "wrong fsid" "$c/log/setup.log" || break
-    sed -i 's/wrong fsid/wrong fsid (retried)/' "$c/log/setup.log"
-  done
-  echo "the Ceph OSD did not start:" >&2
+  # ceph-osd forks once it has booted; often it then loses the fsid race and exits (on a
+  # loaded machine a third of the starts lose it at least once, some five times in a row):
+  # started again, quietly.
+  _rgw_run_past_fsid_race "$c" ceph-osd -i 0 -c "$c/ceph.conf" >>"$c/log/setup.log" 2>&1 ||
+    result=$?
+  [ "$result" != 0 ] || return 0
+  echo "the Ceph OSD did not start$(_rgw_fsid_race_note "$result"):" >&2
   tail -n 30 "$c/log/setup.log" "$c/log/osd.0.log" >&2 2>/dev/null
   return 1
 }

@@ -9,11 +9,17 @@
 namespace cairn {
 
 Status CheckLanceDataset(FileIO& io, std::string_view location) {
-  auto listed = io.List(std::string(location) + "/" + std::string(lance::kVersionsDir));
+  auto listed =
+      ListAll(io, std::string(location) + "/" + std::string(lance::kVersionsDir),
+              kMaxLanceVersionFiles);
   // No storage serves it, or the storage is unreachable: not the client's mistake.
   if (!listed && (listed.error().kind == ErrorKind::kUnsupported ||
                   listed.error().kind == ErrorKind::kServiceUnavailable)) {
     return tl::unexpected(listed.error());
+  }
+  if (!listed && listed.error().kind == ErrorKind::kRequestTooLarge) {
+    return BadRequest("Cannot check the Lance dataset at {}: {}", location,
+                      listed.error().message);
   }
   if (!listed) {
     return BadRequest("No Lance dataset at {}: {}", location, listed.error().message);
@@ -36,9 +42,17 @@ Status CheckLanceDataset(FileIO& io, std::string_view location) {
 }
 
 Result<bool> LanceDatasetHasVersion(FileIO& io, std::string_view location) {
-  CAIRN_ASSIGN_OR_RAISE(auto listed, io.List(std::string(location) + "/" +
-                                             std::string(lance::kVersionsDir)));
-  return !lance::ManifestsNewestFirst(listed).empty();
+  const std::string versions =
+      std::string(location) + "/" + std::string(lance::kVersionsDir);
+  CAIRN_ASSIGN_OR_RAISE(const FileListing listed,
+                        io.List(versions, kMaxLanceVersionFiles));
+  // Any one manifest answers, even in a listing cut at the bound.
+  if (!lance::ManifestsNewestFirst(listed.files).empty()) return true;
+  if (listed.truncated) {
+    return RequestTooLarge("More than {} files below {}, none of those listed a manifest",
+                           kMaxLanceVersionFiles, ShortLocation(versions));
+  }
+  return false;
 }
 
 }  // namespace cairn

@@ -75,20 +75,21 @@ Result<std::optional<std::string>> LanceDropWorker::Submit(
   CAIRN_ASSIGN_OR_RAISE(auto record, store_.LoadTransaction(transaction_id));
   if (!record) return std::optional<std::string>{};  // finished and forgotten meanwhile
   CAIRN_ASSIGN_OR_RAISE(auto datasets, ParseDropPayload(record->payload));
-  // Deletion time grows with the number of objects, so the decision counts files.
+  // Deletion time grows with the number of objects, so the decision counts files, but
+  // only up to the threshold: past it the answer is known, however many more there are.
   bool in_background = false;
   size_t files = 0;
   for (const auto& dataset : datasets) {
     // Trouble listing (no storage serves it, S3 unreachable) goes to the background,
-    // which reports it.
-    auto listed = io_.List(dataset);
-    if (!listed) {
+    // which reports it; so does a dataset with more files than the threshold leaves.
+    auto listed = io_.List(dataset, settings_.async_drop_files - files);
+    if (!listed || listed->truncated) {
       in_background = true;
       break;
     }
-    files += listed->size();
+    files += listed->files.size();
   }
-  if (in_background || files > settings_.async_drop_files) {
+  if (in_background) {
     Enqueue(transaction_id);
     return std::optional<std::string>(transaction_id);
   }

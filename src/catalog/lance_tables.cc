@@ -283,8 +283,9 @@ Result<std::string> LanceService::FreeDefaultLocation(const TableRef& ref,
         "with another location",
         location, FormatLanceId(id));
   }
-  CAIRN_ASSIGN_OR_RAISE(auto files, io_.List(location));
-  if (!files.empty()) {
+  // One file is enough to refuse: the location may hold any number.
+  CAIRN_ASSIGN_OR_RAISE(const FileListing files, io_.List(location, /*max_files=*/1));
+  if (!files.files.empty()) {
     return AlreadyExists(
         "The location {} of table {} already holds files (of a dropped, deregistered "
         "or renamed table?); register that dataset, or declare with another location",

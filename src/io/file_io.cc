@@ -1,4 +1,5 @@
-// Location parsing shared by every FileIO, and the scheme-based resolver.
+// Location parsing shared by every FileIO, the bounded listing of a whole prefix, and the
+// scheme-based resolver.
 
 #include "io/file_io.h"
 
@@ -69,6 +70,16 @@ bool IsTempFileName(std::string_view location) {
   const std::string_view middle = name.substr(1, name.size() - 1 - kSuffix.size());
   const size_t dot = middle.rfind('.');
   return dot != std::string_view::npos && dot > 0 && dot + 1 < middle.size();
+}
+
+Result<std::vector<std::string>> ListAll(FileIO& io, std::string_view prefix_dir,
+                                         size_t max_files) {
+  CAIRN_ASSIGN_OR_RAISE(FileListing listing, io.List(prefix_dir, max_files));
+  if (listing.truncated) {
+    return RequestTooLarge("More than {} files below {}", max_files,
+                           ShortLocation(prefix_dir));
+  }
+  return std::move(listing.files);
 }
 
 Result<std::unique_ptr<FileIO>> MakeFileIOFor(std::string_view location) {

@@ -19,6 +19,15 @@
 
 namespace cairn {
 
+/// \brief What `FileIO::List` found below a directory.
+struct FileListing {
+  /// Sorted bytewise; never more than the `max_files` asked for.
+  std::vector<std::string> files;
+  /// Whether more files lie below the directory than `files` holds: the listing stopped
+  /// at its bound, and `files` is then an unspecified selection of them.
+  bool truncated = false;
+};
+
 /// \brief File operations on one kind of storage. Errors common to every method:
 /// `kBadRequest` for an invalid location (relative, NUL byte, foreign host),
 /// `kUnsupported` for a scheme the implementation does not serve, `kIOError` for any
@@ -86,15 +95,25 @@ class FileIO {
   /// ever go. Errors: `kIOError`.
   virtual Status DeleteEmptyDirectory(std::string_view location) = 0;
 
-  /// \brief Every file below the directory `prefix_dir`, recursively, sorted bytewise.
+  /// \brief The files below the directory `prefix_dir`, recursively, sorted bytewise:
+  /// all of them when there are at most `max_files`; otherwise `max_files` of them and
+  /// `truncated` (S3 gives the first ones bytewise, the local file system those it meets
+  /// first). A prefix can hold any number of files: the bound is what the caller can
+  /// afford to hold, and the walk stops once it is passed.
   ///
   /// Locations come back in the form of `prefix_dir`: `file:` URIs for a `file:` prefix,
   /// plain paths for a plain path. Directories are not listed; symbolic links are listed
   /// as files and not descended into. A missing `prefix_dir` gives an empty list.
   ///
   /// Errors: `kIOError`, including when `prefix_dir` is a file.
-  virtual Result<std::vector<std::string>> List(std::string_view prefix_dir) = 0;
+  virtual Result<FileListing> List(std::string_view prefix_dir, size_t max_files) = 0;
 };
+
+/// \brief Every file below `prefix_dir` (see `FileIO::List`), for callers that need them
+/// all and can hold `max_files` of them. Errors: those of `List`; `kRequestTooLarge`
+/// "More than <max_files> files below <prefix_dir>" when there are more.
+Result<std::vector<std::string>> ListAll(FileIO& io, std::string_view prefix_dir,
+                                         size_t max_files);
 
 /// \brief The local path that a `file:` location or plain absolute path names.
 ///

@@ -403,21 +403,21 @@ class LocalFileIO final : public FileIO {
     return IOError("Failed to delete directory {}: {}", location, ErrnoText(errno));
   }
 
-  Result<std::vector<std::string>> List(std::string_view prefix_dir) override {
+  Result<FileListing> List(std::string_view prefix_dir, size_t max_files) override {
     CAIRN_ASSIGN_OR_RAISE(const std::string raw_path, LocalPathOf(prefix_dir));
     const fs::path root = Normalized(raw_path);
     const bool as_uri = prefix_dir.front() != '/';
     CAIRN_ASSIGN_OR_RAISE(const auto resolved, Resolve(root, prefix_dir));
     UniqueFd dir(resolved.Open(O_RDONLY | O_DIRECTORY));
     if (!dir.valid()) {
-      if (errno == ENOENT) return std::vector<std::string>();
+      if (errno == ENOENT) return FileListing{};
       if (errno == ENOTDIR)
         return IOError("Failed to list {}: not a directory", prefix_dir);
       return tl::unexpected(OpenFailed(errno, prefix_dir));
     }
-    std::vector<std::string> out;
-    CAIRN_RETURN_IF_ERROR(ListAt(dir.get(), root, prefix_dir, as_uri, out));
-    std::sort(out.begin(), out.end());
+    FileListing out;
+    CAIRN_RETURN_IF_ERROR(ListAt(dir.get(), root, prefix_dir, as_uri, max_files, out));
+    std::sort(out.files.begin(), out.files.end());
     return out;
   }
 
@@ -537,10 +537,11 @@ class LocalFileIO final : public FileIO {
     return current;
   }
 
-  /// Appends every file below the open directory `dir` (shown as `shown`) to `out`,
+  /// Appends the files below the open directory `dir` (shown as `shown`) to `out`,
   /// opening subdirectories with O_NOFOLLOW: symbolic links are listed, not followed.
+  /// Stops, `truncated`, at the first file past `max_files`.
   static Status ListAt(int dir, const fs::path& shown, std::string_view prefix_dir,
-                       bool as_uri, std::vector<std::string>& out) {
+                       bool as_uri, size_t max_files, FileListing& out) {
     const int copy = ::dup(dir);
     if (copy < 0) return IOError("Failed to list {}: {}", prefix_dir, ErrnoText(errno));
     UniqueDir stream(::fdopendir(copy));
@@ -566,7 +567,11 @@ class LocalFileIO final : public FileIO {
         return IOError("Failed to list {}: {}", prefix_dir, ErrnoText(errno));
       }
       if (!S_ISDIR(st.st_mode)) {
-        out.push_back(as_uri ? FileUriOf(child.string()) : child.string());
+        if (out.files.size() == max_files) {
+          out.truncated = true;
+          return Ok();
+        }
+        out.files.push_back(as_uri ? FileUriOf(child.string()) : child.string());
         continue;
       }
       UniqueFd sub(::openat(::dirfd(stream.get()), name.c_str(),
@@ -575,7 +580,8 @@ class LocalFileIO final : public FileIO {
         if (errno == ENOENT) continue;
         return IOError("Failed to list {}: {}", prefix_dir, ErrnoText(errno));
       }
-      CAIRN_RETURN_IF_ERROR(ListAt(sub.get(), child, prefix_dir, as_uri, out));
+      CAIRN_RETURN_IF_ERROR(ListAt(sub.get(), child, prefix_dir, as_uri, max_files, out));
+      if (out.truncated) return Ok();
     }
     return Ok();
   }

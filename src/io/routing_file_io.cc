@@ -56,9 +56,9 @@ class RoutingFileIO final : public FileIO {
     return io->DeleteEmptyDirectory(location);
   }
 
-  Result<std::vector<std::string>> List(std::string_view prefix_dir) override {
+  Result<FileListing> List(std::string_view prefix_dir, size_t max_files) override {
     CAIRN_ASSIGN_OR_RAISE(FileIO * io, Route(prefix_dir));
-    return io->List(prefix_dir);
+    return io->List(prefix_dir, max_files);
   }
 
  private:

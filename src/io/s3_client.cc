@@ -78,7 +78,7 @@ struct Reply {
 /// Answers that mean "try again later" (AWS's retry guidance, plus the conflicts of
 /// conditional writes).
 bool IsRetryableReply(const Reply& reply) {
-  if (reply.status >= 500 || reply.status == 429) return true;
+  if (IsRetryableHttpStatus(reply.status)) return true;
   const std::string& code = reply.error.code;
   return code == "SlowDown" || code == "RequestTimeout" ||
          code == "ConditionalRequestConflict" || code == "OperationAborted";
@@ -91,7 +91,9 @@ class CurlS3Client final : public S3Client {
   CurlS3Client(S3ClientOptions options, HttpEndpoint endpoint)
       : options_(std::move(options)),
         endpoint_(std::move(endpoint)),
-        http_(HttpOptionsOf(options_)) {}
+        http_(HttpOptionsOf(options_)),
+        retry_policy_{options_.max_retries, options_.retry_base_delay,
+                      options_.retry_max_delay} {}
 
   Result<std::string> GetObject(std::string_view bucket, std::string_view key,
                                 size_t max_bytes) override {
@@ -203,11 +205,7 @@ class CurlS3Client final : public S3Client {
     return Ok();
   }
 
-  int max_retries() const override { return options_.max_retries; }
-
-  void SleepBeforeRetry(int retry) const override {
-    cairn::SleepBeforeRetry(retry, options_.retry_base_delay, options_.retry_max_delay);
-  }
+  const RetryPolicy& retry_policy() const override { return retry_policy_; }
 
  private:
   /// `call` as it appears in messages: `GET s3://bucket/key`.
@@ -239,15 +237,14 @@ class CurlS3Client final : public S3Client {
                                                detail))};
   }
 
-  /// One attempt, then the retries the call allows.
+  /// One attempt, then the retries the call allows. A reply that asks for a retry is
+  /// still a reply when the retries run out: `ErrorOf` names its status and code.
   Result<Reply> Send(const Call& call) const {
-    for (int attempt = 0;; ++attempt) {
-      auto reply = Perform(call);
-      const bool retryable = reply ? IsRetryableReply(*reply)
-                                   : reply.error().kind == ErrorKind::kServiceUnavailable;
-      if (!retryable || !call.retry || attempt >= options_.max_retries) return reply;
-      SleepBeforeRetry(attempt);
-    }
+    return RetryWithBackoff(
+        retry_policy_, [&] { return Perform(call); },
+        [&](const Result<Reply>& reply) {
+          return call.retry && (reply ? IsRetryableReply(*reply) : FailedForNow(reply));
+        });
   }
 
   // Built by appending: GCC 12 at -O3 reports a false -Wrestrict on `"/" + temporary`.
@@ -305,30 +302,16 @@ class CurlS3Client final : public S3Client {
   const S3ClientOptions options_;
   const HttpEndpoint endpoint_;
   const SigV4Http http_;
+  const RetryPolicy retry_policy_;
 };
 
 Status ValidateOptions(const S3ClientOptions& options) {
-  const auto& region = options.region;
-  if (region.empty() || region.size() > 64 ||
-      region.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") !=
-          std::string::npos) {
-    return InvalidConfig("Invalid S3 region '{}': expected e.g. us-east-1", region);
-  }
-  const auto& credentials = options.credentials;
-  if (credentials.access_key_id.empty() || credentials.secret_access_key.empty()) {
-    return InvalidConfig("S3 credentials need an access key id and a secret access key");
-  }
-  // Never quote a secret, not even an invalid one.
-  if (HasControlCharacters(credentials.access_key_id) ||
-      HasControlCharacters(credentials.secret_access_key) ||
-      HasControlCharacters(credentials.session_token) ||
-      credentials.access_key_id.find(':') != std::string::npos) {
-    return InvalidConfig("S3 credentials must not contain control characters");
-  }
+  CAIRN_RETURN_IF_ERROR(
+      ValidateRegionAndCredentials("S3", options.region, options.credentials));
   if (options.connect_timeout.count() <= 0 || options.request_timeout.count() <= 0 ||
       options.low_speed_limit < 0 || options.low_speed_time.count() < 0 ||
-      options.max_retries < 0 || options.retry_base_delay.count() < 0 ||
-      options.retry_max_delay < options.retry_base_delay) {
+      !IsValidRetryPolicy(
+          {options.max_retries, options.retry_base_delay, options.retry_max_delay})) {
     return InvalidConfig(
         "Invalid S3 client options: timeouts must be positive, retries and delays not "
         "negative");

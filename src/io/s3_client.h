@@ -128,12 +128,9 @@ class S3Client {
   /// \brief Deletes an empty bucket; a missing one is not an error.
   virtual Status DeleteBucket(std::string_view bucket) = 0;
 
-  /// \brief `max_retries` of the options: how often a caller may repeat a call that the
-  /// client does not retry itself.
-  virtual int max_retries() const = 0;
-
-  /// \brief Sleeps for the backoff before retry `retry` (from 0) of the options.
-  virtual void SleepBeforeRetry(int retry) const = 0;
+  /// \brief The retries and backoffs of the options: how a caller repeats a call that
+  /// the client does not retry itself (`RetryWithBackoff`).
+  virtual const RetryPolicy& retry_policy() const = 0;
 };
 
 }  // namespace cairn

@@ -33,22 +33,19 @@ class S3FileIO final : public FileIO {
     if (object.key.empty() || object.trailing_slash) {
       return BadRequest("Cannot write file {}: the location names a directory", location);
     }
-    // Whether an earlier attempt may have written the object before it failed.
-    bool maybe_written = false;
-    for (int retry = 0;; ++retry) {
-      auto put = client_->PutObjectIfAbsent(object.bucket, object.key, contents);
-      if (put) return Ok();
-      const ErrorKind kind = put.error().kind;
-      if (kind == ErrorKind::kAlreadyExists) {
-        if (!maybe_written) return AlreadyExists("File already exists: {}", location);
-        return CheckOurWriteLanded(object, contents, location);
-      }
-      if (kind != ErrorKind::kServiceUnavailable || retry >= client_->max_retries()) {
-        return tl::unexpected(std::move(put).error());
-      }
-      maybe_written = true;
-      client_->SleepBeforeRetry(retry);
-    }
+    // Only an attempt whose outcome is unknown (kServiceUnavailable) is repeated.
+    int attempts = 0;
+    auto put = RetryWithBackoff(
+        client_->retry_policy(),
+        [&] {
+          ++attempts;
+          return client_->PutObjectIfAbsent(object.bucket, object.key, contents);
+        },
+        FailedForNow<void>);
+    if (put || put.error().kind != ErrorKind::kAlreadyExists) return put;
+    // After a repeat, an earlier attempt may have written the object before it failed.
+    if (attempts == 1) return AlreadyExists("File already exists: {}", location);
+    return CheckOurWriteLanded(object, contents, location);
   }
 
   Result<std::string> ReadFile(std::string_view location) override {
@@ -136,20 +133,27 @@ class S3FileIO final : public FileIO {
     return Ok();
   }
 
-  Result<std::vector<std::string>> List(std::string_view prefix_dir) override {
+  Result<FileListing> List(std::string_view prefix_dir, size_t max_files) override {
     CAIRN_ASSIGN_OR_RAISE(const S3Location dir, Resolve(prefix_dir));
-    std::vector<std::string> out;
+    FileListing out;
     std::string token;
     do {
-      CAIRN_ASSIGN_OR_RAISE(
-          S3ListPage page,
-          client_->ListObjectsV2(dir.bucket, dir.KeyPrefix(), token, kPageKeys));
+      // No more keys than can still be kept, and one to tell whether there are more.
+      const size_t wanted = std::min<size_t>(max_files - out.files.size(), kPageKeys - 1);
+      CAIRN_ASSIGN_OR_RAISE(S3ListPage page,
+                            client_->ListObjectsV2(dir.bucket, dir.KeyPrefix(), token,
+                                                   static_cast<int>(wanted) + 1));
       for (const auto& key : page.keys) {
-        if (!key.ends_with('/')) out.push_back("s3://" + dir.bucket + "/" + key);
+        if (key.ends_with('/')) continue;
+        if (out.files.size() == max_files) {
+          out.truncated = true;
+          break;
+        }
+        out.files.push_back("s3://" + dir.bucket + "/" + key);
       }
       token = std::move(page.next_continuation_token);
-    } while (!token.empty());
-    std::sort(out.begin(), out.end());
+    } while (!token.empty() && !out.truncated);
+    std::sort(out.files.begin(), out.files.end());
     return out;
   }
 

@@ -25,8 +25,11 @@
 ///   and so is an object still found below `key/` afterwards. Not atomic: a failure may
 ///   leave part of the tree.
 /// - `DeleteEmptyDirectory`: S3 has no directories: nothing to do.
-/// - `List`: every object below `prefix_dir/`, sorted bytewise, as `s3://bucket/key`
-///   (keys ending in `/`, the "folder markers" of consoles, are directories and skipped).
+/// - `List`: the objects below `prefix_dir/`, sorted bytewise, as `s3://bucket/key`
+///   (keys ending in `/`, the "folder markers" of consoles, are directories and skipped):
+///   a paged ListObjectsV2 walk that asks for no more keys than the bound needs (plus
+///   one, to tell whether there are more) and stops there; S3 lists keys bytewise, so a
+///   truncated listing holds the first ones.
 ///
 /// Every location must lie at or below one of the allowed roots (`kBadRequest`
 /// "outside the allowed locations" otherwise). Errors beyond file_io.h: transient

@@ -169,15 +169,45 @@ Status EnsureCurlInitialized() {
   return Ok();
 }
 
-void SleepBeforeRetry(int retry, std::chrono::milliseconds base_delay,
-                      std::chrono::milliseconds max_delay) {
-  const int64_t cap = max_delay.count();
-  int64_t delay = base_delay.count();
+Status ValidateRegionAndCredentials(std::string_view service, std::string_view region,
+                                    const S3Credentials& credentials) {
+  if (region.empty() || region.size() > 64 ||
+      region.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") !=
+          std::string_view::npos) {
+    return InvalidConfig("Invalid {} region '{}': expected e.g. us-east-1", service,
+                         region);
+  }
+  if (credentials.access_key_id.empty() || credentials.secret_access_key.empty()) {
+    return InvalidConfig("{} credentials need an access key id and a secret access key",
+                         service);
+  }
+  // Never quote a secret, not even an invalid one.
+  if (HasControlCharacters(credentials.access_key_id) ||
+      HasControlCharacters(credentials.secret_access_key) ||
+      HasControlCharacters(credentials.session_token) ||
+      credentials.access_key_id.find(':') != std::string::npos) {
+    return InvalidConfig("{} credentials must not contain control characters", service);
+  }
+  return Ok();
+}
+
+bool IsValidRetryPolicy(const RetryPolicy& policy) {
+  return policy.max_retries >= 0 && policy.base_delay.count() >= 0 &&
+         policy.max_delay >= policy.base_delay;
+}
+
+void SleepBeforeRetry(int retry, const RetryPolicy& policy) {
+  const int64_t cap = policy.max_delay.count();
+  int64_t delay = policy.base_delay.count();
   for (int i = 0; i < retry && delay < cap; ++i) delay *= 2;
   delay = std::min(delay, cap);
   thread_local std::mt19937_64 rng{std::random_device{}()};
   std::uniform_int_distribution<int64_t> jitter(delay / 2, delay);
   std::this_thread::sleep_for(std::chrono::milliseconds(jitter(rng)));
+}
+
+bool IsRetryableHttpStatus(long status) {  // NOLINT(google-runtime-int)
+  return status >= 500 || status == 429;
 }
 
 // --- SigV4Http ------------------------------------------------------------------------

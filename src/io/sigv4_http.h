@@ -12,9 +12,9 @@
 /// body's SHA-256), and `x-amz-security-token` when a session token is set. HTTPS
 /// verifies the server against the system CA store; redirects are never followed.
 ///
-/// Nothing here retries or logs: callers decide what is worth repeating (a
-/// `kServiceUnavailable` error, and the replies their protocol calls retryable) and wait
-/// with `SleepBeforeRetry`.
+/// `Perform` neither retries nor logs: callers decide what is worth repeating (a
+/// `kServiceUnavailable` error, and the replies their protocol calls retryable) and
+/// repeat it with `RetryWithBackoff`, the one retry loop of the io layer.
 ///
 /// Thread-safety: `SigV4Http` is safe to use from several threads at once.
 
@@ -22,6 +22,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -54,10 +56,59 @@ bool IsHttpSuccess(long status);  // NOLINT(google-runtime-int): libcurl's type
 /// Errors: `kInvalidConfig`.
 Status EnsureCurlInitialized();
 
-/// \brief Sleeps for the backoff before retry `retry` (from 0): a delay drawn from
-/// [d/2, d], d = min(max_delay, base_delay * 2^retry).
-void SleepBeforeRetry(int retry, std::chrono::milliseconds base_delay,
-                      std::chrono::milliseconds max_delay);
+/// \brief Checks what the S3 and STS clients are given alike: a region (`us-east-1`:
+/// lower-case letters, digits and `-`, at most 64) and credentials (an access key id
+/// without `:` and a secret key, neither nor the session token with control characters).
+/// Errors: `kInvalidConfig` "Invalid <service> region ..." / "<service> credentials ...",
+/// never quoting a secret.
+Status ValidateRegionAndCredentials(std::string_view service, std::string_view region,
+                                    const S3Credentials& credentials);
+
+/// \brief How often, and after what pauses, a call that failed for a passing reason is
+/// made again.
+struct RetryPolicy {
+  /// Retries after the first attempt (0: none).
+  int max_retries = 3;
+  /// The backoff before retry n (from 0) is drawn from [d/2, d], d = min(max_delay,
+  /// base_delay * 2^n): exponential, with jitter so that clients do not retry in step.
+  std::chrono::milliseconds base_delay{100};
+  std::chrono::milliseconds max_delay{5000};
+};
+
+/// \brief Whether `policy` holds no negative count or delay and `max_delay` is at least
+/// `base_delay`.
+bool IsValidRetryPolicy(const RetryPolicy& policy);
+
+/// \brief Sleeps for the backoff before retry `retry` (from 0) of `policy`.
+void SleepBeforeRetry(int retry, const RetryPolicy& policy);
+
+/// \brief Whether `status` asks to be tried again later: 5xx, or 429 Too Many Requests.
+bool IsRetryableHttpStatus(long status);  // NOLINT(google-runtime-int): libcurl's type
+
+/// \brief Whether `result` failed with `kServiceUnavailable`: what `Perform` answers for
+/// a transport failure worth another attempt, and what a client answers for a reply that
+/// asks to be tried again.
+template <typename T>
+bool FailedForNow(const Result<T>& result) {
+  return !result && result.error().kind == ErrorKind::kServiceUnavailable;
+}
+
+/// \brief Calls `attempt()` (which returns a `Result`) until `should_retry(result)` is
+/// false or `policy.max_retries` retries have been made, sleeping `SleepBeforeRetry`
+/// before each retry; returns the last result. A call therefore takes at most
+/// `max_retries + 1` attempts plus the backoffs.
+template <typename Attempt, typename ShouldRetry>
+std::invoke_result_t<Attempt&> RetryWithBackoff(const RetryPolicy& policy,
+                                                Attempt&& attempt,
+                                                ShouldRetry&& should_retry) {
+  for (int retry = 0;; ++retry) {
+    std::invoke_result_t<Attempt&> result = attempt();
+    if (retry >= policy.max_retries || !should_retry(std::as_const(result))) {
+      return result;
+    }
+    SleepBeforeRetry(retry, policy);
+  }
+}
 
 /// \brief Settings of a `SigV4Http`.
 struct SigV4HttpOptions {

@@ -111,7 +111,7 @@ Result<StsCredentials> ParseAssumeRoleAnswer(std::string_view xml) {
 }
 
 bool IsRetryableAnswer(const HttpReply& reply, const S3ErrorBody& error) {
-  return reply.status >= 500 || reply.status == 429 || error.code == "Throttling";
+  return IsRetryableHttpStatus(reply.status) || error.code == "Throttling";
 }
 
 class CurlStsClient final : public StsClient {
@@ -119,7 +119,9 @@ class CurlStsClient final : public StsClient {
   CurlStsClient(StsClientOptions options, const HttpEndpoint& endpoint)
       : options_(std::move(options)),
         url_(endpoint.scheme + "://" + endpoint.authority + "/"),
-        http_(HttpOptionsOf(options_)) {}
+        http_(HttpOptionsOf(options_)),
+        retry_policy_{options_.max_retries, options_.retry_base_delay,
+                      options_.retry_max_delay} {}
 
   Result<StsCredentials> AssumeRole(std::string_view role_arn,
                                     std::string_view session_name,
@@ -136,14 +138,9 @@ class CurlStsClient final : public StsClient {
     request.body = form;
     request.max_body_bytes = kMaxAnswerBytes;
     request.description = "STS AssumeRole of " + std::string(role_arn);
-    for (int attempt = 0;; ++attempt) {
-      auto answer = Attempt(request);
-      if (answer || answer.error().kind != ErrorKind::kServiceUnavailable ||
-          attempt >= options_.max_retries) {
-        return answer;
-      }
-      SleepBeforeRetry(attempt, options_.retry_base_delay, options_.retry_max_delay);
-    }
+    // `Attempt` turns an answer that asks for a retry into a kServiceUnavailable error.
+    return RetryWithBackoff(
+        retry_policy_, [&] { return Attempt(request); }, FailedForNow<StsCredentials>);
   }
 
  private:
@@ -180,28 +177,15 @@ class CurlStsClient final : public StsClient {
   const StsClientOptions options_;
   const std::string url_;
   const SigV4Http http_;
+  const RetryPolicy retry_policy_;
 };
 
 Status ValidateOptions(const StsClientOptions& options) {
-  const auto& region = options.region;
-  if (region.empty() || region.size() > 64 ||
-      region.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") !=
-          std::string::npos) {
-    return InvalidConfig("Invalid STS region '{}': expected e.g. us-east-1", region);
-  }
-  const auto& credentials = options.credentials;
-  if (credentials.access_key_id.empty() || credentials.secret_access_key.empty()) {
-    return InvalidConfig("STS credentials need an access key id and a secret access key");
-  }
-  if (HasControlCharacters(credentials.access_key_id) ||
-      HasControlCharacters(credentials.secret_access_key) ||
-      HasControlCharacters(credentials.session_token) ||
-      credentials.access_key_id.find(':') != std::string::npos) {
-    return InvalidConfig("STS credentials must not contain control characters");
-  }
+  CAIRN_RETURN_IF_ERROR(
+      ValidateRegionAndCredentials("STS", options.region, options.credentials));
   if (options.connect_timeout.count() <= 0 || options.request_timeout.count() <= 0 ||
-      options.max_retries < 0 || options.retry_base_delay.count() < 0 ||
-      options.retry_max_delay < options.retry_base_delay) {
+      !IsValidRetryPolicy(
+          {options.max_retries, options.retry_base_delay, options.retry_max_delay})) {
     return InvalidConfig(
         "Invalid STS client options: timeouts must be positive, retries and delays not "
         "negative");

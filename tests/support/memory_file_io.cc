@@ -127,7 +127,7 @@ Status MemoryFileIO::DeleteTree(std::string_view location, std::string_view conf
   return Ok();
 }
 
-Result<std::vector<std::string>> MemoryFileIO::List(std::string_view prefix_dir) {
+Result<FileListing> MemoryFileIO::List(std::string_view prefix_dir, size_t max_files) {
   CAIRN_ASSIGN_OR_RAISE(const std::string key, KeyOf(prefix_dir));
   // Mirror LocalFileIO: a `file:` prefix lists URIs, a plain path lists paths, and other
   // schemes list their keys.
@@ -137,11 +137,15 @@ Result<std::vector<std::string>> MemoryFileIO::List(std::string_view prefix_dir)
   if (files_.contains(key)) {
     return IOError("Failed to list {}: Not a directory", prefix_dir);
   }
-  std::vector<std::string> out;
+  FileListing out;
   const std::string prefix = DirPrefix(key);
   for (auto it = files_.lower_bound(prefix);
        it != files_.end() && it->first.starts_with(prefix); ++it) {
-    out.push_back(as_file_uri ? FileUriOf(it->first) : it->first);
+    if (out.files.size() == max_files) {
+      out.truncated = true;
+      break;
+    }
+    out.files.push_back(as_file_uri ? FileUriOf(it->first) : it->first);
   }
   return out;  // std::map orders keys bytewise already
 }
@@ -255,9 +259,10 @@ Result<bool> FaultInjectingFileIO::Exists(std::string_view location) {
   return base_.Exists(location);
 }
 
-Result<std::vector<std::string>> FaultInjectingFileIO::List(std::string_view prefix_dir) {
+Result<FileListing> FaultInjectingFileIO::List(std::string_view prefix_dir,
+                                               size_t max_files) {
   if (TakeReadFailure()) return IOError("Injected fault: list {}", prefix_dir);
-  return base_.List(prefix_dir);
+  return base_.List(prefix_dir, max_files);
 }
 
 Status FaultInjectingFileIO::DeleteFile(std::string_view location) {

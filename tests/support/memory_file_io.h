@@ -46,7 +46,7 @@ class MemoryFileIO final : public FileIO {
   Status DeleteTree(std::string_view location, std::string_view confine_to) override;
   /// Directories are implicit here: an empty one does not exist.
   Status DeleteEmptyDirectory(std::string_view) override { return Ok(); }
-  Result<std::vector<std::string>> List(std::string_view prefix_dir) override;
+  Result<FileListing> List(std::string_view prefix_dir, size_t max_files) override;
 
   /// \brief How many files exist in total.
   size_t file_count() const;
@@ -111,7 +111,7 @@ class FaultInjectingFileIO final : public FileIO {
   Status DeleteEmptyDirectory(std::string_view location) override {
     return base_.DeleteEmptyDirectory(location);
   }
-  Result<std::vector<std::string>> List(std::string_view prefix_dir) override;
+  Result<FileListing> List(std::string_view prefix_dir, size_t max_files) override;
 
  private:
   /// Whether to fail this call: consumes one from the counter `counter` names if

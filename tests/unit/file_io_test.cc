@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include "list_files.h"
 #include "matchers.h"
 #include "support/memory_file_io.h"
 #include "temp_dir.h"
@@ -25,7 +26,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using ::testing::AnyOfArray;
+using ::testing::Each;
 using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
@@ -104,7 +108,7 @@ TEST_P(FileIOContractTest, RefusesToReplaceAnExistingFile) {
   EXPECT_THAT(io_->WriteFileAtomic(Path("m/./v1.json"), "replacement"),
               IsError(ErrorKind::kAlreadyExists));
   EXPECT_EQ(io_->ReadFile(Uri("m/v1.json")), "original");
-  EXPECT_THAT(ValueOf(io_->List(Uri("m"))), ElementsAre(Uri("m/v1.json")));
+  EXPECT_THAT(ValueOf(ListOf(*io_, Uri("m"))), ElementsAre(Uri("m/v1.json")));
 }
 
 TEST_P(FileIOContractTest, ReadOfMissingFileIsNotFoundWithTheReferenceMessage) {
@@ -154,13 +158,39 @@ TEST_P(FileIOContractTest, ListIsRecursiveSortedAndKeepsTheFormOfThePrefix) {
                            "t/metadata/1.json", "other/x"}) {
     ASSERT_THAT(io_->WriteFileAtomic(Uri(name), name), IsOk());
   }
-  EXPECT_THAT(ValueOf(io_->List(Uri("t"))),
+  EXPECT_THAT(ValueOf(ListOf(*io_, Uri("t"))),
               ElementsAre(Uri("t/data/a.parquet"), Uri("t/data/b.parquet"),
                           Uri("t/metadata/1.json"), Uri("t/metadata/2.json")));
-  EXPECT_THAT(ValueOf(io_->List(Path("t/metadata/"))),
+  EXPECT_THAT(ValueOf(ListOf(*io_, Path("t/metadata/"))),
               ElementsAre(Path("t/metadata/1.json"), Path("t/metadata/2.json")));
-  EXPECT_THAT(ValueOf(io_->List(Uri("nothing/here"))), IsEmpty());
-  EXPECT_THAT(io_->List(Uri("other/x")), IsError(ErrorKind::kIOError));
+  EXPECT_THAT(ValueOf(ListOf(*io_, Uri("nothing/here"))), IsEmpty());
+  EXPECT_THAT(ListOf(*io_, Uri("other/x")), IsError(ErrorKind::kIOError));
+}
+
+TEST_P(FileIOContractTest, ListStopsAtItsBoundAndSaysSo) {
+  const std::vector<std::string> all = {Uri("b/1"), Uri("b/2/x"), Uri("b/2/y"),
+                                        Uri("b/3/z/w"), Uri("b/4")};
+  for (const auto& location : all) {
+    ASSERT_THAT(io_->WriteFileAtomic(location, "x"), IsOk());
+  }
+  const FileListing whole = ValueOf(io_->List(Uri("b"), all.size()));
+  EXPECT_THAT(whole.files, ElementsAreArray(all));
+  EXPECT_FALSE(whole.truncated);
+  for (const size_t bound : {0, 1, 3, 4}) {
+    const FileListing part = ValueOf(io_->List(Uri("b"), bound));
+    EXPECT_TRUE(part.truncated) << bound;
+    EXPECT_THAT(part.files, SizeIs(bound));
+    EXPECT_TRUE(std::is_sorted(part.files.begin(), part.files.end())) << bound;
+    EXPECT_THAT(part.files, Each(AnyOfArray(all))) << bound;
+  }
+  EXPECT_THAT(ListAll(*io_, Uri("b"), 4), IsError(ErrorKind::kRequestTooLarge));
+  EXPECT_THAT(ListAll(*io_, Uri("b"), 4),
+              HasErrorMessage("More than 4 files below " + Uri("b")));
+  EXPECT_THAT(ValueOf(ListAll(*io_, Uri("b"), 5)), ElementsAreArray(all));
+  // Nothing to list fits every bound.
+  const FileListing none = ValueOf(io_->List(Uri("nothing"), 0));
+  EXPECT_THAT(none.files, IsEmpty());
+  EXPECT_FALSE(none.truncated);
 }
 
 TEST_P(FileIOContractTest, PercentEncodedUrisNameDecodedPaths) {
@@ -168,7 +198,7 @@ TEST_P(FileIOContractTest, PercentEncodedUrisNameDecodedPaths) {
   EXPECT_NE(uri.find("my%20table/caf%C3%A9"), std::string::npos) << uri;
   ASSERT_THAT(io_->WriteFileAtomic(uri, "x"), IsOk());
   EXPECT_EQ(io_->ReadFile(Path("my table/caf\xC3\xA9/v1.json")), "x");
-  EXPECT_THAT(ValueOf(io_->List(Uri("my table"))), ElementsAre(uri));
+  EXPECT_THAT(ValueOf(ListOf(*io_, Uri("my table"))), ElementsAre(uri));
 }
 
 TEST_P(FileIOContractTest, DeleteTreeRemovesEverythingBelowAndNothingElse) {
@@ -178,12 +208,12 @@ TEST_P(FileIOContractTest, DeleteTreeRemovesEverythingBelowAndNothingElse) {
   }
   EXPECT_THAT(io_->DeleteTree(Uri("w/t1"), Uri("w")), IsOk());
   EXPECT_EQ(io_->Exists(Uri("w/t1")), false);
-  EXPECT_THAT(ValueOf(io_->List(Uri("w"))),
+  EXPECT_THAT(ValueOf(ListOf(*io_, Uri("w"))),
               ElementsAre(Uri("w/t1-sibling"), Uri("w/t10/keep"), Uri("w/t2/keep")));
   // Idempotent, and a single file may be deleted too.
   EXPECT_THAT(io_->DeleteTree(Uri("w/t1"), Uri("w")), IsOk());
   EXPECT_THAT(io_->DeleteTree(Path("w/t1-sibling"), Uri("w/")), IsOk());
-  EXPECT_THAT(ValueOf(io_->List(Uri("w"))),
+  EXPECT_THAT(ValueOf(ListOf(*io_, Uri("w"))),
               ElementsAre(Uri("w/t10/keep"), Uri("w/t2/keep")));
 }
 
@@ -336,7 +366,7 @@ TEST_F(ConfinedLocalFileIOTest, RefusesEveryLocationOutsideItsRoots) {
   EXPECT_THAT(io_->WriteFileAtomic((outside_ / "new").string(), "x"),
               IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(io_->DeleteFile(secret), IsError(ErrorKind::kBadRequest));
-  EXPECT_THAT(io_->List(outside_.string()), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(ListOf(*io_, outside_.string()), IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(io_->ReadFile(root_.string() + "/../outside/secret"),
               IsError(ErrorKind::kBadRequest));
   EXPECT_EQ(Slurp(outside_ / "secret"), "precious");
@@ -354,7 +384,7 @@ TEST_F(ConfinedLocalFileIOTest, NoSymbolicLinkLeadsOutOfARoot) {
   EXPECT_THAT(io_->ReadFile((root_ / "zero").string()), IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(io_->WriteFileAtomic((root_ / "ns/t/metadata/1.json").string(), "x"),
               IsError(ErrorKind::kBadRequest));
-  EXPECT_THAT(io_->List((root_ / "ns").string()), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(ListOf(*io_, (root_ / "ns").string()), IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(io_->DeleteFile((root_ / "ns/secret").string()),
               IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(TreeOf(outside_), ElementsAre("secret"));
@@ -441,7 +471,7 @@ TEST_F(LocalFileIOTest, ListDoesNotDescendIntoSymlinkedDirectories) {
   Spit(dir_.path() / "outside/secret", "x");
   Spit(dir_.path() / "t/f", "x");
   fs::create_directory_symlink(dir_.path() / "outside", dir_.path() / "t/link");
-  EXPECT_THAT(ValueOf(io_->List(dir_.File("t"))),
+  EXPECT_THAT(ValueOf(ListOf(*io_, dir_.File("t"))),
               ElementsAre(dir_.File("t/f"), dir_.File("t/link")));
 }
 
@@ -562,12 +592,13 @@ TEST(MemoryFileIOTest, ServesOtherSchemesVerbatim) {
   ASSERT_THAT(io.WriteFileAtomic("s3://other/w/t/metadata/v1.json", "z"), IsOk());
   EXPECT_THAT(io.WriteFileAtomic("s3://bucket/w/t/metadata/v1.json", "x"),
               IsError(ErrorKind::kAlreadyExists));
-  EXPECT_THAT(ValueOf(io.List("s3://bucket/w")),
+  EXPECT_THAT(ValueOf(ListOf(io, "s3://bucket/w")),
               ElementsAre("s3://bucket/w/t/metadata/v1.json", "s3://bucket/w/u/v1.json"));
   EXPECT_THAT(io.DeleteTree("s3://bucket/w/t", "s3://bucket/w"), IsOk());
   EXPECT_THAT(io.DeleteTree("s3://other/w/t", "s3://bucket/w"),
               IsError(ErrorKind::kBadRequest));
-  EXPECT_THAT(ValueOf(io.List("s3://bucket/")), ElementsAre("s3://bucket/w/u/v1.json"));
+  EXPECT_THAT(ValueOf(ListOf(io, "s3://bucket/")),
+              ElementsAre("s3://bucket/w/u/v1.json"));
   EXPECT_EQ(io.ReadFile("s3://other/w/t/metadata/v1.json"), "z");
 }
 
@@ -594,7 +625,7 @@ TEST(FaultInjectingFileIOTest, FailsWritesMatchingASubstring) {
   EXPECT_THAT(io.WriteFileAtomic("/w/t/data/a.parquet", "x"), IsOk());
   io.FailWritesMatching("");
   EXPECT_THAT(io.WriteFileAtomic("/w/t/metadata/00001.metadata.json", "x"), IsOk());
-  EXPECT_THAT(ValueOf(memory.List("/w")),
+  EXPECT_THAT(ValueOf(ListOf(memory, "/w")),
               ElementsAre("/w/t/data/a.parquet", "/w/t/metadata/00001.metadata.json"));
 }
 
@@ -605,7 +636,7 @@ TEST(FaultInjectingFileIOTest, FailsReadsAndDeletesOnRequest) {
   io.FailNextReads(3);
   EXPECT_THAT(io.ReadFile("/w/t/f"), IsError(ErrorKind::kIOError));
   EXPECT_THAT(io.Exists("/w/t/f"), IsError(ErrorKind::kIOError));
-  EXPECT_THAT(io.List("/w"), IsError(ErrorKind::kIOError));
+  EXPECT_THAT(ListOf(io, "/w"), IsError(ErrorKind::kIOError));
   EXPECT_EQ(io.ReadFile("/w/t/f"), "x");
   io.FailNextDeletes(2);
   EXPECT_THAT(io.DeleteFile("/w/t/f"), IsError(ErrorKind::kIOError));
@@ -629,7 +660,7 @@ TEST(FaultInjectingFileIOTest, CrashDropsUnsyncedDataAndKeepsCompletedWrites) {
               IsError(ErrorKind::kIOError));
 
   // Before the crash: the torn temporary file is visible, the target never is.
-  auto before = io.List("/w/t/metadata");
+  auto before = ListOf(io, "/w/t/metadata");
   ASSERT_THAT(before, IsOk());
   ASSERT_THAT(*before, SizeIs(2));
   EXPECT_EQ((*before)[0], "/w/t/metadata/.00002.metadata.json.fault0.tmp");
@@ -638,7 +669,7 @@ TEST(FaultInjectingFileIOTest, CrashDropsUnsyncedDataAndKeepsCompletedWrites) {
   EXPECT_EQ(io.Exists("/w/t/metadata/00002.metadata.json"), false);
 
   ASSERT_THAT(io.Crash(), IsOk());
-  EXPECT_THAT(ValueOf(io.List("/w/t/metadata")),
+  EXPECT_THAT(ValueOf(ListOf(io, "/w/t/metadata")),
               ElementsAre("/w/t/metadata/00001.metadata.json"));
   EXPECT_EQ(io.ReadFile("/w/t/metadata/00001.metadata.json"), "{\"v\":1}");
   // After the restart the same version can be written for real.

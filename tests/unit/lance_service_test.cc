@@ -15,10 +15,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "catalog/lance_datasets.h"
 #include "common/location.h"
 #include "io/file_io.h"
 #include "matchers.h"
 #include "store/meta_store.h"
+#include "support/memory_file_io.h"
 #include "temp_dir.h"
 
 namespace cairn {
@@ -481,6 +483,46 @@ TEST_F(LanceServiceTest, LargeDropFinishesInTheBackground) {
   EXPECT_EQ(transaction->properties.at("target"), "default$ns$t");
   EXPECT_EQ(transaction->properties.at("location"), table.location);
   EXPECT_FALSE(fs::exists(Local(table.location)));
+}
+
+TEST_F(LanceServiceTest, DropCountsFilesOnlyUpToTheThreshold) {
+  CreateNs({"default", "ns"});
+  // WriteDataset leaves four files: as many as the threshold runs within the request,
+  // one more goes to the background.
+  Restart(Settings(/*async_drop_files=*/4));
+  DeclareWritten({"default", "ns", "t"});
+  auto within = lance_->DropTable({"default", "ns", "t"});
+  ASSERT_THAT(within, IsOk());
+  EXPECT_FALSE(within->transaction_id);
+  Restart(Settings(/*async_drop_files=*/3));
+  DeclareWritten({"default", "ns", "t"});
+  auto queued = lance_->DropTable({"default", "ns", "t"});
+  ASSERT_THAT(queued, IsOk());
+  EXPECT_TRUE(queued->transaction_id);
+  lance_->WaitForBackgroundWork();
+}
+
+TEST(LanceDatasetsTest, MoreVersionFilesThanTheBoundAreRefusedNamingIt) {
+  MemoryFileIO io;
+  ASSERT_THAT(
+      io.WriteFileAtomic("/d/_versions/18446744073709551614.manifest", ManifestBytes()),
+      IsOk());
+  EXPECT_THAT(CheckLanceDataset(io, "/d"), IsOk());
+  EXPECT_EQ(LanceDatasetHasVersion(io, "/d"), true);
+  // Detached manifests: files a listing must hold, which never count as a version.
+  for (size_t i = 0; i < kMaxLanceVersionFiles; ++i) {
+    ASSERT_THAT(
+        io.WriteFileAtomic("/d/_versions/d" + std::to_string(i) + ".manifest", ""),
+        IsOk());
+  }
+  EXPECT_THAT(CheckLanceDataset(io, "/d"), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(CheckLanceDataset(io, "/d"),
+              HasErrorMessage("More than 100000 files below /d/_versions"));
+  // Whether it has a version needs one manifest only, found among those listed.
+  EXPECT_EQ(LanceDatasetHasVersion(io, "/d"), true);
+  ASSERT_THAT(io.DeleteFile("/d/_versions/18446744073709551614.manifest"), IsOk());
+  ASSERT_THAT(io.WriteFileAtomic("/d/_versions/d-extra.manifest", ""), IsOk());
+  EXPECT_THAT(LanceDatasetHasVersion(io, "/d"), IsError(ErrorKind::kRequestTooLarge));
 }
 
 TEST_F(LanceServiceTest, QueuedDropResumesAfterARestart) {

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "list_files.h"
 #include "matchers.h"
 #include "support/memory_file_io.h"
 
@@ -64,7 +65,7 @@ TEST_F(RoutingFileIOTest, LocationsNoStorageServesAreUnsupported) {
   EXPECT_THAT(io_->WriteFileAtomic("s3://lake/warehouse2/t", "x"),
               IsError(ErrorKind::kUnsupported));
   EXPECT_THAT(io_->ReadFile("s3://other/t"), IsError(ErrorKind::kUnsupported));
-  EXPECT_THAT(io_->List("gs://bucket/t"), IsError(ErrorKind::kUnsupported));
+  EXPECT_THAT(ListOf(*io_, "gs://bucket/t"), IsError(ErrorKind::kUnsupported));
   EXPECT_THAT(io_->Exists("s3://lake/warehouse/../secret"),
               IsError(ErrorKind::kBadRequest));
   EXPECT_EQ(lake_->file_count() + archive_->file_count() + local_->file_count(), 0u);

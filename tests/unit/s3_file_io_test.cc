@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_http_server.h"
+#include "list_files.h"
 #include "matchers.h"
 #include "s3_test_server.h"
 
@@ -108,7 +109,7 @@ TEST_F(S3FileIOTest, KeysAreTakenLiterally) {
   ASSERT_THAT(io_->WriteFileAtomic(Loc("k/" + name), "literal"), IsOk());
   EXPECT_EQ(ValueOf(io_->ReadFile(Loc("k/" + name))), "literal");
   EXPECT_THAT(AllKeys(), ElementsAre("wh/k/" + name));
-  EXPECT_THAT(ValueOf(io_->List(Loc("k"))), ElementsAre(Loc("k/" + name)));
+  EXPECT_THAT(ValueOf(ListOf(*io_, Loc("k"))), ElementsAre(Loc("k/" + name)));
   EXPECT_THAT(io_->DeleteTree(Loc("k"), Root()), IsOk());
   EXPECT_THAT(AllKeys(), IsEmpty());
 }
@@ -234,11 +235,17 @@ TEST_F(S3FileIOTest, ListIsSortedBytewiseAndSkipsNothingBelow) {
        {"l/b", "l/a/z", "l/a/b/c", "l/B", "l/a.b", "l/\xC3\xA9", "l2/x", "lx"}) {
     Write(name);
   }
-  EXPECT_THAT(ValueOf(io_->List(Loc("l"))),
+  EXPECT_THAT(ValueOf(ListOf(*io_, Loc("l"))),
               ElementsAre(Loc("l/B"), Loc("l/a.b"), Loc("l/a/b/c"), Loc("l/a/z"),
                           Loc("l/b"), Loc("l/\xC3\xA9")));
-  EXPECT_THAT(ValueOf(io_->List(Loc("l/"))), ::testing::SizeIs(6));
-  EXPECT_THAT(ValueOf(io_->List(Loc("nothing"))), IsEmpty());
+  EXPECT_THAT(ValueOf(ListOf(*io_, Loc("l/"))), ::testing::SizeIs(6));
+  EXPECT_THAT(ValueOf(ListOf(*io_, Loc("nothing"))), IsEmpty());
+  // S3 lists keys bytewise, so a bound keeps the first ones.
+  const FileListing first = ValueOf(io_->List(Loc("l"), 3));
+  EXPECT_THAT(first.files, ElementsAre(Loc("l/B"), Loc("l/a.b"), Loc("l/a/b/c")));
+  EXPECT_TRUE(first.truncated);
+  EXPECT_FALSE(ValueOf(io_->List(Loc("l"), 6)).truncated);
+  EXPECT_THAT(ListAll(*io_, Loc("l"), 5), IsError(ErrorKind::kRequestTooLarge));
 }
 
 TEST_F(S3FileIOTest, LocationsOutsideTheRootsAreRefused) {
@@ -252,7 +259,7 @@ TEST_F(S3FileIOTest, LocationsOutsideTheRootsAreRefused) {
     EXPECT_THAT(io_->ReadFile(location), IsError(ErrorKind::kBadRequest)) << location;
     EXPECT_THAT(io_->Exists(location), IsError(ErrorKind::kBadRequest)) << location;
     EXPECT_THAT(io_->DeleteFile(location), IsError(ErrorKind::kBadRequest)) << location;
-    EXPECT_THAT(io_->List(location), IsError(ErrorKind::kBadRequest)) << location;
+    EXPECT_THAT(ListOf(*io_, location), IsError(ErrorKind::kBadRequest)) << location;
   }
   EXPECT_THAT(io_->WriteFileAtomic("s3://" + bucket + "/whx/a", "x"),
               HasErrorMessage("outside the allowed locations"));
@@ -273,7 +280,13 @@ TEST_F(S3FileIOTest, PurgesMoreThanOnePageOfObjects) {
   }
   for (auto& writer : writers) writer.join();
   Write("big-neighbour");
-  EXPECT_THAT(ValueOf(io_->List(Loc("big"))), ::testing::SizeIs(kObjects));
+  const auto all = ValueOf(ListOf(*io_, Loc("big")));
+  EXPECT_THAT(all, ::testing::SizeIs(kObjects));
+  // A bound within the second page: the first page whole, then only what fits.
+  const FileListing bounded = ValueOf(io_->List(Loc("big"), kObjects - 1));
+  EXPECT_TRUE(bounded.truncated);
+  EXPECT_EQ(bounded.files, std::vector<std::string>(all.begin(), all.end() - 1));
+  EXPECT_FALSE(ValueOf(io_->List(Loc("big"), kObjects)).truncated);
   ASSERT_THAT(io_->DeleteTree(Loc("big"), Root()), IsOk());
   EXPECT_THAT(AllKeys(), ElementsAre("wh/big-neighbour"));
 }
@@ -291,7 +304,7 @@ TEST_F(S3FileIOTest, AWrongSecretFailsWithoutQuotingIt) {
     ASSERT_NE(io, nullptr);
     const auto read = io->ReadFile(Loc("secret.json"));
     const auto write = io->WriteFileAtomic(Loc("new.json"), "x");
-    const auto list = io->List(Root());
+    const auto list = ListOf(*io, Root());
     ASSERT_FALSE(read);
     ASSERT_FALSE(write);
     ASSERT_FALSE(list);
@@ -442,10 +455,43 @@ TEST(S3FileIOFaultTest, SlowDownIsRetried) {
                   "<Contents><Key>wh/x</Key></Contents></ListBucketResult>");
   });
   auto io = FakeIO(server);
-  EXPECT_THAT(ValueOf(io->List("s3://bucket/wh")), ElementsAre("s3://bucket/wh/x"));
+  EXPECT_THAT(ValueOf(ListOf(*io, "s3://bucket/wh")), ElementsAre("s3://bucket/wh/x"));
   EXPECT_EQ(server.requests().size(), 3U);
   EXPECT_EQ(server.requests()[2].target,
             "/bucket?encoding-type=url&list-type=2&max-keys=1000&prefix=wh%2F");
+}
+
+TEST(S3FileIOFaultTest, ListAsksForNoMoreKeysThanItsBoundNeeds) {
+  // Every page: two files and a folder marker, and a next page.
+  FakeHttpServer server([](const FakeHttpRequest&) {
+    return Answer(200,
+                  "<ListBucketResult><IsTruncated>true</IsTruncated>"
+                  "<NextContinuationToken>more</NextContinuationToken>"
+                  "<Contents><Key>wh/t/a</Key></Contents>"
+                  "<Contents><Key>wh/t/b/</Key></Contents>"
+                  "<Contents><Key>wh/t/c</Key></Contents></ListBucketResult>");
+  });
+  auto io = FakeIO(server);
+  // Bound 1: one key asked for and one more to tell whether there are more.
+  const FileListing one = ValueOf(io->List("s3://bucket/wh/t", 1));
+  EXPECT_THAT(one.files, ElementsAre("s3://bucket/wh/t/a"));
+  EXPECT_TRUE(one.truncated);
+  ASSERT_EQ(server.requests().size(), 1U);
+  EXPECT_EQ(server.requests()[0].target,
+            "/bucket?encoding-type=url&list-type=2&max-keys=2&prefix=wh%2Ft%2F");
+  // Bound 2: the first page fills it; the next is asked for one key, which passes it.
+  const FileListing two = ValueOf(io->List("s3://bucket/wh/t", 2));
+  EXPECT_THAT(two.files, ElementsAre("s3://bucket/wh/t/a", "s3://bucket/wh/t/c"));
+  EXPECT_TRUE(two.truncated);
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3U);
+  EXPECT_EQ(requests[1].target,
+            "/bucket?encoding-type=url&list-type=2&max-keys=3&prefix=wh%2Ft%2F");
+  EXPECT_EQ(requests[2].target,
+            "/bucket?continuation-token=more&encoding-type=url&list-type=2&max-keys=1&"
+            "prefix=wh%2Ft%2F");
+  EXPECT_THAT(ListAll(*io, "s3://bucket/wh/t", 2),
+              HasErrorMessage("More than 2 files below s3://bucket/wh/t"));
 }
 
 TEST(S3FileIOFaultTest, PersistentFailuresEndAsServiceUnavailable) {

@@ -28,6 +28,7 @@
 #include "iceberg/table_metadata.h"
 #include "iceberg/table_update.h"
 #include "io/file_io.h"
+#include "list_files.h"
 #include "matchers.h"
 #include "store/meta_store.h"
 #include "support/memory_file_io.h"
@@ -984,7 +985,7 @@ TEST_F(TableServiceRetryTest, LostSwapIsRetriedOnTheNewStateWhenRequirementsStil
   EXPECT_EQ(Load("t").metadata_location, committed->metadata_location);
   // The first attempt's file (another 00001) was deleted: creator, competitor and the
   // retried commit remain.
-  auto listed = memory_.List(metadata.location + "/metadata");
+  auto listed = ListOf(memory_, metadata.location + "/metadata");
   ASSERT_THAT(listed, IsOk());
   EXPECT_THAT(*listed, SizeIs(3));
   EXPECT_EQ(memory_.file_count(), 3u);
@@ -1326,7 +1327,7 @@ TEST_F(TableServiceTest, PurgeOutsideTheWarehouseDeletesOnlyKnownMetadataFiles) 
               IsOk());
   ASSERT_EQ(memory_.file_count(), 4u);
   ASSERT_THAT(service_->DropTable("", {{"ns"}, "t"}, true), IsOk());
-  auto left = memory_.List("file:///warehouse/default/external/t");
+  auto left = ListOf(memory_, "file:///warehouse/default/external/t");
   ASSERT_THAT(left, IsOk());
   EXPECT_THAT(*left,
               ElementsAre("file:///warehouse/default/external/t/data/part-0.parquet",
