@@ -1,6 +1,6 @@
-// Metadata files left unreferenced (catalog/orphan_files.h): a write whose answer was lost
-// but which landed is recorded, and the sweep deletes it after the grace period — and
-// only what it can prove nothing references.
+// Metadata files left unreferenced (catalog/orphan_files.h): a write whose answer was
+// lost but which landed is recorded, and the sweep deletes it after the grace period —
+// and only what it can prove nothing references.
 
 #include "catalog/orphan_files.h"
 
@@ -43,16 +43,20 @@ class LostAnswerFileIO final : public FileIO {
     return base_.ReadFile(location);
   }
   size_t MaxReadBytes() const override { return base_.MaxReadBytes(); }
-  Result<bool> Exists(std::string_view location) override { return base_.Exists(location); }
-  Status DeleteFile(std::string_view location) override { return base_.DeleteFile(location); }
+  Result<bool> Exists(std::string_view location) override {
+    return base_.Exists(location);
+  }
+  Status DeleteFile(std::string_view location) override {
+    return base_.DeleteFile(location);
+  }
   Status DeleteTree(std::string_view location, std::string_view confine_to) override {
     return base_.DeleteTree(location, confine_to);
   }
   Status DeleteEmptyDirectory(std::string_view location) override {
     return base_.DeleteEmptyDirectory(location);
   }
-  Result<std::vector<std::string>> List(std::string_view prefix_dir) override {
-    return base_.List(prefix_dir);
+  Result<FileListing> List(std::string_view prefix_dir, size_t max_files) override {
+    return base_.List(prefix_dir, max_files);
   }
 
  private:
@@ -71,8 +75,8 @@ class OrphanFilesTest : public ::testing::Test {
                                  .allowed_locations = {"file:///warehouse"}});
     ASSERT_THAT(catalogs_->EnsureDefaultCatalog(), IsOk());
     ASSERT_THAT(catalogs_->CreateNamespace("", {"ns"}, {}), IsOk());
-    tables_ = std::make_unique<TableService>(*store_, *catalogs_, io_,
-                                             [this] { return now_; });
+    tables_ =
+        std::make_unique<TableService>(*store_, *catalogs_, io_, [this] { return now_; });
     auto catalog = catalogs_->ResolveCatalog("");
     ASSERT_THAT(catalog, IsOk());
     catalog_id_ = catalog->id;
@@ -92,7 +96,8 @@ class OrphanFilesTest : public ::testing::Test {
   }
 
   std::vector<OrphanFile> Recorded() {
-    auto all = store_->OrphanFilesRecordedBefore(std::numeric_limits<int64_t>::max(), 100);
+    auto all =
+        store_->OrphanFilesRecordedBefore(std::numeric_limits<int64_t>::max(), 100);
     EXPECT_THAT(all, IsOk());
     return all ? *all : std::vector<OrphanFile>{};
   }
@@ -125,7 +130,8 @@ class OrphanFilesTest : public ::testing::Test {
 
 constexpr const char* kUuid = "0f0e0d0c-0b0a-4908-8706-050403020100";
 
-TEST_F(OrphanFilesTest, ACommitWhoseWriteLandedButFailedLeavesARecordedOrphanTheSweepDeletes) {
+TEST_F(OrphanFilesTest,
+       ACommitWhoseWriteLandedButFailedLeavesARecordedOrphanTheSweepDeletes) {
   const LoadedTable created = CreateTable("t");
   io_.lose_answers = true;
   auto failed = SetProperty("t", "lost");
@@ -157,7 +163,8 @@ TEST_F(OrphanFilesTest, ACommitWhoseWriteLandedButFailedLeavesARecordedOrphanThe
   EXPECT_THAT(SetProperty("t", "after"), IsOk());
 }
 
-TEST_F(OrphanFilesTest, ACreateWhoseWriteLandedButFailedIsSweptAfterARetryCreatedTheTable) {
+TEST_F(OrphanFilesTest,
+       ACreateWhoseWriteLandedButFailedIsSweptAfterARetryCreatedTheTable) {
   io_.lose_answers = true;
   CreateTableInput input;
   input.name = "t";
@@ -176,8 +183,8 @@ TEST_F(OrphanFilesTest, ACreateWhoseWriteLandedButFailedIsSweptAfterARetryCreate
 
 TEST_F(OrphanFilesTest, TheSweepKeepsAFileItsTableNowPointsAt) {
   const LoadedTable created = CreateTable("t");
-  ASSERT_THAT(store_->RecordOrphanFile({created.metadata_location, catalog_id_, {"ns"}, "t",
-                                        kNow}),
+  ASSERT_THAT(store_->RecordOrphanFile(
+                  {created.metadata_location, catalog_id_, {"ns"}, "t", kNow}),
               IsOk());
   const OrphanSweep sweep = Sweep(kNow + kGraceMs + 1);
   EXPECT_EQ(sweep.deleted, 0U);
@@ -200,17 +207,20 @@ TEST_F(OrphanFilesTest, TheSweepKeepsAFileAnotherTableClaimsOrPointsAt) {
 TEST_F(OrphanFilesTest, TheSweepNeverDeletesAFileNotNamedAsCairnNamesMetadataFiles) {
   const std::string data = "file:///warehouse/default/ns/gone/data/part-0.parquet";
   ASSERT_THAT(memory_.WriteFileAtomic(data, "x"), IsOk());
-  ASSERT_THAT(store_->RecordOrphanFile({data, catalog_id_, {"ns"}, "gone", kNow}), IsOk());
+  ASSERT_THAT(store_->RecordOrphanFile({data, catalog_id_, {"ns"}, "gone", kNow}),
+              IsOk());
   EXPECT_EQ(Sweep(kNow + kGraceMs + 1).kept, 1U);
   EXPECT_TRUE(Exists(data));
 }
 
 TEST_F(OrphanFilesTest, AFailedDeleteIsRecordedAgainAndRetriedAfterAnotherGracePeriod) {
   FaultInjectingFileIO faulty(memory_);
-  const std::string orphan = std::string("file:///warehouse/default/ns/gone/metadata/00001-") +
-                             kUuid + ".metadata.json";
+  const std::string orphan =
+      std::string("file:///warehouse/default/ns/gone/metadata/00001-") + kUuid +
+      ".metadata.json";
   ASSERT_THAT(memory_.WriteFileAtomic(orphan, "{}"), IsOk());
-  ASSERT_THAT(store_->RecordOrphanFile({orphan, catalog_id_, {"ns"}, "gone", kNow}), IsOk());
+  ASSERT_THAT(store_->RecordOrphanFile({orphan, catalog_id_, {"ns"}, "gone", kNow}),
+              IsOk());
   faulty.FailNextDeletes(1);
   const int64_t first = kNow + kGraceMs + 1;
   auto sweep = SweepOrphanFiles(*store_, faulty, first, kGraceMs, 100);

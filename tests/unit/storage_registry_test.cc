@@ -260,12 +260,13 @@ TEST(TableLocationsOfTest, LocationAndPathPropertiesInCanonicalForm) {
   EXPECT_THAT(inside->claimed, ElementsAre("s3://lake/warehouse/t"));
 }
 
-TEST(TableLocationsOfTest, BadMetadataIsABadRequest) {
+TEST(TableLocationsOfTest,
+     StoredMetadataThatDoesNotParseIsCairnsErrorABadLocationTheClients) {
   const LocationPolicy policy({"s3://lake/warehouse"});
   const CatalogRecord catalog{1, "main", "s3://lake/warehouse/main", {}};
   EXPECT_THAT(TableLocationsOf(policy, catalog, "not json"),
-              IsError(ErrorKind::kBadRequest));
-  EXPECT_THAT(TableLocationsOf(policy, catalog, "{}"), IsError(ErrorKind::kBadRequest));
+              IsError(ErrorKind::kInternal));
+  EXPECT_THAT(TableLocationsOf(policy, catalog, "{}"), IsError(ErrorKind::kInternal));
   EXPECT_THAT(TableLocationsOf(policy, catalog, MetadataJson("s3://lake/a//b")),
               IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(TableLocationsOf(policy, catalog, MetadataJson("relative/path")),
