@@ -1,9 +1,9 @@
 #include "catalog/orphan_files.h"
 
-#include <spdlog/spdlog.h>
-
 #include <string>
 #include <utility>
+
+#include <spdlog/spdlog.h>
 
 #include "catalog/metadata_files.h"
 #include "common/location.h"
@@ -47,8 +47,9 @@ Status OrphanFiles::WriteFile(const EntityAddress& owner, std::string_view locat
 
 void OrphanFiles::Discard(const EntityAddress& owner, std::string_view location) {
   if (auto deleted = io_.DeleteFile(location); !deleted) {
-    spdlog::warn("could not delete unused metadata file {} (recorded for a later sweep): {}",
-                 location, deleted.error().message);
+    spdlog::warn(
+        "could not delete unused metadata file {} (recorded for a later sweep): {}",
+        location, deleted.error().message);
     Record(owner, location);
   }
 }
@@ -59,8 +60,9 @@ void OrphanFiles::Record(const EntityAddress& owner, std::string_view location) 
   auto recorded = store_.RecordOrphanFile(
       OrphanFile{*canonical, owner.catalog_id, owner.ns, owner.name, clock_()});
   if (!recorded) {
-    spdlog::warn("metadata file {} may be left behind unreferenced: recording it failed: {}",
-                 location, recorded.error().message);
+    spdlog::warn(
+        "metadata file {} may be left behind unreferenced: recording it failed: {}",
+        location, recorded.error().message);
   }
 }
 

@@ -1,8 +1,8 @@
 #include "catalog/orphan_sweeper.h"
 
-#include <spdlog/spdlog.h>
-
 #include <utility>
+
+#include <spdlog/spdlog.h>
 
 #include "catalog/orphan_files.h"
 
@@ -35,8 +35,8 @@ void OrphanSweeper::Start() {
 Result<size_t> OrphanSweeper::SweepNow() {
   size_t deleted = 0;
   for (;;) {
-    auto sweep = SweepOrphanFiles(store_, io_, clock_(), settings_.grace.count(),
-                                  kSweepBatch);
+    auto sweep =
+        SweepOrphanFiles(store_, io_, clock_(), settings_.grace.count(), kSweepBatch);
     if (!sweep) return tl::unexpected(sweep.error());
     deleted += sweep->deleted;
     if (sweep->deleted + sweep->kept < kSweepBatch) return deleted;

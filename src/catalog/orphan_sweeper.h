@@ -37,7 +37,8 @@ class OrphanSweeper {
   OrphanSweeper(const OrphanSweeper&) = delete;
   OrphanSweeper& operator=(const OrphanSweeper&) = delete;
 
-  /// \brief Starts sweeping every interval (the first sweep after one interval). Call once.
+  /// \brief Starts sweeping every interval (the first sweep after one interval). Call
+  /// once.
   void Start();
 
   /// \brief One sweep now, in the caller's thread: every due orphan, in batches. Returns

@@ -1,4 +1,5 @@
-// The SQL store: metadata files that nothing references, waiting for a sweep (OrphanFile).
+// The SQL store: metadata files that nothing references, waiting for a sweep
+// (OrphanFile).
 
 #include <algorithm>
 
@@ -8,7 +9,8 @@
 namespace cairn::sql_internal {
 namespace {
 
-/// At most this many orphans per `OrphanFilesRecordedBefore` call, whatever the caller asks.
+/// At most this many orphans per `OrphanFilesRecordedBefore` call, whatever the caller
+/// asks.
 constexpr size_t kMaxBatch = 10000;
 
 }  // namespace
@@ -20,9 +22,11 @@ Status SqlStore::RecordOrphanFile(const OrphanFile& file) {
             auto* upsert,
             conn->Prepare(
                 "INSERT INTO orphan_files (location, catalog_id, namespace, name, "
-                "recorded_at_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT (location) DO UPDATE SET "
+                "recorded_at_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT (location) DO UPDATE "
+                "SET "
                 "catalog_id = excluded.catalog_id, namespace = excluded.namespace, "
-                "name = excluded.name, recorded_at_ms = CASE WHEN excluded.recorded_at_ms > "
+                "name = excluded.name, recorded_at_ms = CASE WHEN "
+                "excluded.recorded_at_ms > "
                 "orphan_files.recorded_at_ms THEN excluded.recorded_at_ms "
                 "ELSE orphan_files.recorded_at_ms END"));
         Query query(*conn, upsert);
@@ -36,7 +40,8 @@ Status SqlStore::RecordOrphanFile(const OrphanFile& file) {
       });
 }
 
-Result<std::vector<OrphanFile>> SqlStore::OrphanFilesRecordedBefore(int64_t before_ms, size_t limit) {
+Result<std::vector<OrphanFile>> SqlStore::OrphanFilesRecordedBefore(int64_t before_ms,
+                                                                    size_t limit) {
   return Read([&](Lease& conn) -> Result<std::vector<OrphanFile>> {
     CAIRN_ASSIGN_OR_RAISE(
         auto* stmt,
