@@ -18,18 +18,8 @@ OrphanSweeper::OrphanSweeper(MetaStore& store, FileIO& io, std::function<int64_t
                              OrphanSweeperSettings settings)
     : store_(store), io_(io), clock_(std::move(clock)), settings_(settings) {}
 
-OrphanSweeper::~OrphanSweeper() {
-  if (!thread_.joinable()) return;
-  {
-    MutexLock lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
-}
-
 void OrphanSweeper::Start() {
-  thread_ = std::thread([this] { Run(); });
+  thread_.Start(settings_.interval, [this] { SweepAndLog(); });
 }
 
 Result<size_t> OrphanSweeper::SweepNow() {
@@ -45,21 +35,13 @@ Result<size_t> OrphanSweeper::SweepNow() {
   }
 }
 
-void OrphanSweeper::Run() {
-  for (;;) {
-    {
-      MutexLock lock(mutex_);
-      if (lock.WaitFor(wake_, settings_.interval,
-                       [this]() CAIRN_REQUIRES(mutex_) { return stopping_; }))
-        return;
-    }
-    auto deleted = SweepNow();
-    if (!deleted) {
-      spdlog::warn("sweep of unreferenced metadata files failed: {}",
-                   deleted.error().message);
-    } else if (*deleted > 0) {
-      spdlog::info("deleted {} unreferenced metadata file(s)", *deleted);
-    }
+void OrphanSweeper::SweepAndLog() {
+  auto deleted = SweepNow();
+  if (!deleted) {
+    spdlog::warn("sweep of unreferenced metadata files failed: {}",
+                 deleted.error().message);
+  } else if (*deleted > 0) {
+    spdlog::info("deleted {} unreferenced metadata file(s)", *deleted);
   }
 }
 

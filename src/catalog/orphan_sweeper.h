@@ -7,12 +7,10 @@
 /// Thread-safe. Owns one background thread between `Start` and destruction.
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <thread>
 
-#include "common/mutex.h"
+#include "common/periodic_thread.h"
 #include "io/file_io.h"
 #include "store/meta_store.h"
 
@@ -32,8 +30,8 @@ class OrphanSweeper {
   /// the epoch.
   OrphanSweeper(MetaStore& store, FileIO& io, std::function<int64_t()> clock,
                 OrphanSweeperSettings settings);
-  /// \brief Stops the thread after the orphan it is deleting.
-  ~OrphanSweeper();
+  /// \brief Stops the thread after the sweep it is running.
+  ~OrphanSweeper() = default;
   OrphanSweeper(const OrphanSweeper&) = delete;
   OrphanSweeper& operator=(const OrphanSweeper&) = delete;
 
@@ -46,16 +44,15 @@ class OrphanSweeper {
   Result<size_t> SweepNow();
 
  private:
-  void Run();
+  /// One sweep, its outcome logged.
+  void SweepAndLog();
 
   MetaStore& store_;
   FileIO& io_;
   const std::function<int64_t()> clock_;
   const OrphanSweeperSettings settings_;
-  Mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ CAIRN_GUARDED_BY(mutex_) = false;
-  std::thread thread_;
+  /// Declared last: destroyed (stopped) first, while the members it uses still exist.
+  PeriodicThread thread_;
 };
 
 }  // namespace cairn

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <memory>
 #include <utility>
 
 #include <fmt/format.h>
@@ -28,19 +29,16 @@ InstanceHeartbeat::InstanceHeartbeat(MetaStore& store, std::string instance,
       interval_(interval) {}
 
 InstanceHeartbeat::~InstanceHeartbeat() {
-  if (!thread_.joinable()) return;
-  {
-    MutexLock lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
+  if (!thread_) return;
+  thread_.reset();  // the last beat ends before the instance is removed
   (void)store_.RemoveInstance(instance_);
 }
 
 Status InstanceHeartbeat::Start() {
   auto first = Beat();
-  thread_ = std::thread([this, failing = !first] { Run(failing); });
+  failing_ = !first;
+  thread_ = std::make_unique<PeriodicThread>();
+  thread_->Start(interval_, [this] { BeatAndReport(); });
   return first;
 }
 
@@ -50,20 +48,11 @@ Status InstanceHeartbeat::Beat() {
       instance_, now, now - std::chrono::milliseconds(kInstanceForgetAfter).count());
 }
 
-void InstanceHeartbeat::Run(bool failing) {
-  for (;;) {
-    {
-      MutexLock lock(mutex_);
-      if (lock.WaitFor(wake_, interval_,
-                       [this]() CAIRN_REQUIRES(mutex_) { return stopping_; }))
-        return;
-    }
-    auto status = Beat();
-    // Only changes are reported: a store that stays down is reported once.
-    if (!status && !failing && report_) report_(status);
-    if (status && failing && report_) report_(status);
-    failing = !status;
-  }
+void InstanceHeartbeat::BeatAndReport() {
+  auto status = Beat();
+  // Only changes are reported: a store that stays down is reported once.
+  if (status.has_value() == failing_ && report_) report_(status);
+  failing_ = !status;
 }
 
 }  // namespace cairn

@@ -8,14 +8,12 @@
 /// heartbeats by it — and their clocks must agree to well within `kInstanceStaleAfter`.
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
+#include <memory>
 #include <string>
-#include <thread>
 
-#include "common/mutex.h"
+#include "common/periodic_thread.h"
 #include "common/result.h"
 #include "store/meta_store.h"
 
@@ -57,18 +55,18 @@ class InstanceHeartbeat {
 
  private:
   Status Beat();
-  /// Beats until stopped; `failing`: whether the last beat failed.
-  void Run(bool failing);
+  /// One beat from the thread, reporting a change from failing to working or back.
+  void BeatAndReport();
 
   MetaStore& store_;
   const std::string instance_;
   const std::function<int64_t()> clock_;
   const std::function<void(const Status&)> report_;
   const std::chrono::milliseconds interval_;
-  Mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ CAIRN_GUARDED_BY(mutex_) = false;
-  std::thread thread_;
+  /// Whether the last beat failed; touched by `Start` and then the beating thread only.
+  bool failing_ = false;
+  /// Created by `Start`; reset first on destruction, so no beat runs after it.
+  std::unique_ptr<PeriodicThread> thread_;
 };
 
 }  // namespace cairn
