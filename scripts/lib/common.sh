@@ -9,7 +9,8 @@ CAIRN_BUILD_PACKAGES=(
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libsqlite3-dev libtomlplusplus-dev libcli11-dev libspdlog-dev libfmt-dev
   libexpected-dev libssl-dev zlib1g-dev libpq-dev libjemalloc-dev
-  libcurl4-openssl-dev libexpat1-dev
+  libcurl4-openssl-dev libexpat1-dev libargon2-dev libcjose-dev
+  libjansson-dev  # cjose.pc requires jansson.pc; libcjose-dev does not pull it in
 )
 # Extra Debian packages needed to run the tests (postgresql: the throw-away server of
 # scripts/lib/postgres.sh for the PostgreSQL store tests; clang, libclang-rt-14-dev and

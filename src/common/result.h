@@ -25,6 +25,8 @@ enum class ErrorKind {
                        ///< does not bind to the schema)
   kNotFound,           ///< generic missing resource (e.g. unknown route)
   kMethodNotAllowed,   ///< the route exists but not for this method
+  kUnauthenticated,    ///< the caller did not prove who it is: no credentials, or a
+                       ///< token or secret that does not verify (HTTP 401)
   kForbidden,          ///< the caller may not do this to this resource (e.g. sign a
                        ///< storage request outside the table's locations)
   kNoSuchWarehouse,    ///< unknown catalog / warehouse / prefix
@@ -73,6 +75,7 @@ CAIRN_DEFINE_ERROR_FUNCTION(InvalidArgument)
 CAIRN_DEFINE_ERROR_FUNCTION(ValidationFailed)
 CAIRN_DEFINE_ERROR_FUNCTION(NotFound)
 CAIRN_DEFINE_ERROR_FUNCTION(MethodNotAllowed)
+CAIRN_DEFINE_ERROR_FUNCTION(Unauthenticated)
 CAIRN_DEFINE_ERROR_FUNCTION(Forbidden)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchWarehouse)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchNamespace)

@@ -18,6 +18,7 @@ constexpr int kLanceTransactionNotFound = 10;
 constexpr int kLanceInvalidInput = 13;
 constexpr int kLanceConcurrentModification = 14;
 constexpr int kLancePermissionDenied = 15;
+constexpr int kLanceUnauthenticated = 16;
 constexpr int kLanceServiceUnavailable = 17;
 constexpr int kLanceInternal = 18;
 
@@ -103,6 +104,10 @@ ErrorMapping MapError(ErrorKind kind) {
       return {404, "NotFoundException", kLanceUnsupported, 404};
     case ErrorKind::kMethodNotAllowed:
       return {405, "MethodNotAllowedException", kLanceUnsupported, 405};
+    // The Iceberg spec's 401 answer (`IcebergErrorResponse`, e.g.
+    // NotAuthorizedException).
+    case ErrorKind::kUnauthenticated:
+      return {401, "NotAuthorizedException", kLanceUnauthenticated, 401};
     case ErrorKind::kForbidden:
       return {403, "ForbiddenException", kLancePermissionDenied, 403};
     case ErrorKind::kNoSuchWarehouse:

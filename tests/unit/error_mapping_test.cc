@@ -28,6 +28,7 @@ const std::vector<MappingCase>& MappingCases() {
       {ErrorKind::kValidationFailed, 400, "ValidationException"},
       {ErrorKind::kNotFound, 404, "NotFoundException"},
       {ErrorKind::kMethodNotAllowed, 405, "MethodNotAllowedException"},
+      {ErrorKind::kUnauthenticated, 401, "NotAuthorizedException"},
       {ErrorKind::kForbidden, 403, "ForbiddenException"},
       {ErrorKind::kNoSuchWarehouse, 404, "NoSuchWarehouseException"},
       {ErrorKind::kNoSuchNamespace, 404, "NoSuchNamespaceException"},

@@ -30,6 +30,7 @@ const std::vector<LanceCase>& LanceCases() {
       {ErrorKind::kValidationFailed, 13, 400, "/errors/invalid-input"},
       {ErrorKind::kNotFound, 0, 404, "/errors/unsupported"},
       {ErrorKind::kMethodNotAllowed, 0, 405, "/errors/unsupported"},
+      {ErrorKind::kUnauthenticated, 16, 401, "/errors/unauthenticated"},
       {ErrorKind::kForbidden, 15, 403, "/errors/permission-denied"},
       {ErrorKind::kNoSuchWarehouse, 1, 404, "/errors/namespace-not-found"},
       {ErrorKind::kNoSuchNamespace, 1, 404, "/errors/namespace-not-found"},

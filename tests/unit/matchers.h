@@ -34,6 +34,8 @@ inline std::string_view ErrorKindName(ErrorKind kind) {
       return "kNotFound";
     case ErrorKind::kMethodNotAllowed:
       return "kMethodNotAllowed";
+    case ErrorKind::kUnauthenticated:
+      return "kUnauthenticated";
     case ErrorKind::kForbidden:
       return "kForbidden";
     case ErrorKind::kNoSuchWarehouse:
@@ -98,6 +100,14 @@ void PrintTo(const tl::expected<T, Error>& result, std::ostream* os) {
 /// Matches a successful `Result<T>` / `Status`.
 MATCHER(IsOk, negation ? "is an error" : "is OK") {
   return arg.has_value();  // GoogleTest prints the error via PrintTo
+}
+
+/// Matches a successful `Result<T>` whose value matches `matcher` (or equals it).
+MATCHER_P(IsOkAndHolds, matcher,
+          std::string(negation ? "is not" : "is") + " OK with a value matching " +
+              ::testing::PrintToString(matcher)) {
+  if (!arg.has_value()) return false;
+  return ::testing::ExplainMatchResult(matcher, *arg, result_listener);
 }
 
 /// Matches a failed `Result<T>` / `Status` whose error is of `kind`.

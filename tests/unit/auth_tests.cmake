@@ -1,0 +1,4 @@
+set(CAIRN_AUTH_TESTS
+  unit/crypto_util_test.cc
+  unit/secret_hash_test.cc
+)
