@@ -1,4 +1,5 @@
 set(CAIRN_AUTH_TESTS
   unit/crypto_util_test.cc
+  unit/jwt_test.cc
   unit/secret_hash_test.cc
 )

@@ -1,0 +1,152 @@
+#include "auth/jwt.h"
+
+#include <memory>
+
+#include <boost/json.hpp>
+#include <cjose/header.h>
+#include <cjose/jws.h>
+#include <cjose/util.h>
+
+#include "auth/crypto_util.h"
+#include "auth/jwk_internal.h"
+#include "auth/jwt_claims_internal.h"
+#include "common/macros.h"
+#include "common/strings.h"
+
+namespace cairn {
+namespace {
+
+using JwsPtr = std::unique_ptr<cjose_jws_t, decltype(&cjose_jws_release)>;
+using HeaderPtr = std::unique_ptr<cjose_header_t, decltype(&cjose_header_release)>;
+
+Status CheckOptions(const TokenVerifyOptions& options) {
+  if (options.issuer.empty() || options.audience.empty()) {
+    return InvalidConfig("token verification needs an issuer and an audience");
+  }
+  if (options.allowed_algorithms.empty()) {
+    return InvalidConfig("token verification needs at least one allowed algorithm");
+  }
+  for (const std::string& alg : options.allowed_algorithms) {
+    if (!IsSupportedJwsAlgorithm(alg)) {
+      return InvalidConfig("{} is not an allowed token algorithm", alg);
+    }
+  }
+  return Ok();
+}
+
+/// The protected header's alg and kid, after the checks that need no key.
+struct HeaderFacts {
+  std::string alg;
+  std::string kid;
+};
+
+Result<HeaderFacts> CheckHeader(std::string_view encoded,
+                                const TokenVerifyOptions& options) {
+  const std::optional<std::string> text = Base64UrlDecode(encoded);
+  if (!text) return Unauthenticated("token header is not base64url");
+  boost::json::parse_options parse_options;
+  parse_options.max_depth = 4;
+  boost::system::error_code ec;
+  const boost::json::value value = boost::json::parse(*text, ec, {}, parse_options);
+  if (ec || !value.is_object())
+    return Unauthenticated("token header is not a JSON object");
+  const boost::json::object& header = value.as_object();
+  const auto* alg = header.if_contains("alg");
+  if (alg == nullptr || !alg->is_string())
+    return Unauthenticated("token header has no alg");
+  HeaderFacts facts{std::string(alg->as_string()), {}};
+  if (std::find(options.allowed_algorithms.begin(), options.allowed_algorithms.end(),
+                facts.alg) == options.allowed_algorithms.end()) {
+    return Unauthenticated("token algorithm is not allowed");
+  }
+  const auto* kid = header.if_contains("kid");
+  if (kid == nullptr || !kid->is_string())
+    return Unauthenticated("token header has no kid");
+  facts.kid = std::string(kid->as_string());
+  const auto* typ = header.if_contains("typ");
+  if (typ != nullptr &&
+      (!typ->is_string() || (!EqualsIgnoreCase(typ->as_string(), "JWT") &&
+                             !EqualsIgnoreCase(typ->as_string(), "at+jwt")))) {
+    return Unauthenticated("token typ is not JWT");
+  }
+  // RFC 7515 §4.1.11: extensions the verifier does not understand must fail it.
+  if (header.contains("crit")) return Unauthenticated("token header has crit extensions");
+  return facts;
+}
+
+/// The payload of `compact` once its signature verifies with `key`.
+Result<std::string> VerifiedPayload(std::string_view compact, const HeaderFacts& facts,
+                                    const VerificationKey& key) {
+  cjose_err err{};
+  JwsPtr jws(cjose_jws_import(compact.data(), compact.size(), &err), &cjose_jws_release);
+  if (!jws) return Unauthenticated("token is not a well-formed JWS");
+  // cjose verifies with the alg of its own parse of the header; it must be the alg we
+  // checked, whatever a JSON parser makes of an odd header.
+  const char* cjose_alg =
+      cjose_header_get(cjose_jws_get_protected(jws.get()), CJOSE_HDR_ALG, &err);
+  if (cjose_alg == nullptr || facts.alg != cjose_alg) {
+    return Unauthenticated("token header is ambiguous");
+  }
+  if (!cjose_jws_verify(jws.get(), key.impl().jwk.get(), &err)) {
+    return Unauthenticated("token signature does not verify");
+  }
+  uint8_t* plaintext = nullptr;
+  size_t length = 0;
+  if (!cjose_jws_get_plaintext(jws.get(), &plaintext, &length, &err)) {
+    return Unauthenticated("token has no payload");
+  }
+  return std::string(reinterpret_cast<const char*>(plaintext), length);
+}
+
+}  // namespace
+
+Result<std::string> SignToken(const SigningKey& key, const boost::json::object& claims) {
+  cjose_err err{};
+  HeaderPtr header(cjose_header_new(&err), &cjose_header_release);
+  if (!header ||
+      !cjose_header_set(header.get(), CJOSE_HDR_ALG, key.alg().c_str(), &err) ||
+      !cjose_header_set(header.get(), CJOSE_HDR_KID, key.kid().c_str(), &err) ||
+      !cjose_header_set(header.get(), "typ", "JWT", &err)) {
+    return CjoseError(ErrorKind::kInternal, "token header", err);
+  }
+  const std::string payload = boost::json::serialize(claims);
+  JwsPtr jws(cjose_jws_sign(key.impl().jwk.get(), header.get(),
+                            reinterpret_cast<const uint8_t*>(payload.data()),
+                            payload.size(), &err),
+             &cjose_jws_release);
+  const char* compact = nullptr;
+  if (!jws || !cjose_jws_export(jws.get(), &compact, &err)) {
+    return CjoseError(ErrorKind::kInternal, "token signing failed", err);
+  }
+  return std::string(compact);
+}
+
+Result<TokenClaims> VerifyToken(std::string_view compact, const VerificationKeys& keys,
+                                const TokenVerifyOptions& options,
+                                std::chrono::system_clock::time_point now) {
+  CAIRN_RETURN_IF_ERROR(CheckOptions(options));
+  if (compact.empty()) return Unauthenticated("token is empty");
+  if (compact.size() > kMaxTokenBytes) {
+    return Unauthenticated("token is longer than {} bytes", kMaxTokenBytes);
+  }
+  const size_t first = compact.find('.');
+  const size_t second =
+      first == std::string_view::npos ? first : compact.find('.', first + 1);
+  if (second == std::string_view::npos ||
+      compact.find('.', second + 1) != std::string_view::npos || first == 0 ||
+      second == first + 1 || second + 1 == compact.size()) {
+    return Unauthenticated("token is not three non-empty dot-separated parts");
+  }
+  CAIRN_ASSIGN_OR_RAISE(const HeaderFacts facts,
+                        CheckHeader(compact.substr(0, first), options));
+  const auto key = keys.find(facts.kid);
+  if (key == keys.end()) return Unauthenticated("token key id is not known");
+  if (!key->second.FitsAlgorithm(facts.alg)) {
+    return Unauthenticated("token algorithm does not fit its key");
+  }
+  CAIRN_ASSIGN_OR_RAISE(const std::string payload,
+                        VerifiedPayload(compact, facts, key->second));
+  return CheckTokenClaims(payload, options, now);
+}
+
+}  // namespace cairn
