@@ -146,7 +146,8 @@ TEST_F(JwtTest, RefusesUnknownKidAndAnotherKeysSignature) {
   auto claims = Claims();
   claims["sub"] = "mallory";
   const std::string forged = Sign(claims);
-  const size_t a = ours.find('.'), b = ours.rfind('.');
+  const size_t a = ours.find('.');
+  const size_t b = ours.rfind('.');
   const std::string swapped =
       ours.substr(0, a) +
       forged.substr(forged.find('.'), forged.rfind('.') - forged.find('.')) +

@@ -108,7 +108,8 @@ TEST(SecretHashTest, RefusesStoredParametersAboveTheLimitsBeforeHashing) {
                              Base64NoPadEncode(std::string(32, 'h'));
   for (const std::string& params : {"m=4194304,t=1,p=1", "m=64,t=4000000,p=1",
                                     "m=1024,t=1,p=64", "m=99999999999,t=1,p=1"}) {
-    const std::string encoded = "$argon2id$v=19$" + params + fields;
+    std::string encoded = "$argon2id$v=19$" + params;
+    encoded += fields;
     EXPECT_THAT(VerifySecret(kSecret, encoded), IsError(ErrorKind::kInvalidArgument))
         << params;
   }
