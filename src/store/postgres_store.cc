@@ -170,6 +170,47 @@ const std::vector<const char*>& Migrations() {
       );
       CREATE INDEX orphan_files_by_time ON orphan_files (recorded_at_ms);
       )sql",
+      // v7: identity (principals, roles, assignments, grants, signing keys and the
+      // generation), as SQLite's v11.
+      R"sql(
+      CREATE TABLE principals (
+        name              TEXT COLLATE "C" PRIMARY KEY,
+        client_id         TEXT COLLATE "C" NOT NULL UNIQUE,
+        secret_hash       TEXT NOT NULL,
+        created_ms        BIGINT NOT NULL,
+        secret_rotated_ms BIGINT NOT NULL
+      );
+      CREATE TABLE roles (
+        name       TEXT COLLATE "C" PRIMARY KEY,
+        created_ms BIGINT NOT NULL
+      );
+      CREATE TABLE principal_roles (
+        principal TEXT COLLATE "C" NOT NULL REFERENCES principals(name) ON DELETE CASCADE,
+        role      TEXT COLLATE "C" NOT NULL REFERENCES roles(name) ON DELETE CASCADE,
+        PRIMARY KEY (principal, role)
+      );
+      CREATE INDEX principal_roles_by_role ON principal_roles (role);
+      CREATE TABLE grants (
+        role           TEXT COLLATE "C" NOT NULL REFERENCES roles(name) ON DELETE CASCADE,
+        privilege      TEXT COLLATE "C" NOT NULL,
+        securable_kind TEXT COLLATE "C" NOT NULL,
+        catalog        TEXT COLLATE "C" NOT NULL,
+        namespace      TEXT COLLATE "C" NOT NULL,
+        name           TEXT COLLATE "C" NOT NULL,
+        UNIQUE (role, privilege, securable_kind, catalog, namespace, name)
+      );
+      CREATE TABLE signing_keys (
+        kid         TEXT COLLATE "C" PRIMARY KEY,
+        private_jwk TEXT NOT NULL,
+        created_ms  BIGINT NOT NULL
+      );
+      CREATE INDEX signing_keys_by_time ON signing_keys (created_ms, kid);
+      CREATE TABLE identity_generation (
+        id         INTEGER PRIMARY KEY CHECK (id = 1),
+        generation BIGINT NOT NULL
+      );
+      INSERT INTO identity_generation (id, generation) VALUES (1, 0);
+      )sql",
   };
   return kMigrations;
 }

@@ -176,6 +176,49 @@ const std::vector<const char*>& Migrations() {
       );
       CREATE INDEX orphan_files_by_time ON orphan_files (recorded_at_ms);
       )sql",
+      // v11: identity (store/identity_store.h): principals, roles, which principal holds
+      // which role, the grants roles hold (a securable by name, its namespace as the key
+      // namespaces are stored with), signing keys, and the one-row generation that
+      // every identity change bumps.
+      R"sql(
+      CREATE TABLE principals (
+        name              TEXT PRIMARY KEY,
+        client_id         TEXT NOT NULL UNIQUE,
+        secret_hash       TEXT NOT NULL,
+        created_ms        INTEGER NOT NULL,
+        secret_rotated_ms INTEGER NOT NULL
+      );
+      CREATE TABLE roles (
+        name       TEXT PRIMARY KEY,
+        created_ms INTEGER NOT NULL
+      );
+      CREATE TABLE principal_roles (
+        principal TEXT NOT NULL REFERENCES principals(name) ON DELETE CASCADE,
+        role      TEXT NOT NULL REFERENCES roles(name) ON DELETE CASCADE,
+        PRIMARY KEY (principal, role)
+      ) WITHOUT ROWID;
+      CREATE INDEX principal_roles_by_role ON principal_roles (role);
+      CREATE TABLE grants (
+        role           TEXT NOT NULL REFERENCES roles(name) ON DELETE CASCADE,
+        privilege      TEXT NOT NULL,
+        securable_kind TEXT NOT NULL,
+        catalog        TEXT NOT NULL,
+        namespace      TEXT NOT NULL,
+        name           TEXT NOT NULL,
+        UNIQUE (role, privilege, securable_kind, catalog, namespace, name)
+      );
+      CREATE TABLE signing_keys (
+        kid         TEXT PRIMARY KEY,
+        private_jwk TEXT NOT NULL,
+        created_ms  INTEGER NOT NULL
+      );
+      CREATE INDEX signing_keys_by_time ON signing_keys (created_ms, kid);
+      CREATE TABLE identity_generation (
+        id         INTEGER PRIMARY KEY CHECK (id = 1),
+        generation INTEGER NOT NULL
+      );
+      INSERT INTO identity_generation (id, generation) VALUES (1, 0);
+      )sql",
   };
   return kMigrations;
 }

@@ -40,8 +40,8 @@ Request KeyedRequest(std::string key) {
   return request;
 }
 
-/// The schema before the answer became opaque (undoing that migration and the orphan
-/// files' one that followed it), with the answers of key `answered` and
+/// The schema before the answer became opaque (undoing that migration and the two that
+/// followed it: orphan files, identity), with the answers of key `answered` and
 /// `pending` (whose effect committed, but not its answer) in the old columns. SQL that
 /// both SQLite and PostgreSQL run.
 constexpr const char* kDowngrade = R"sql(
@@ -54,7 +54,13 @@ constexpr const char* kDowngrade = R"sql(
   UPDATE idempotency_keys SET applied = 1 WHERE key = 'pending';
   ALTER TABLE idempotency_keys DROP COLUMN answer;
   DROP TABLE orphan_files;
-  DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 1 FROM schema_version);
+  DROP TABLE principal_roles;
+  DROP TABLE grants;
+  DROP TABLE principals;
+  DROP TABLE roles;
+  DROP TABLE signing_keys;
+  DROP TABLE identity_generation;
+  DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 2 FROM schema_version);
 )sql";
 
 using OpenStore = std::function<Result<std::unique_ptr<MetaStore>>()>;
