@@ -211,6 +211,7 @@ class ForwardingMetaStore : public MetaStore {
       const WriteContext& write = WriteContext::Immediate()) override {
     return base_.DeleteTransaction(id, write);
   }
+  IdentityStore& identity() override { return base_.identity(); }
 
  private:
   MetaStore& base_;

@@ -53,7 +53,10 @@ struct SigningKeyRecord {
 };
 
 /// \brief Identity rows. Implementations are thread-safe. Names, client ids and hashes
-/// longer than 1,024 bytes, and JWKs longer than 16 KiB, are `kBadRequest`.
+/// longer than 1,024 bytes, and JWKs longer than 16 KiB, are `kBadRequest`; so are an
+/// empty name, client id, hash, kid, JWK, privilege or kind of what is created, added or
+/// rotated, a grant whose namespace has an empty level or one holding the byte 0x1F (the
+/// store's level separator), and a grant whose texts add up to more than 2,048 bytes.
 class IdentityStore {
  public:
   virtual ~IdentityStore() = default;
@@ -102,7 +105,8 @@ class IdentityStore {
   virtual Status RevokeGrant(const GrantRecord& grant) = 0;
   /// \brief The role's grants (at most 10,000). Errors: `kNotFound` for an unknown role.
   virtual Result<std::vector<GrantRecord>> GrantsOfRole(std::string_view role) = 0;
-  /// \brief The grants of every role the principal holds, in one read (at most 10,000).
+  /// \brief The grants of every role the principal holds, in one read (at most 10,000),
+  /// by role: a grant that two of its roles hold comes once for each.
   /// Errors: `kNotFound` for an unknown principal.
   virtual Result<std::vector<GrantRecord>> GrantsOfPrincipal(
       std::string_view principal) = 0;
@@ -111,7 +115,7 @@ class IdentityStore {
 
   /// \brief Errors: `kAlreadyExists` for a known kid.
   virtual Status AddSigningKey(const SigningKeyRecord& key) = 0;
-  /// \brief Every stored signing key, oldest first (at most 100).
+  /// \brief Every stored signing key, oldest first (at most 100: the newest ones).
   virtual Result<std::vector<SigningKeyRecord>> SigningKeys() = 0;
   /// \brief A number that grows with every successful change of principals, roles,
   /// assignments, grants or signing keys (a failed change leaves it).

@@ -31,6 +31,8 @@
 
 namespace cairn {
 
+class IdentityStore;  // store/identity_store.h
+
 /// \brief A catalog (an Iceberg warehouse, a Gravitino catalog).
 struct CatalogRecord {
   int64_t id = 0;
@@ -490,6 +492,12 @@ class MetaStore {
   /// \brief Removes a transaction record; false when there was none.
   virtual Result<bool> DeleteTransaction(
       std::string_view id, const WriteContext& write = WriteContext::Immediate()) = 0;
+
+  // --- Identity (issue 15).
+
+  /// \brief The identity rows of this same store (principals, roles, grants, signing
+  /// keys; see `store/identity_store.h`). Lives as long as the store.
+  virtual IdentityStore& identity() = 0;
 };
 
 /// \brief Settings of the SQLite backend.

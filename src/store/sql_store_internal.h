@@ -11,6 +11,8 @@
 ///   - `sql_store_locations.cc`: location claims;
 ///   - `sql_store_idempotency.cc`: Idempotency-Key records, parked writes, heartbeats;
 ///   - `sql_store_drops.cc`: cascading drops and (Lance) transaction records;
+///   - `sql_store_identity.cc`, `sql_store_grants.cc`: the identity rows
+///     (`sql_store_identity.h`);
 ///   - `sql_migrations.cc`: applying the backends' schema migrations.
 ///
 /// Concurrency: a pool of connections; each call borrows one for its duration. Every
@@ -41,6 +43,7 @@
 #include "store/meta_store.h"
 #include "store/sql_connection.h"
 #include "store/sql_store.h"
+#include "store/sql_store_identity.h"
 #include "store/write_context.h"
 
 namespace cairn::sql_internal {
@@ -390,6 +393,8 @@ class SqlStore final : public MetaStore {
       const std::vector<std::string>& statuses) override;
   Result<bool> DeleteTransaction(std::string_view id, const WriteContext& write) override;
 
+  IdentityStore& identity() override { return identity_; }
+
  private:
   /// Runs a pointer query whose parameters are the catalog (id or name), the namespace's
   /// parent key and name, and the entity's name.
@@ -412,6 +417,7 @@ class SqlStore final : public MetaStore {
   std::vector<std::unique_ptr<SqlConnection>> idle_ CAIRN_GUARDED_BY(mutex_);
   /// Idle + leased + being opened.
   size_t open_ CAIRN_GUARDED_BY(mutex_);
+  SqlIdentityStore identity_{*this};
 };
 
 }  // namespace cairn::sql_internal
