@@ -11,9 +11,12 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "api/access/management_routes.h"
+#include "api/access/token_handler.h"
 #include "api/admin/admin_routes.h"
 #include "api/iceberg/routes.h"
 #include "api/lance/routes.h"
+#include "app/auth_setup.h"
 #include "app/server_config.h"
 #include "app/storage_setup.h"
 #include "catalog/catalog_service.h"
@@ -138,6 +141,18 @@ int Serve(const std::optional<std::string>& config_file,
     spdlog::warn("instance heartbeat failed (retrying): {}", status.error().message);
   }
 
+  std::unique_ptr<AuthStack> auth;
+  if (config.auth.enabled()) {
+    auto stack = SetUpAuth(config.auth, **store, ExternalTokenCheck(), wall_clock);
+    if (!stack) return FailStart(stack.error());
+    auth = std::move(*stack);
+  } else {
+    spdlog::warn(
+        "authentication is OFF: every caller that reaches {} may read, change and drop "
+        "everything (set auth = on to require tokens)",
+        config.http.host);
+  }
+
   Router router;
   HttpMetrics metrics;
   IdempotentHandlers idempotency(**store, config.idempotency_key_lifetime, wall_clock,
@@ -145,8 +160,23 @@ int Serve(const std::optional<std::string>& config_file,
   iceberg_rest::AddIcebergRoutes(router, catalog, tables, views, &idempotency);
   lance_rest::AddLanceRoutes(router, lance);
   AddAdminRoutes(router, catalog, metrics);
+  if (auth) {
+    AddTokenRoutes(router, *auth->identity, *auth->tokens);
+    AddManagementRoutes(router, *auth->identity);
+  }
 
-  HttpServer server(config.http, router, metrics);
+  std::unique_ptr<AuditLog> audit;
+  if (config.auth.audit_log_file != "off") {
+    const std::string path = config.auth.audit_log_file.empty()
+                                 ? config.data_dir + "/audit.log"
+                                 : config.auth.audit_log_file;
+    auto opened = AuditLog::Open(path);
+    if (!opened) return FailStart(opened.error());
+    audit = std::move(*opened);
+  }
+
+  HttpServer server(config.http, router, metrics,
+                    HttpHooks{auth ? auth->requests.get() : nullptr, audit.get()});
   auto port = server.Listen();
   if (!port) return FailStart(port.error());
   const bool ipv6 = config.http.host.find(':') != std::string::npos;
@@ -155,6 +185,15 @@ int Serve(const std::optional<std::string>& config_file,
                postgres ? RedactedPostgresUri(config.postgres.uri)
                         : "sqlite:" + config.sqlite.path,
                config.http.host, *port);
+  if (auth && auth->generated_root) {
+    // Shown once, on stdout and never in the log: the operator must keep them now (or
+    // give them through root-credentials-file / CAIRN_ROOT_CREDENTIALS next time).
+    std::printf(
+        "root principal created; its credentials are shown only now:\n"
+        "  client_id=%s\n  client_secret=%s\n",
+        auth->generated_root->client_id.c_str(),
+        auth->generated_root->client_secret.c_str());
+  }
   // The one line on stdout: tests and scripts wait for it to know the server is ready.
   std::printf("listening on http://%s%s%s:%u\n", ipv6 ? "[" : "",
               config.http.host.c_str(), ipv6 ? "]" : "", static_cast<unsigned>(*port));

@@ -20,4 +20,8 @@ inline constexpr size_t kMaxSecretFileBytes = 4096;
 /// lower case so that the caller can prefix the setting.
 Result<std::string> ReadSecretFile(const std::string& path);
 
+/// \brief The whole file at `path` (a PEM or JWK key), at most `max_bytes`. Errors: as
+/// `ReadSecretFile`.
+Result<std::string> ReadWholeSecretFile(const std::string& path, size_t max_bytes);
+
 }  // namespace cairn

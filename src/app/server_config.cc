@@ -108,8 +108,33 @@ Status ParseChoice(std::string& out, std::string_view value,
   return InvalidConfig("expected one of {}, got '{}'", fmt::join(choices, ", "), value);
 }
 
+std::vector<Setting> BaseSettings();
+
+/// The security settings (`app/auth_config.h`), applied to `ServerConfig::auth`.
+std::vector<Setting> AuthSettings() {
+  std::vector<Setting> out;
+  for (const auto& setting : AuthSettingTable()) {
+    out.push_back({{setting.key, setting.help},
+                   [apply = setting.apply](ServerConfig& c, std::string_view v) {
+                     return apply(c.auth, v);
+                   }});
+  }
+  return out;
+}
+
 const std::vector<Setting>& SettingTable() {
-  static const std::vector<Setting> kSettings = {
+  static const std::vector<Setting> kSettings = [] {
+    std::vector<Setting> all = BaseSettings();
+    for (auto& setting : AuthSettings()) all.push_back(std::move(setting));
+    return all;
+  }();
+  return kSettings;
+  // The static above owns the std::functions it allocates for the whole process.
+  // NOLINTNEXTLINE(clang-analyzer-cplusplus.NewDeleteLeaks)
+}
+
+std::vector<Setting> BaseSettings() {
+  std::vector<Setting> kSettings = {
       {{"listen",
         "Address to listen on, HOST:PORT (default 127.0.0.1:9001; port 0 = any free "
         "port)"},
@@ -245,8 +270,6 @@ const std::vector<Setting>& SettingTable() {
                })},
   };
   return kSettings;
-  // The static above owns the std::functions it allocates for the whole process.
-  // NOLINTNEXTLINE(clang-analyzer-cplusplus.NewDeleteLeaks)
 }
 
 }  // namespace
@@ -399,6 +422,7 @@ Status FinalizeConfig(ServerConfig& config) {
     config.data_dir.pop_back();
   config.warehouse_root = FileUriOf((data_dir / "warehouse").string());
   CAIRN_RETURN_IF_ERROR(ResolveAllowedLocations(config));
+  CAIRN_RETURN_IF_ERROR(FinalizeAuth(config.auth, config.http.host));
   CAIRN_RETURN_IF_ERROR(
       FinalizeStorages(config.storages, config.catalogs, config.allowed_locations));
   // Two connections per worker: an idempotent request keeps its write open until its

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/auth_config.h"
 #include "app/storage_config.h"
 #include "common/result.h"
 #include "http/server.h"
@@ -66,6 +67,8 @@ struct ServerConfig {
   std::vector<StorageConfig> storages;
   /// Catalogs created at start when missing (`[catalog.NAME]` tables).
   std::vector<DeclaredCatalog> catalogs;
+  /// Authentication, tokens, the root principal, OIDC.
+  AuthConfig auth;
 };
 
 /// \brief One configurable setting, for `--help` and the README.

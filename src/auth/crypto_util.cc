@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include <openssl/rand.h>
+#include <openssl/sha.h>
 
 namespace cairn {
 namespace {
@@ -93,6 +94,13 @@ Result<std::string> RandomBytes(size_t count) {
     return Internal("the random generator failed (RAND_bytes)");
   }
   return out;
+}
+
+std::string Sha256(std::string_view bytes) {
+  std::string digest(SHA256_DIGEST_LENGTH, '\0');
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
+         reinterpret_cast<unsigned char*>(digest.data()));
+  return digest;
 }
 
 }  // namespace cairn

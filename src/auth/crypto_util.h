@@ -36,4 +36,7 @@ inline constexpr size_t kMaxRandomBytes = 4096;
 /// `kInvalidArgument` when `count` exceeds `kMaxRandomBytes`.
 Result<std::string> RandomBytes(size_t count);
 
+/// \brief The SHA-256 digest of `bytes` (32 raw bytes).
+std::string Sha256(std::string_view bytes);
+
 }  // namespace cairn

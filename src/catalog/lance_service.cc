@@ -38,11 +38,12 @@ LanceService::LanceService(MetaStore& store, CatalogService& catalogs, FileIO& i
 
 LanceService::~LanceService() { drop_worker_.Stop(); }
 
-Result<TableAccess> LanceService::AccessTo(const LanceTableInfo& table, bool vend) const {
+Result<TableAccess> LanceService::AccessTo(const LanceTableInfo& table, bool vend,
+                                           StorageAccess access) const {
   CAIRN_ASSIGN_OR_RAISE(auto location, CanonicalLocation(table.location));
   // A Lance table owns its dataset directory and nothing else.
   EntityStorageLocations locations{location, {location}};
-  return TableAccessOf(storages_, locations, vend, StorageAccess::kReadWrite);
+  return TableAccessOf(storages_, locations, vend, access);
 }
 
 Status LanceService::Start() { return drop_worker_.Start(); }

@@ -193,7 +193,8 @@ class LanceService {
   /// \brief The storage side of `table`: its storage, and with `vend` credentials for
   /// its location (read-write until callers have roles). Errors: those of
   /// `StorageRegistry::Vend`.
-  Result<TableAccess> AccessTo(const LanceTableInfo& table, bool vend) const;
+  Result<TableAccess> AccessTo(const LanceTableInfo& table, bool vend,
+                               StorageAccess access = StorageAccess::kReadWrite) const;
 
   /// \brief Whether the table is declared only: its dataset has no version yet.
   /// Errors: storage errors.

@@ -68,7 +68,8 @@ TableService::TableService(MetaStore& store, CatalogService& catalogs, FileIO& i
       orphans_(store, io, clock_) {}
 
 Result<TableAccess> TableService::AccessTo(std::string_view catalog,
-                                           const LoadedTable& table, bool vend) {
+                                           const LoadedTable& table, bool vend,
+                                           StorageAccess access) {
   if (!vend && !table.metadata_location.empty()) {
     // Loads stay cheap: the metadata file lies on the table's storage.
     auto canonical = CanonicalLocation(table.metadata_location);
@@ -77,8 +78,7 @@ Result<TableAccess> TableService::AccessTo(std::string_view catalog,
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   CAIRN_ASSIGN_OR_RAISE(auto locations, TableLocationsOf(catalogs_.locations(), record,
                                                          table.metadata_json));
-  // Until callers have roles, whoever may load a table may write it.
-  return TableAccessOf(storages_, locations, vend, StorageAccess::kReadWrite);
+  return TableAccessOf(storages_, locations, vend, access);
 }
 
 Result<TableSigningScope> TableService::SigningScope(std::string_view catalog,

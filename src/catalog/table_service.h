@@ -88,6 +88,9 @@ enum class SnapshotsMode { kAll, kRefs };
 
 class TableService {
  public:
+  /// \brief The catalogs this service's tables live in.
+  CatalogService& catalogs() { return catalogs_; }
+
   /// \brief Commit attempts before a lost race is reported as 409.
   static constexpr int kMaxCommitAttempts = 10;
   /// Commits to one table that may wait for the one in progress (see CommitTable).
@@ -108,7 +111,8 @@ class TableService {
   /// until callers have roles). Errors: `kNoSuchWarehouse`, `kBadRequest`, those of
   /// `StorageRegistry::Vend` (`kServiceUnavailable` when STS cannot be reached, ...).
   Result<TableAccess> AccessTo(std::string_view catalog, const LoadedTable& table,
-                               bool vend);
+                               bool vend,
+                               StorageAccess access = StorageAccess::kReadWrite);
 
   /// \brief What remote signing may sign for table `ident`: its storage and the
   /// locations it owns. Errors: those of `LoadTable` and `SigningScopeOf`.

@@ -61,6 +61,9 @@ using ViewListing = TableListing;
 
 class ViewService {
  public:
+  /// \brief The catalogs this service's tables live in.
+  CatalogService& catalogs() { return catalogs_; }
+
   /// \brief Commit attempts before a lost race is reported as 409.
   static constexpr int kMaxCommitAttempts = 10;
 

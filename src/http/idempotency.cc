@@ -36,9 +36,16 @@ Status ValidateKey(std::string_view key) {
   return Ok();
 }
 
-/// SHA-256 over the operation, the raw path, the query and the body.
+/// SHA-256 over the operation, the caller, the raw path, the query and the body. The
+/// caller binds a key to its principal: another principal reusing it gets 422, never the
+/// first one's answer. (Without authentication there is no caller, and the material is
+/// what it was before authentication existed, so keys stored then still replay.)
 std::string Fingerprint(const std::string& operation, const Request& request) {
   std::string material = operation;
+  if (request.caller != nullptr) {
+    material += "\nprincipal=";
+    material += request.caller->principal;
+  }
   material += '\n';
   material += request.path;
   material += '\n';

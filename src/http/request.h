@@ -4,12 +4,14 @@
 /// \brief Plain request/response types that handlers see. No Beast here: handlers are
 /// plain functions and are tested without sockets.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "auth/caller.h"
 #include "store/write_context.h"
 
 namespace cairn {
@@ -33,6 +35,9 @@ struct Request {
   /// under an `Idempotency-Key` (its write parks in the key's scope); null: each write
   /// commits at once. Read it through `write_context()`.
   const WriteContext* write = nullptr;
+  /// Who sends the request, set by the server before the handler runs; null when
+  /// authentication is off or the route is public (then every check allows).
+  std::shared_ptr<const Caller> caller;
 
   /// \brief The context mutating handlers pass to every service call that writes.
   const WriteContext& write_context() const {

@@ -32,6 +32,16 @@ struct Route {
   /// Optional: tried on the I/O thread first when the server allows it
   /// (`HttpOptions::inline_fast_paths`), saving the hand-off to a worker.
   FastHandler fast = {};
+  /// False for a public route (health, metrics, the token endpoint): the server then
+  /// authenticates nobody. Every other route's requests carry their caller.
+  bool authenticated = true;
+  /// What the route requires of its caller, in words (e.g. "TABLE_READ on the table"),
+  /// as `docs/SECURITY.md` lists it; empty when it requires nothing.
+  std::string access = {};
+  /// The same as data, for tools and tests: how the rule is checked ("public",
+  /// "require", "list", "see", "in-handler") and the privilege it names, if one.
+  std::string access_mode = {};
+  std::string access_privilege = {};
 };
 
 /// \brief The outcome of matching a request against the table.

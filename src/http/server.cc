@@ -69,10 +69,12 @@ bool IsMalformedRequest(const boost::system::error_code& ec) {
 
 class HttpServer::Impl {
  public:
-  Impl(HttpOptions options, const Router& router, HttpMetrics& metrics)
+  Impl(HttpOptions options, const Router& router, HttpMetrics& metrics, HttpHooks hooks)
       : options_(std::move(options)),
         router_(router),
         metrics_(metrics),
+        authenticator_(hooks.authenticator),
+        audit_(hooks.audit),
         ioc_(static_cast<int>(std::max<size_t>(1, options_.io_threads))),
         acceptor_(ioc_),
         pool_(std::max<size_t>(1, options_.worker_threads), options_.worker_queue) {
@@ -128,6 +130,7 @@ class HttpServer::Impl {
   struct BlockingCall {
     const Route* route;
     Request request;
+    bool needs_caller = false;  ///< authenticate before invoking, if not known yet
   };
 
   void BeginShutdown() {
@@ -298,18 +301,34 @@ class HttpServer::Impl {
         case RouteMatch::Kind::kFound: {
           route_index = match.route_index;
           const Route& route = router_.routes()[route_index];
+          log.route = route.pattern;
           request.path_params = std::move(match.params);
+          // A caller known from memory lets the fast path answer here; any other is
+          // authenticated on a worker, where a store read or a hash may block.
+          const bool needs_caller = authenticator_ != nullptr && route.authenticated;
+          if (needs_caller) {
+            if (auto cached = authenticator_->AuthenticateCached(request)) {
+              request.caller = std::move(*cached);
+            }
+          }
+          const bool caller_known = !needs_caller || request.caller != nullptr;
           std::optional<Response> fast;
-          if (route.fast && options_.inline_fast_paths) fast = TryFast(route, request);
+          if (route.fast && options_.inline_fast_paths && caller_known) {
+            fast = TryFast(route, request);
+          }
+          if (request.caller != nullptr) log.principal = request.caller->principal;
           if (fast) {
             response = std::move(*fast);
-          } else if (route.blocking) {
+          } else if (route.blocking || !caller_known) {
             auto executor = co_await net::this_coro::executor;
-            auto call = std::make_shared<const BlockingCall>(
-                BlockingCall{&route, std::move(request)});
+            auto call = std::make_shared<BlockingCall>(
+                BlockingCall{&route, std::move(request), needs_caller});
             response = co_await RunBlocking(call, executor);
             if (response.pending) {
               response = co_await AwaitPending(call, std::move(response), executor);
+            }
+            if (call->request.caller != nullptr) {
+              log.principal = call->request.caller->principal;
             }
           } else {
             response = Invoke(route, request);
@@ -341,6 +360,8 @@ class HttpServer::Impl {
     std::string method;
     std::string path;
     std::string request_id;
+    std::string route = {};      ///< the matched route's pattern
+    std::string principal = {};  ///< the authenticated caller, if any
   };
 
   BeastResponse Finish(const BeastRequest& beast_request, const RequestSummary& request,
@@ -359,9 +380,18 @@ class HttpServer::Impl {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     metrics_.Record(route_index, response.status, seconds);
-    spdlog::info("method={} path={} status={} duration_ms={:.3f} request_id={}",
-                 request.method, request.path, response.status, seconds * 1e3,
-                 request.request_id);
+    spdlog::info(
+        "method={} path={} status={} duration_ms={:.3f} request_id={} principal={}",
+        request.method, request.path, response.status, seconds * 1e3, request.request_id,
+        request.principal.empty() ? "-" : request.principal);
+    if (audit_ != nullptr && IsAudited(request.method, request.path, response.status)) {
+      const std::string_view path =
+          std::string_view(request.path)
+              .substr(0, request.path.find(
+                             '?'));  // a malformed target may still hold its query
+      audit_->Record(AuditEvent{request.principal, request.request_id, request.method,
+                                request.route, path, response.status});
+    }
     return out;
   }
 
@@ -382,6 +412,23 @@ class HttpServer::Impl {
     }
   }
 
+  /// A blocking call on its worker: authenticates the caller when the route needs one
+  /// and it is not known yet (a run again of a pending call keeps it), then invokes.
+  Response RunCall(BlockingCall& call) {
+    if (call.needs_caller && call.request.caller == nullptr) {
+      auto caller = authenticator_->Authenticate(call.request);
+      if (!caller) {
+        Response denied = ErrorResponse(call.route->protocol, caller.error());
+        if (caller.error().kind == ErrorKind::kUnauthenticated) {
+          denied.headers.emplace_back("WWW-Authenticate", "Bearer");
+        }
+        return denied;
+      }
+      call.request.caller = std::move(*caller);
+    }
+    return Invoke(*call.route, call.request);
+  }
+
   /// A route's fast path; an exception counts as "cannot answer here".
   static std::optional<Response> TryFast(const Route& route, const Request& request) {
     try {
@@ -396,7 +443,7 @@ class HttpServer::Impl {
   /// response; answers 503 with Retry-After at once when the pool's queue is full.
   /// Deliberately not a coroutine itself (GCC 12 mis-orders destruction of locals around
   /// co_await of an initiation lambda); it returns the awaitable of the initiation.
-  awaitable<Response> RunBlocking(const std::shared_ptr<const BlockingCall>& call,
+  awaitable<Response> RunBlocking(const std::shared_ptr<BlockingCall>& call,
                                   const net::any_io_executor& executor) {
     return net::async_initiate<decltype(net::use_awaitable), void(Response)>(
         [this, call, executor](auto handler) {
@@ -406,8 +453,8 @@ class HttpServer::Impl {
               (*shared)(std::move(response));
             });
           };
-          const bool accepted = pool_.TrySubmit(
-              [call, complete] { complete(Invoke(*call->route, call->request)); });
+          const bool accepted =
+              pool_.TrySubmit([this, call, complete] { complete(RunCall(*call)); });
           if (!accepted) {
             metrics_.RecordRejected();
             Response busy = ErrorResponse(call->route->protocol,
@@ -426,8 +473,8 @@ class HttpServer::Impl {
   /// stops; then its last answer is sent (while still pending, a 503 with Retry-After).
   /// At most `max_pending` requests wait at once, so that a flood of duplicates cannot
   /// pile up without bound: the others get their 503 at once.
-  awaitable<Response> AwaitPending(std::shared_ptr<const BlockingCall> call,
-                                   Response response, net::any_io_executor executor) {
+  awaitable<Response> AwaitPending(std::shared_ptr<BlockingCall> call, Response response,
+                                   net::any_io_executor executor) {
     if (pending_.fetch_add(1) >= options_.max_pending) {
       pending_.fetch_sub(1);
       response.pending = false;
@@ -457,6 +504,8 @@ class HttpServer::Impl {
   HttpOptions options_;
   const Router& router_;
   HttpMetrics& metrics_;
+  RequestAuthenticator* authenticator_;
+  AuditLog* audit_;
   net::io_context ioc_;
   tcp::acceptor acceptor_;
   WorkerPool pool_;
@@ -465,8 +514,9 @@ class HttpServer::Impl {
   std::atomic<size_t> pending_{0};  ///< requests in AwaitPending
 };
 
-HttpServer::HttpServer(HttpOptions options, const Router& router, HttpMetrics& metrics)
-    : impl_(std::make_unique<Impl>(std::move(options), router, metrics)) {}
+HttpServer::HttpServer(HttpOptions options, const Router& router, HttpMetrics& metrics,
+                       HttpHooks hooks)
+    : impl_(std::make_unique<Impl>(std::move(options), router, metrics, hooks)) {}
 HttpServer::~HttpServer() = default;
 Result<uint16_t> HttpServer::Listen() { return impl_->Listen(); }
 void HttpServer::Run() { impl_->Run(); }

@@ -13,7 +13,9 @@
 #include <string>
 
 #include "common/result.h"
+#include "http/audit_log.h"
 #include "http/metrics.h"
+#include "http/request_authenticator.h"
 #include "http/router.h"
 
 namespace cairn {
@@ -41,11 +43,21 @@ struct HttpOptions {
   bool inline_fast_paths = false;
 };
 
+/// \brief What the server calls besides the routes' handlers (each optional).
+struct HttpHooks {
+  /// Decides the caller of every route that is not public; null: authentication off
+  /// (requests carry no caller).
+  RequestAuthenticator* authenticator = nullptr;
+  /// Receives every exchange `IsAudited` selects; null: no audit log.
+  AuditLog* audit = nullptr;
+};
+
 class HttpServer {
  public:
-  /// \brief `router` and `metrics` must outlive the server; the router must not change
-  /// after construction. Configures `metrics` with the router's route labels.
-  HttpServer(HttpOptions options, const Router& router, HttpMetrics& metrics);
+  /// \brief `router`, `metrics` and the hooks must outlive the server; the router must
+  /// not change after construction. Configures `metrics` with the router's route labels.
+  HttpServer(HttpOptions options, const Router& router, HttpMetrics& metrics,
+             HttpHooks hooks = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

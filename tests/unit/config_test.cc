@@ -22,6 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 /// One setting: a good value and what it sets, bad values that must be refused.
@@ -169,6 +170,93 @@ const std::vector<SettingCase>& SettingCases() {
        "1048576",
        "1048576",
        {"0", "1023", "4294967296", "big"}},
+      {"auth",
+       [](const ServerConfig& c) { return c.auth.mode; },
+       "on",
+       "on",
+       {"", "off", "ON", "maybe"}},
+      {"insecure-no-authentication",
+       [](const ServerConfig& c) {
+         return std::to_string(c.auth.insecure_no_authentication);
+       },
+       "true",
+       "1",
+       {"", "yes", "1"}},
+      {"token-signing-key-file",
+       [](const ServerConfig& c) { return c.auth.token_signing_key_file; },
+       "/etc/cairn/key.pem",
+       "/etc/cairn/key.pem",
+       {""}},
+      {"token-lifetime-s",
+       [](const ServerConfig& c) {
+         return std::to_string(c.auth.token_lifetime.count());
+       },
+       "600",
+       "600",
+       {"", "59", "86401", "-5", "hour"}},
+      {"token-issuer",
+       [](const ServerConfig& c) { return c.auth.token_issuer; },
+       "lake",
+       "lake",
+       {""}},
+      {"root-credentials-file",
+       [](const ServerConfig& c) { return c.auth.root_credentials_file; },
+       "/run/secrets/root",
+       "/run/secrets/root",
+       {""}},
+      {"root-credentials-env",
+       [](const ServerConfig& c) { return c.auth.root_credentials_env; },
+       "ROOT_CREDS",
+       "ROOT_CREDS",
+       {""}},
+      {"oidc-issuer",
+       [](const ServerConfig& c) { return c.auth.oidc_issuer; },
+       "https://idp.example",
+       "https://idp.example",
+       {""}},
+      {"oidc-audience",
+       [](const ServerConfig& c) { return c.auth.oidc_audience; },
+       "cairn",
+       "cairn",
+       {""}},
+      {"oidc-jwks-url",
+       [](const ServerConfig& c) { return c.auth.oidc_jwks_url; },
+       "https://idp.example/jwks",
+       "https://idp.example/jwks",
+       {""}},
+      {"oidc-principal-claim",
+       [](const ServerConfig& c) { return c.auth.oidc_principal_claim; },
+       "email",
+       "email",
+       {""}},
+      {"oidc-algorithms",
+       [](const ServerConfig& c) {
+         std::string out;
+         for (const auto& alg : c.auth.oidc_algorithms) out += alg + ";";
+         return out;
+       },
+       "ES256",
+       "ES256;",
+       {"", "HS256", "none", "RS256,"}},
+      {"oidc-clock-skew-s",
+       [](const ServerConfig& c) {
+         return std::to_string(c.auth.oidc_clock_skew.count());
+       },
+       "5",
+       "5",
+       {"", "-1", "601"}},
+      {"audit-log-file",
+       [](const ServerConfig& c) { return c.auth.audit_log_file; },
+       "/var/log/cairn/audit.log",
+       "/var/log/cairn/audit.log",
+       {""}},
+      {"grants-recheck-ms",
+       [](const ServerConfig& c) {
+         return std::to_string(c.auth.grants_recheck.count());
+       },
+       "250",
+       "250",
+       {"", "-1", "60001"}},
   };
   return kCases;
 }
@@ -583,6 +671,52 @@ TEST_F(FinalizeConfigTest, DataDirThatIsAFileIsInvalidConfigNamingDataDir) {
   EXPECT_THAT(status, IsError(ErrorKind::kInvalidConfig));
   EXPECT_THAT(status, HasErrorMessageThat(StartsWith("data-dir: ")));
   EXPECT_THAT(status, HasErrorMessage(file));
+}
+
+// ---------------------------------------------------------------------------
+// Security settings
+
+TEST(AuthConfigTest, WithoutAuthenticationOnlyOnLoopbackUnlessTheOperatorInsists) {
+  for (const std::string host : {"127.0.0.1", "127.1.2.3", "::1", "localhost"}) {
+    EXPECT_THAT(FinalizeAuth(AuthConfig{}, host), IsOk()) << host;
+  }
+  for (const std::string host : {"0.0.0.0", "::", "10.0.0.5", "cairn.example"}) {
+    auto refused = FinalizeAuth(AuthConfig{}, host);
+    ASSERT_THAT(refused, IsError(ErrorKind::kInvalidConfig)) << host;
+    EXPECT_THAT(refused.error().message, HasSubstr("insecure-no-authentication"));
+  }
+  ServerConfig insecure;
+  ASSERT_THAT(ApplySetting(insecure, "insecure-no-authentication", "true"), IsOk());
+  EXPECT_THAT(FinalizeAuth(insecure.auth, "0.0.0.0"), IsOk());
+  ServerConfig secured;
+  ASSERT_THAT(ApplySetting(secured, "auth", "on"), IsOk());
+  EXPECT_THAT(FinalizeAuth(secured.auth, "0.0.0.0"), IsOk());
+}
+
+TEST(AuthConfigTest, SettingsAreParsedAndChecked) {
+  ServerConfig config;
+  EXPECT_THAT(ApplySetting(config, "auth", "maybe"), IsError(ErrorKind::kInvalidConfig));
+  EXPECT_THAT(ApplySetting(config, "insecure-no-authentication", "yes"),
+              IsError(ErrorKind::kInvalidConfig));
+  EXPECT_THAT(ApplySetting(config, "token-lifetime-s", "10"),
+              IsError(ErrorKind::kInvalidConfig));
+  ASSERT_THAT(ApplySetting(config, "token-lifetime-s", "600"), IsOk());
+  EXPECT_EQ(config.auth.token_lifetime, std::chrono::seconds(600));
+  EXPECT_THAT(ApplySetting(config, "oidc-algorithms", "HS256"),
+              IsError(ErrorKind::kInvalidConfig));
+  EXPECT_THAT(ApplySetting(config, "oidc-algorithms", "none"),
+              IsError(ErrorKind::kInvalidConfig));
+  ASSERT_THAT(ApplySetting(config, "oidc-algorithms", "RS256,ES384"), IsOk());
+  EXPECT_EQ(config.auth.oidc_algorithms, (std::vector<std::string>{"RS256", "ES384"}));
+
+  ASSERT_THAT(ApplySetting(config, "auth", "on"), IsOk());
+  ASSERT_THAT(ApplySetting(config, "oidc-issuer", "https://idp.example"), IsOk());
+  EXPECT_THAT(FinalizeAuth(config.auth, "127.0.0.1"), IsError(ErrorKind::kInvalidConfig));
+  ASSERT_THAT(ApplySetting(config, "oidc-audience", "cairn"), IsOk());
+  ASSERT_THAT(ApplySetting(config, "oidc-jwks-url", "https://idp.example/jwks"), IsOk());
+  EXPECT_THAT(FinalizeAuth(config.auth, "127.0.0.1"), IsOk());
+  ASSERT_THAT(ApplySetting(config, "auth", "none"), IsOk());
+  EXPECT_THAT(FinalizeAuth(config.auth, "127.0.0.1"), IsError(ErrorKind::kInvalidConfig));
 }
 
 }  // namespace

@@ -1,30 +1,12 @@
 #include "api/iceberg/handlers.h"
 
+#include "api/iceberg/access_rules.h"
 #include "api/iceberg/json_serde.h"
 #include "api/iceberg/request_util.h"
 #include "common/macros.h"
 #include "common/url_codec.h"
 
 namespace cairn::iceberg_rest {
-namespace {
-
-/// The separator Cairn advertises for multi-level namespaces in paths and `parent`.
-constexpr char kNamespaceSeparator = '\x1f';
-
-/// `parent` arrives already percent-decoded: its levels are separated by the 0x1F byte.
-NamespacePath SplitParent(std::string_view parent) {
-  NamespacePath levels;
-  if (parent.empty()) return levels;  // the spec treats an empty parent as absent
-  size_t start = 0;
-  for (;;) {
-    const size_t pos = parent.find(kNamespaceSeparator, start);
-    levels.emplace_back(parent.substr(start, pos - start));
-    if (pos == std::string_view::npos) return levels;
-    start = pos + 1;
-  }
-}
-
-}  // namespace
 
 Result<Response> GetConfig(CatalogService& catalog,
                            const std::vector<std::string>& endpoints,
@@ -43,16 +25,21 @@ Result<Response> GetConfig(CatalogService& catalog,
 Result<Response> ListNamespaces(CatalogService& catalog, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog_name, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto page, PageOf(request));
-  CAIRN_ASSIGN_OR_RAISE(
-      auto listing,
-      catalog.ListNamespaces(
-          catalog_name, SplitParent(request.QueryParam("parent").value_or("")), page));
+  const NamespacePath parent = SplitParent(request.QueryParam("parent").value_or(""));
+  CAIRN_ASSIGN_OR_RAISE(auto listing, catalog.ListNamespaces(catalog_name, parent, page));
+  const Securable container = NamespaceSecurable(catalog, catalog_name, parent);
+  std::erase_if(listing.namespaces, [&](const NamespacePath& ns) {
+    return !Listable(request, Privilege::kNamespaceList, container,
+                     NamespaceSecurable(catalog, catalog_name, ns));
+  });
   return Response::Json(ToJson(listing));
 }
 
 Result<Response> CreateNamespace(CatalogService& catalog, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog_name, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto body, CreateNamespaceRequestFromJson(request.body));
+  CAIRN_RETURN_IF_ERROR(Authorize(request, Privilege::kNamespaceCreate,
+                                  ParentOf(catalog, catalog_name, body.ns)));
   CAIRN_ASSIGN_OR_RAISE(auto created,
                         catalog.CreateNamespace(catalog_name, body.ns, body.properties,
                                                 request.write_context()));

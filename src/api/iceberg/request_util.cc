@@ -15,6 +15,27 @@ Result<NamespacePath> NamespaceOf(const Request& request) {
   return DecodeNamespaceSegment(request.PathParam("namespace"));
 }
 
+Result<ViewIdent> ViewOf(const Request& request) {
+  ViewIdent ident;
+  CAIRN_ASSIGN_OR_RAISE(ident.ns, NamespaceOf(request));
+  CAIRN_ASSIGN_OR_RAISE(ident.name, FormDecodeSegment(request.PathParam("view")));
+  return ident;
+}
+
+NamespacePath SplitParent(std::string_view parent) {
+  // The separator Cairn advertises for multi-level namespaces in paths and `parent`.
+  constexpr char kNamespaceSeparator = '\x1f';
+  NamespacePath levels;
+  if (parent.empty()) return levels;  // the spec treats an empty parent as absent
+  size_t start = 0;
+  for (;;) {
+    const size_t pos = parent.find(kNamespaceSeparator, start);
+    levels.emplace_back(parent.substr(start, pos - start));
+    if (pos == std::string_view::npos) return levels;
+    start = pos + 1;
+  }
+}
+
 Result<TableIdent> TableOf(const Request& request) {
   TableIdent ident;
   CAIRN_ASSIGN_OR_RAISE(ident.ns, NamespaceOf(request));

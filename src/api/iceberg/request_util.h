@@ -10,6 +10,7 @@
 
 #include "catalog/catalog_service.h"
 #include "catalog/table_service.h"
+#include "catalog/view_service.h"
 #include "common/result.h"
 #include "http/request.h"
 
@@ -23,6 +24,13 @@ Result<NamespacePath> NamespaceOf(const Request& request);
 
 /// \brief `{namespace}` and `{table}` decoded.
 Result<TableIdent> TableOf(const Request& request);
+
+/// \brief `{namespace}` and `{view}` decoded.
+Result<ViewIdent> ViewOf(const Request& request);
+
+/// \brief The `parent` query parameter (already percent-decoded) split on the 0x1F byte
+/// Cairn advertises as its namespace separator; empty for an empty or absent parent.
+NamespacePath SplitParent(std::string_view parent);
 
 /// \brief `pageToken` / `pageSize` as a `PageRequest`: without both, everything; with a
 /// token but no size, pages of `kMaxPageSize`. Errors: `kBadRequest` for a bad

@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "api/iceberg/access_rules.h"
 #include "api/iceberg/handlers.h"
 #include "api/iceberg/sign_handlers.h"
 #include "api/iceberg/table_handlers.h"
@@ -20,28 +21,47 @@ struct Endpoint {
   Result<Response> (*catalog_handler)(CatalogService&, const Request&);
   Result<Response> (*table_handler)(TableService&, const Request&);
   Result<Response> (*view_handler)(ViewService&, const Request&);
+  /// What the caller needs, and on what (`docs/SECURITY.md` lists every route's).
+  AccessRule rule;
+  AccessOn on = AccessOn::kNothing;
   /// Optional fast path of a table handler (see Route::fast).
   std::optional<Response> (*table_fast)(TableService&, const Request&) = nullptr;
 };
 
-constexpr Endpoint Catalog(const char* method, const char* path,
-                           Result<Response> (*handler)(CatalogService&, const Request&)) {
-  return {method, path, Service::kCatalog, handler, nullptr, nullptr};
+/// A rule checked on the object the path names before the handler runs.
+constexpr AccessRule Needs(Privilege privilege, std::string_view target) {
+  return {AccessMode::kRequire, privilege, target};
 }
-constexpr Endpoint Tables(const char* method, const char* path,
-                          Result<Response> (*handler)(TableService&, const Request&)) {
-  return {method, path, Service::kTables, nullptr, handler, nullptr};
+/// A listing: the whole of it with `privilege`, else what the caller may see.
+constexpr AccessRule Lists(Privilege privilege, std::string_view target) {
+  return {AccessMode::kList, privilege, target};
+}
+/// A rule on objects the body names, checked by the handler.
+constexpr AccessRule InHandler(std::string_view what) {
+  return {AccessMode::kInHandler, Privilege::kServiceAdmin, what};
+}
+
+constexpr Endpoint Catalog(const char* method, const char* path,
+                           Result<Response> (*handler)(CatalogService&, const Request&),
+                           AccessRule rule, AccessOn on) {
+  return {method, path, Service::kCatalog, handler, nullptr, nullptr, rule, on};
 }
 constexpr Endpoint Tables(const char* method, const char* path,
                           Result<Response> (*handler)(TableService&, const Request&),
+                          AccessRule rule, AccessOn on,
                           std::optional<Response> (*fast)(TableService&,
-                                                          const Request&)) {
-  return {method, path, Service::kTables, nullptr, handler, nullptr, fast};
+                                                          const Request&) = nullptr) {
+  return {method, path, Service::kTables, nullptr, handler, nullptr, rule, on, fast};
 }
 constexpr Endpoint Views(const char* method, const char* path,
-                         Result<Response> (*handler)(ViewService&, const Request&)) {
-  return {method, path, Service::kViews, nullptr, nullptr, handler};
+                         Result<Response> (*handler)(ViewService&, const Request&),
+                         AccessRule rule, AccessOn on) {
+  return {method, path, Service::kViews, nullptr, nullptr, handler, rule, on};
 }
+
+constexpr std::string_view kTheNamespace = "the namespace";
+constexpr std::string_view kTheTable = "the table";
+constexpr std::string_view kTheView = "the view";
 
 constexpr const char* kNamespaces = "/v1/{prefix}/namespaces";
 constexpr const char* kNamespace = "/v1/{prefix}/namespaces/{namespace}";
@@ -51,36 +71,70 @@ constexpr const char* kViews = "/v1/{prefix}/namespaces/{namespace}/views";
 constexpr const char* kView = "/v1/{prefix}/namespaces/{namespace}/views/{view}";
 
 constexpr std::array<Endpoint, 26> kEndpoints = {{
-    Catalog("GET", kNamespaces, ListNamespaces),
-    Catalog("POST", kNamespaces, CreateNamespace),
-    Catalog("GET", kNamespace, LoadNamespace),
-    Catalog("HEAD", kNamespace, NamespaceExists),
-    Catalog("DELETE", kNamespace, DropNamespace),
+    Catalog("GET", kNamespaces, ListNamespaces,
+            Lists(Privilege::kNamespaceList, "the `parent` namespace (else the catalog)"),
+            AccessOn::kParent),
+    Catalog("POST", kNamespaces, CreateNamespace,
+            InHandler("NAMESPACE_CREATE on the parent of the body's namespace (the "
+                      "catalog for a top-level one)"),
+            AccessOn::kNothing),
+    Catalog("GET", kNamespace, LoadNamespace,
+            Needs(Privilege::kNamespaceReadProperties, kTheNamespace),
+            AccessOn::kNamespace),
+    Catalog("HEAD", kNamespace, NamespaceExists,
+            Needs(Privilege::kNamespaceReadProperties, kTheNamespace),
+            AccessOn::kNamespace),
+    Catalog("DELETE", kNamespace, DropNamespace,
+            Needs(Privilege::kNamespaceDrop, kTheNamespace), AccessOn::kNamespace),
     Catalog("POST", "/v1/{prefix}/namespaces/{namespace}/properties",
-            UpdateNamespaceProperties),
-    Tables("GET", kTables, ListTables),
-    Tables("POST", kTables, CreateTable),
-    Tables("GET", kTable, LoadTable, LoadTableIfCached),
-    Tables("HEAD", kTable, TableExists),
-    Tables("POST", kTable, CommitTable),
-    Tables("DELETE", kTable, DropTable),
+            UpdateNamespaceProperties,
+            Needs(Privilege::kNamespaceWriteProperties, kTheNamespace),
+            AccessOn::kNamespace),
+    Tables("GET", kTables, ListTables, Lists(Privilege::kTableList, kTheNamespace),
+           AccessOn::kNamespace),
+    Tables("POST", kTables, CreateTable, Needs(Privilege::kTableCreate, kTheNamespace),
+           AccessOn::kNamespace),
+    Tables("GET", kTable, LoadTable, Needs(Privilege::kTableRead, kTheTable),
+           AccessOn::kTable, LoadTableIfCached),
+    Tables("HEAD", kTable, TableExists, Needs(Privilege::kTableRead, kTheTable),
+           AccessOn::kTable),
+    Tables("POST", kTable, CommitTable, Needs(Privilege::kTableWrite, kTheTable),
+           AccessOn::kTable),
+    Tables("DELETE", kTable, DropTable, Needs(Privilege::kTableDrop, kTheTable),
+           AccessOn::kTable),
     Tables("GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
-           LoadCredentials),
-    Tables("POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/sign",
-           SignRequest),
-    Tables("POST", "/v1/{prefix}/namespaces/{namespace}/register", RegisterTable),
-    Tables("POST", "/v1/{prefix}/tables/rename", RenameTable),
+           LoadCredentials, Needs(Privilege::kTableRead, kTheTable), AccessOn::kTable),
+    Tables("POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/sign", SignRequest,
+           Needs(Privilege::kTableRead,
+                 "the table (and TABLE_WRITE to sign a request that writes)"),
+           AccessOn::kTable),
+    Tables("POST", "/v1/{prefix}/namespaces/{namespace}/register", RegisterTable,
+           Needs(Privilege::kTableCreate, kTheNamespace), AccessOn::kNamespace),
+    Tables("POST", "/v1/{prefix}/tables/rename", RenameTable,
+           InHandler("TABLE_DROP on the source table and TABLE_CREATE on the destination "
+                     "namespace"),
+           AccessOn::kNothing),
     Tables("POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
-           ReportMetrics),
-    Tables("POST", "/v1/{prefix}/transactions/commit", CommitTransaction),
-    Views("GET", kViews, ListViews),
-    Views("POST", kViews, CreateView),
-    Views("GET", kView, LoadView),
-    Views("HEAD", kView, ViewExists),
-    Views("POST", kView, ReplaceView),
-    Views("DELETE", kView, DropView),
-    Views("POST", "/v1/{prefix}/views/rename", RenameView),
-    Views("POST", "/v1/{prefix}/namespaces/{namespace}/register-view", RegisterView),
+           ReportMetrics, Needs(Privilege::kTableRead, kTheTable), AccessOn::kTable),
+    Tables("POST", "/v1/{prefix}/transactions/commit", CommitTransaction,
+           InHandler("TABLE_WRITE on every table the body commits"), AccessOn::kNothing),
+    Views("GET", kViews, ListViews, Lists(Privilege::kViewList, kTheNamespace),
+          AccessOn::kNamespace),
+    Views("POST", kViews, CreateView, Needs(Privilege::kViewCreate, kTheNamespace),
+          AccessOn::kNamespace),
+    Views("GET", kView, LoadView, Needs(Privilege::kViewRead, kTheView), AccessOn::kView),
+    Views("HEAD", kView, ViewExists, Needs(Privilege::kViewRead, kTheView),
+          AccessOn::kView),
+    Views("POST", kView, ReplaceView, Needs(Privilege::kViewWrite, kTheView),
+          AccessOn::kView),
+    Views("DELETE", kView, DropView, Needs(Privilege::kViewDrop, kTheView),
+          AccessOn::kView),
+    Views("POST", "/v1/{prefix}/views/rename", RenameView,
+          InHandler("VIEW_DROP on the source view and VIEW_CREATE on the destination "
+                    "namespace"),
+          AccessOn::kNothing),
+    Views("POST", "/v1/{prefix}/namespaces/{namespace}/register-view", RegisterView,
+          Needs(Privilege::kViewCreate, kTheNamespace), AccessOn::kNamespace),
 }};
 
 constexpr std::array<const char*, 2> kBases = {"/iceberg", ""};
@@ -137,16 +191,25 @@ void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tab
   auto endpoints = AdvertisedEndpoints();
   const std::string lifetime = idempotency ? idempotency->LifetimeIso8601() : "";
   for (const char* base : kBases) {
-    router.Add(Route{"GET", std::string(base) + "/v1/config", Protocol::kIceberg, true,
-                     [&catalog, endpoints, lifetime](const Request& request) {
-                       return GetConfig(catalog, endpoints, lifetime, request);
-                     }});
+    router.Add(GuardRoute(
+        Route{"GET", std::string(base) + "/v1/config", Protocol::kIceberg, true,
+              [&catalog, endpoints, lifetime](const Request& request) {
+                return GetConfig(catalog, endpoints, lifetime, request);
+              }},
+        AccessRule{AccessMode::kSee, Privilege::kServiceAdmin,
+                   "the catalog `warehouse` names (else the default catalog)"},
+        IcebergTarget(AccessOn::kWarehouse, catalog)));
     // The older S3 signer spec's route names no table (see SignRequestByTarget); it is
     // not a catalog endpoint, so /v1/config does not list it.
-    router.Add(Route{"POST", std::string(base) + "/v1/aws/s3/sign", Protocol::kIceberg,
-                     true, [&tables](const Request& request) {
-                       return SignRequestByTarget(tables, request);
-                     }});
+    router.Add(GuardRoute(
+        Route{"POST", std::string(base) + "/v1/aws/s3/sign", Protocol::kIceberg, true,
+              [&tables](const Request& request) {
+                return SignRequestByTarget(tables, request);
+              }},
+        Needs(Privilege::kServiceAdmin,
+              "the service (the route names no table: callers with table grants use the "
+              "table's signer endpoint)"),
+        [](const Request&) -> Result<Securable> { return Securable::Service(); }));
     for (const auto& endpoint : kEndpoints) {
       Handler handler = Bind(endpoint, catalog, tables, views);
       FastHandler fast = BindFast(endpoint, tables);
@@ -154,10 +217,14 @@ void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tab
         handler = idempotency->Wrap(std::string(endpoint.method) + " " + endpoint.path,
                                     Protocol::kIceberg, std::move(handler));
       }
-      router.Add(Route{endpoint.method, std::string(base) + endpoint.path,
-                       Protocol::kIceberg, true, handler, fast});
-      router.Add(Route{endpoint.method, std::string(base) + WithoutPrefix(endpoint.path),
-                       Protocol::kIceberg, true, handler, fast});
+      const TargetOf target = IcebergTarget(endpoint.on, catalog);
+      router.Add(GuardRoute(Route{endpoint.method, std::string(base) + endpoint.path,
+                                  Protocol::kIceberg, true, handler, fast},
+                            endpoint.rule, target));
+      router.Add(GuardRoute(
+          Route{endpoint.method, std::string(base) + WithoutPrefix(endpoint.path),
+                Protocol::kIceberg, true, handler, fast},
+          endpoint.rule, target));
     }
   }
 }

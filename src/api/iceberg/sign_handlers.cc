@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/iceberg/access_rules.h"
 #include "api/iceberg/request_util.h"
 #include "common/json_util.h"
 #include "common/location.h"
@@ -66,8 +67,10 @@ std::string SignResultToJson(const S3SignedRequest& signed_request) {
       boost::json::object{{"uri", signed_request.uri}, {"headers", std::move(headers)}});
 }
 
-/// Signs `to_sign` within `table_scope` and renders the answer.
-Result<Response> SignWithin(const S3SignRequest& to_sign, TableSigningScope table_scope) {
+/// Signs `to_sign` within `table_scope` and renders the answer; requests that write only
+/// with `allow_writes`.
+Result<Response> SignWithin(const S3SignRequest& to_sign, TableSigningScope table_scope,
+                            bool allow_writes) {
   const StorageDescription& storage = *table_scope.storage;
   S3SigningScope scope;
   scope.endpoint = storage.endpoint;
@@ -75,8 +78,7 @@ Result<Response> SignWithin(const S3SignRequest& to_sign, TableSigningScope tabl
   scope.path_style = storage.path_style;
   scope.credentials = *storage.signer;
   scope.allowed_locations = std::move(table_scope.locations);
-  // Until callers have roles, whoever may load a table may write it.
-  scope.allow_writes = true;
+  scope.allow_writes = allow_writes;
   CAIRN_ASSIGN_OR_RAISE(auto signed_request,
                         SignS3Request(to_sign, scope, std::chrono::system_clock::now()));
   Response response = Response::Json(SignResultToJson(signed_request));
@@ -115,10 +117,19 @@ Result<Response> SignRequest(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto to_sign, SignRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto table_scope, tables.SigningScope(catalog, ident));
-  return SignWithin(to_sign, std::move(table_scope));
+  // The route's rule asked for TABLE_READ; a caller without TABLE_WRITE gets reads only.
+  const bool may_write = Authorize(request, Privilege::kTableWrite,
+                                   TableSecurable(tables.catalogs(), catalog, ident))
+                             .has_value();
+  return SignWithin(to_sign, std::move(table_scope), may_write);
 }
 
 Result<Response> SignRequestByTarget(TableService& tables, const Request& request) {
+  // This route names no table, and the claim that finds one does not say which table it
+  // is: with authentication on, only a service administrator may use it (callers with
+  // grants on tables use the table's own signer endpoint, which `loadTable` advertises).
+  CAIRN_RETURN_IF_ERROR(
+      Authorize(request, Privilege::kServiceAdmin, Securable::Service()));
   CAIRN_ASSIGN_OR_RAISE(auto to_sign, SignRequestFromJson(request.body));
   for (const auto& storage : tables.storages().storages()) {
     if (!storage.signer) continue;
@@ -133,7 +144,7 @@ Result<Response> SignRequestByTarget(TableService& tables, const Request& reques
       return Forbidden("Cannot sign for {}: its table is on another storage",
                        ShortLocation(probe));
     }
-    return SignWithin(to_sign, std::move(table_scope));
+    return SignWithin(to_sign, std::move(table_scope), true);
   }
   return Forbidden(
       "Cannot sign a request to {}: no storage with remote signing has that endpoint",

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "api/iceberg/access_rules.h"
 #include "api/iceberg/request_util.h"
 #include "api/iceberg/sign_handlers.h"
 #include "api/iceberg/storage_serde.h"
@@ -61,6 +62,8 @@ Response WithETag(Response response, std::string etag) {
 /// What a loadTable request asks for.
 struct LoadRequest {
   std::string catalog;
+  /// What vended credentials may do: write only for a caller that may write the table.
+  StorageAccess access = StorageAccess::kReadWrite;
   TableIdent ident;
   SnapshotsMode mode = SnapshotsMode::kAll;
   std::optional<std::string> if_none_match;
@@ -99,10 +102,12 @@ std::string SignerEndpointFor(const Request& request, const TableAccess& access)
   return SignerEndpointOf(request);
 }
 
-Result<LoadRequest> LoadRequestOf(const Request& request) {
+Result<LoadRequest> LoadRequestOf(const CatalogService& catalogs,
+                                  const Request& request) {
   LoadRequest load;
   CAIRN_ASSIGN_OR_RAISE(load.catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(load.ident, TableOf(request));
+  load.access = VendedAccess(request, TableSecurable(catalogs, load.catalog, load.ident));
   CAIRN_ASSIGN_OR_RAISE(load.mode, SnapshotsModeOf(request));
   if (auto header = request.Header("if-none-match"))
     load.if_none_match = std::string(*header);
@@ -130,7 +135,8 @@ Result<Response> LoadResponse(TableService& tables, const LoadRequest& load,
   if (ClientHas(load, loaded.metadata_location)) {
     return WithETag(Response{304, {}, {}, {}}, std::move(etag));
   }
-  CAIRN_ASSIGN_OR_RAISE(auto access, tables.AccessTo(load.catalog, loaded, load.vend));
+  CAIRN_ASSIGN_OR_RAISE(auto access,
+                        tables.AccessTo(load.catalog, loaded, load.vend, load.access));
   const bool signs = access.storage != nullptr && access.storage->signer;
   Response response = Response::Json(
       LoadTableResultToJson(loaded, access, signs ? load.signer_endpoint : ""));
@@ -146,8 +152,8 @@ Result<Response> LoadResponse(TableService& tables, const LoadRequest& load,
 /// by the create (or stage-create).
 Result<TableAccess> CreatedTableAccess(TableService& tables, std::string_view catalog,
                                        std::string_view name, const LoadedTable& created,
-                                       bool vend) {
-  auto access = tables.AccessTo(catalog, created, vend);
+                                       bool vend, StorageAccess mode) {
+  auto access = tables.AccessTo(catalog, created, vend, mode);
   if (access || created.metadata_location.empty())
     return access;  // staged: all or nothing
   // The table exists now: answer the create without credentials, which the spec allows
@@ -200,6 +206,11 @@ Result<Response> ListTables(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto page, PageOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto listing, tables.ListTables(catalog, ns, page));
+  const Securable container = NamespaceSecurable(tables.catalogs(), catalog, ns);
+  std::erase_if(listing.names, [&](const std::string& name) {
+    return !Listable(request, Privilege::kTableList, container,
+                     TableSecurable(tables.catalogs(), catalog, TableIdent{ns, name}));
+  });
   return Response::Json(ListTablesResponseToJson(ns, listing));
 }
 
@@ -209,9 +220,12 @@ Result<Response> CreateTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto input, CreateTableRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto created,
                         tables.CreateTable(catalog, ns, input, request.write_context()));
-  CAIRN_ASSIGN_OR_RAISE(auto access,
-                        CreatedTableAccess(tables, catalog, input.name, created,
-                                           AsksForCredentials(request)));
+  CAIRN_ASSIGN_OR_RAISE(
+      auto access,
+      CreatedTableAccess(
+          tables, catalog, input.name, created, AsksForCredentials(request),
+          VendedAccess(request, TableSecurable(tables.catalogs(), catalog,
+                                               TableIdent{ns, input.name}))));
   // The new table's signer endpoint: this route's path plus the table's name.
   Request table_request = request;
   table_request.path += "/" + PercentEncodeSegment(input.name);
@@ -219,7 +233,7 @@ Result<Response> CreateTable(TableService& tables, const Request& request) {
 }
 
 Result<Response> LoadTable(TableService& tables, const Request& request) {
-  CAIRN_ASSIGN_OR_RAISE(auto load, LoadRequestOf(request));
+  CAIRN_ASSIGN_OR_RAISE(auto load, LoadRequestOf(tables.catalogs(), request));
   CAIRN_ASSIGN_OR_RAISE(auto loaded, tables.LoadTable(load.catalog, load.ident, load.mode,
                                                       ClientHasPredicate(load)));
   return LoadResponse(tables, load, loaded);
@@ -229,14 +243,18 @@ Result<Response> LoadCredentials(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto loaded, tables.LoadTable(catalog, ident));
-  CAIRN_ASSIGN_OR_RAISE(auto access, tables.AccessTo(catalog, loaded, /*vend=*/true));
+  CAIRN_ASSIGN_OR_RAISE(
+      auto access,
+      tables.AccessTo(
+          catalog, loaded, /*vend=*/true,
+          VendedAccess(request, TableSecurable(tables.catalogs(), catalog, ident))));
   Response response = Response::Json(LoadCredentialsResponseToJson(access));
   response.headers.emplace_back("Cache-Control", "no-store");
   return response;
 }
 
 std::optional<Response> LoadTableIfCached(TableService& tables, const Request& request) {
-  auto load = LoadRequestOf(request);
+  auto load = LoadRequestOf(tables.catalogs(), request);
   // Vending may wait on STS: not on an I/O thread.
   if (!load || load->vend) return std::nullopt;
   auto loaded = tables.LoadTableIfCached(load->catalog, load->ident, load->mode,
@@ -269,6 +287,11 @@ Result<Response> CommitTable(TableService& tables, const Request& request) {
 Result<Response> CommitTransaction(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto changes, CommitTransactionRequestFromJson(request.body));
+  for (const auto& change : changes) {
+    CAIRN_RETURN_IF_ERROR(
+        Authorize(request, Privilege::kTableWrite,
+                  TableSecurable(tables.catalogs(), catalog, change.ident)));
+  }
   CAIRN_RETURN_IF_ERROR(
       tables.CommitTransaction(catalog, changes, request.write_context()));
   return Response::NoContent();
@@ -285,6 +308,12 @@ Result<Response> DropTable(TableService& tables, const Request& request) {
 Result<Response> RenameTable(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto rename, RenameTableRequestFromJson(request.body));
+  CAIRN_RETURN_IF_ERROR(
+      Authorize(request, Privilege::kTableDrop,
+                TableSecurable(tables.catalogs(), catalog, rename.source)));
+  CAIRN_RETURN_IF_ERROR(
+      Authorize(request, Privilege::kTableCreate,
+                NamespaceSecurable(tables.catalogs(), catalog, rename.destination.ns)));
   CAIRN_RETURN_IF_ERROR(tables.RenameTable(catalog, rename.source, rename.destination,
                                            request.write_context()));
   return Response::NoContent();

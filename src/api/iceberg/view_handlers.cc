@@ -1,5 +1,6 @@
 #include "api/iceberg/view_handlers.h"
 
+#include "api/iceberg/access_rules.h"
 #include "api/iceberg/request_util.h"
 #include "api/iceberg/table_serde.h"
 #include "api/iceberg/view_serde.h"
@@ -7,23 +8,17 @@
 #include "common/url_codec.h"
 
 namespace cairn::iceberg_rest {
-namespace {
-
-/// `{namespace}` and `{view}` decoded.
-Result<ViewIdent> ViewOf(const Request& request) {
-  ViewIdent ident;
-  CAIRN_ASSIGN_OR_RAISE(ident.ns, NamespaceOf(request));
-  CAIRN_ASSIGN_OR_RAISE(ident.name, FormDecodeSegment(request.PathParam("view")));
-  return ident;
-}
-
-}  // namespace
 
 Result<Response> ListViews(ViewService& views, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto ns, NamespaceOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto page, PageOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto listing, views.ListViews(catalog, ns, page));
+  const Securable container = NamespaceSecurable(views.catalogs(), catalog, ns);
+  std::erase_if(listing.names, [&](const std::string& name) {
+    return !Listable(request, Privilege::kViewList, container,
+                     ViewSecurable(views.catalogs(), catalog, ViewIdent{ns, name}));
+  });
   return Response::Json(ListTablesResponseToJson(ns, listing));
 }
 
@@ -71,6 +66,12 @@ Result<Response> DropView(ViewService& views, const Request& request) {
 Result<Response> RenameView(ViewService& views, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto rename, RenameTableRequestFromJson(request.body));
+  CAIRN_RETURN_IF_ERROR(
+      Authorize(request, Privilege::kViewDrop,
+                ViewSecurable(views.catalogs(), catalog, rename.source)));
+  CAIRN_RETURN_IF_ERROR(
+      Authorize(request, Privilege::kViewCreate,
+                NamespaceSecurable(views.catalogs(), catalog, rename.destination.ns)));
   CAIRN_RETURN_IF_ERROR(views.RenameView(catalog, rename.source, rename.destination,
                                          request.write_context()));
   return Response::NoContent();

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "api/lance/access_rules.h"
 #include "api/lance/json_serde.h"
 #include "api/lance/request_util.h"
 #include "common/macros.h"
@@ -69,6 +70,7 @@ Result<std::string> TransactionIdOf(const Request& request,
 Result<Response> CreateNamespace(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, CreateNamespaceRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto target, TargetAgreeingWith(request, body));
+  CAIRN_RETURN_IF_ERROR(AuthorizeNamespaceChange(request, target.id, true));
   CAIRN_ASSIGN_OR_RAISE(auto properties,
                         lance.CreateNamespace(target.id, body.mode, body.properties,
                                               request.write_context()));
@@ -80,6 +82,13 @@ Result<Response> ListNamespaces(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto target, TargetAgreeingWith(request, body));
   CAIRN_ASSIGN_OR_RAISE(auto page, PageOf(request, body));
   CAIRN_ASSIGN_OR_RAISE(auto listing, lance.ListNamespaces(target.id, page));
+  const Securable container = NamespaceSecurable(target.id);
+  std::erase_if(listing.names, [&](const std::string& name) {
+    LanceId child = target.id;
+    child.push_back(name);
+    return !Listable(request, Privilege::kNamespaceList, container,
+                     NamespaceSecurable(child));
+  });
   return Response::Json(NamespaceListingToJson(listing));
 }
 
@@ -93,6 +102,7 @@ Result<Response> DescribeNamespace(LanceService& lance, const Request& request) 
 Result<Response> DropNamespace(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, DropNamespaceRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto target, TargetAgreeingWith(request, body));
+  CAIRN_RETURN_IF_ERROR(AuthorizeNamespaceChange(request, target.id, false));
   CAIRN_ASSIGN_OR_RAISE(
       auto outcome,
       lance.DropNamespace(target.id, body.mode, body.behavior, request.write_context()));
@@ -114,6 +124,12 @@ Result<Response> ListTables(LanceService& lance, const Request& request) {
                         QueryFlag(request, "include_declared", true));
   CAIRN_ASSIGN_OR_RAISE(auto listing,
                         lance.ListTables(target.id, page, include_declared));
+  const Securable container = NamespaceSecurable(target.id);
+  std::erase_if(listing.names, [&](const std::string& name) {
+    LanceId table = target.id;
+    table.push_back(name);
+    return !Listable(request, Privilege::kTableList, container, TableSecurable(table));
+  });
   return Response::Json(TableListingToJson(listing.names, listing.next_page_token));
 }
 
@@ -123,7 +139,12 @@ Result<Response> ListAllTables(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto listing, lance.ListAllTables(page));
   std::vector<std::string> ids;
   ids.reserve(listing.ids.size());
-  for (const auto& id : listing.ids) ids.push_back(JoinId(id, delimiter));
+  for (const auto& id : listing.ids) {
+    if (Listable(request, Privilege::kTableList, ParentSecurable(id),
+                 TableSecurable(id))) {
+      ids.push_back(JoinId(id, delimiter));
+    }
+  }
   return Response::Json(TableListingToJson(ids, listing.next_page_token));
 }
 
@@ -144,7 +165,8 @@ Result<Response> DeclareTable(LanceService& lance, const Request& request) {
                                            request.write_context()));
   // Unless told not to, a table on a storage that vends gets credentials: LanceDB then
   // needs no keys of its own.
-  auto access = lance.AccessTo(table, body.vend_credentials.value_or(true));
+  const StorageAccess mode = VendedAccess(request, TableSecurable(target.id));
+  auto access = lance.AccessTo(table, body.vend_credentials.value_or(true), mode);
   if (!access) {
     // The table is declared now: answer without credentials (DescribeTable reports why).
     spdlog::warn("declared Lance table {} without vended credentials: {}", table.location,
@@ -172,7 +194,9 @@ Result<Response> DescribeTable(LanceService& lance, const Request& request) {
   if (with_uri) uri = table.location;
   CAIRN_ASSIGN_OR_RAISE(bool vend, QueryFlag(request, "vend_credentials",
                                              body.vend_credentials.value_or(true)));
-  CAIRN_ASSIGN_OR_RAISE(auto access, lance.AccessTo(table, vend));
+  CAIRN_ASSIGN_OR_RAISE(
+      auto access,
+      lance.AccessTo(table, vend, VendedAccess(request, TableSecurable(target.id))));
   return Response::Json(TableToJson(table, uri, only_declared, access));
 }
 
@@ -202,6 +226,12 @@ Result<Response> DeregisterTable(LanceService& lance, const Request& request) {
 Result<Response> RenameTable(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, RenameTableRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto target, TargetAgreeingWith(request, body));
+  CAIRN_RETURN_IF_ERROR(
+      Authorize(request, Privilege::kTableDrop, TableSecurable(target.id)));
+  CAIRN_RETURN_IF_ERROR(Authorize(request, Privilege::kTableCreate,
+                                  body.new_namespace_id
+                                      ? NamespaceSecurable(*body.new_namespace_id)
+                                      : ParentSecurable(target.id)));
   CAIRN_RETURN_IF_ERROR(lance.RenameTable(target.id, body.new_namespace_id,
                                           body.new_table_name, request.write_context()));
   return Response::Json(EmptyObjectJson());

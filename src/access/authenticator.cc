@@ -1,0 +1,147 @@
+#include "access/authenticator.h"
+
+#include <utility>
+
+#include "auth/crypto_util.h"
+#include "common/strings.h"
+
+namespace cairn {
+namespace {
+
+/// Past this many cached credentials the cache starts over: a flood of distinct tokens
+/// must not grow memory without bound.
+constexpr size_t kMaxCachedCredentials = 10'000;
+
+Error NoCredentials() {
+  return {ErrorKind::kUnauthenticated,
+          "Authentication required: send 'Authorization: Bearer <token>' (a token from "
+          "POST /v1/oauth/tokens or the configured identity provider)"};
+}
+
+/// `client_id:secret` as a Lance API key; a JWT has no ':'.
+std::optional<std::pair<std::string_view, std::string_view>> SplitClientSecret(
+    std::string_view key) {
+  const size_t colon = key.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == key.size()) {
+    return std::nullopt;
+  }
+  return std::make_pair(key.substr(0, colon), key.substr(colon + 1));
+}
+
+int64_t MillisOf(std::chrono::system_clock::time_point time) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::optional<std::string_view> BearerToken(std::string_view authorization) {
+  constexpr std::string_view kScheme = "bearer ";
+  if (authorization.size() <= kScheme.size() ||
+      !EqualsIgnoreCase(authorization.substr(0, kScheme.size()), kScheme)) {
+    return std::nullopt;
+  }
+  std::string_view token = authorization.substr(kScheme.size());
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
+  if (token.empty()) return std::nullopt;
+  return token;
+}
+
+Authenticator::Authenticator(const TokenService& tokens, IdentityService& identity,
+                             ExternalTokenCheck external, std::function<int64_t()> clock,
+                             std::chrono::seconds secret_cache_ttl)
+    : tokens_(tokens),
+      identity_(identity),
+      external_(std::move(external)),
+      clock_(std::move(clock)),
+      secret_cache_ttl_(secret_cache_ttl) {}
+
+std::optional<std::string> Authenticator::CachedPrincipal(std::string_view credential) {
+  const std::string key = Sha256(credential);
+  const std::optional<int64_t> generation = identity_.CachedGeneration();
+  MutexLock lock(mutex_);
+  auto it = cache_.find(key);
+  if (it == cache_.end()) return std::nullopt;
+  const Verified& verified = it->second;
+  const bool expired = clock_() >= verified.expires_at_ms;
+  const bool stale =
+      verified.generation >= 0 && (!generation || *generation != verified.generation);
+  if (expired || stale) return std::nullopt;
+  return verified.principal;
+}
+
+void Authenticator::Remember(std::string_view credential, Verified verified) {
+  MutexLock lock(mutex_);
+  if (cache_.size() >= kMaxCachedCredentials) cache_.clear();
+  cache_[Sha256(credential)] = std::move(verified);
+}
+
+Result<Authenticator::Verified> Authenticator::Verify(std::string_view credential,
+                                                      bool is_api_key) {
+  if (is_api_key) {
+    if (auto parts = SplitClientSecret(credential)) {
+      CAIRN_ASSIGN_OR_RAISE(int64_t generation, identity_.CurrentGeneration());
+      CAIRN_ASSIGN_OR_RAISE(std::string principal,
+                            identity_.VerifyClientSecret(parts->first, parts->second));
+      return Verified{std::move(principal), clock_() + secret_cache_ttl_.count() * 1000,
+                      generation};
+    }
+  }
+  auto claims = tokens_.Verify(credential);
+  if (claims) return Verified{claims->subject, MillisOf(claims->expires_at), -1};
+  if (!external_) return tl::unexpected(claims.error());
+  // Not one of ours: perhaps the identity provider's.
+  auto identity = external_(credential);
+  if (!identity) return tl::unexpected(identity.error());
+  return Verified{std::move(identity->principal), MillisOf(identity->expires_at), -1};
+}
+
+Result<std::string> Authenticator::PrincipalOf(std::string_view credential,
+                                               bool is_api_key) {
+  if (auto cached = CachedPrincipal(credential)) return std::move(*cached);
+  CAIRN_ASSIGN_OR_RAISE(Verified verified, Verify(credential, is_api_key));
+  std::string principal = verified.principal;
+  Remember(credential, std::move(verified));
+  return principal;
+}
+
+Result<std::shared_ptr<const Caller>> Authenticator::Authenticate(
+    const PresentedCredentials& presented) {
+  std::optional<std::string_view> credential;
+  bool is_api_key = false;
+  if (presented.authorization) {
+    credential = BearerToken(*presented.authorization);
+    if (!credential) {
+      return tl::unexpected(Error{ErrorKind::kUnauthenticated,
+                                  "The Authorization header must be 'Bearer <token>'"});
+    }
+  } else if (presented.api_key && !presented.api_key->empty()) {
+    credential = *presented.api_key;
+    is_api_key = true;
+  }
+  if (!credential) return tl::unexpected(NoCredentials());
+  CAIRN_ASSIGN_OR_RAISE(std::string principal, PrincipalOf(*credential, is_api_key));
+  CAIRN_ASSIGN_OR_RAISE(auto permissions, identity_.PermissionsOf(principal));
+  return std::make_shared<const Caller>(
+      Caller{std::move(principal), std::move(permissions)});
+}
+
+std::optional<std::shared_ptr<const Caller>> Authenticator::AuthenticateCached(
+    const PresentedCredentials& presented) {
+  std::optional<std::string_view> credential;
+  if (presented.authorization) {
+    credential = BearerToken(*presented.authorization);
+  } else if (presented.api_key && !presented.api_key->empty()) {
+    credential = *presented.api_key;
+  }
+  if (!credential) return std::nullopt;
+  auto principal = CachedPrincipal(*credential);
+  if (!principal) return std::nullopt;
+  auto permissions = identity_.CachedPermissionsOf(*principal);
+  if (!permissions) return std::nullopt;
+  return std::make_shared<const Caller>(
+      Caller{std::move(*principal), std::move(*permissions)});
+}
+
+}  // namespace cairn
