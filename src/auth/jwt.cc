@@ -1,6 +1,7 @@
 #include "auth/jwt.h"
 
 #include <memory>
+#include <optional>
 
 #include <boost/json.hpp>
 #include <cjose/header.h>
@@ -74,6 +75,14 @@ Result<HeaderFacts> CheckHeader(std::string_view encoded,
   return facts;
 }
 
+/// The length of an ECDSA signature (r || s, RFC 7518 §3.4) on `crv`; 0 for another key.
+size_t EcdsaSignatureBytes(std::string_view crv) {
+  if (crv == "P-256") return 64;
+  if (crv == "P-384") return 96;
+  if (crv == "P-521") return 132;
+  return 0;
+}
+
 /// The payload of `compact` once its signature verifies with `key`.
 Result<std::string> VerifiedPayload(std::string_view compact, const HeaderFacts& facts,
                                     const VerificationKey& key) {
@@ -139,10 +148,24 @@ Result<TokenClaims> VerifyToken(std::string_view compact, const VerificationKeys
   }
   CAIRN_ASSIGN_OR_RAISE(const HeaderFacts facts,
                         CheckHeader(compact.substr(0, first), options));
+  // cjose 0.6.2 aborts the whole process (an assert in its base64 decoder) on some text
+  // that is not base64url, such as `A=AA`, and accepts padding: only canonical base64url
+  // may reach it.
+  const std::optional<std::string> signature =
+      Base64UrlDecode(compact.substr(second + 1));
+  if (!signature || !Base64UrlDecode(compact.substr(first + 1, second - first - 1))) {
+    return Unauthenticated("token payload or signature is not base64url");
+  }
   const auto key = keys.find(facts.kid);
   if (key == keys.end()) return Unauthenticated("token key id is not known");
   if (!key->second.FitsAlgorithm(facts.alg)) {
     return Unauthenticated("token algorithm does not fit its key");
+  }
+  // cjose reads an ECDSA signature's r and s from its first bytes and ignores the rest,
+  // so one token would have many valid encodings; RSA lengths are checked by OpenSSL.
+  const size_t ec_bytes = EcdsaSignatureBytes(key->second.impl().crv);
+  if (ec_bytes != 0 && signature->size() != ec_bytes) {
+    return Unauthenticated("token signature has the wrong length");
   }
   CAIRN_ASSIGN_OR_RAISE(const std::string payload,
                         VerifiedPayload(compact, facts, key->second));

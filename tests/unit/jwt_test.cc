@@ -206,6 +206,44 @@ TEST_F(JwtTest, RefusesMalformedTokens) {
   }
 }
 
+// cjose 0.6.2 asserts (aborts the whole process) on base64url with a `=` inside that
+// leaves 6 spare bits (`A=AA`), accepts padding, and ignores bytes after an ECDSA
+// signature's r and s: none of that may reach it or pass.
+TEST_F(JwtTest, RefusesPartsThatAreNotCanonicalBase64UrlBeforeCjoseSeesThem) {
+  const std::string token = Sign(Claims());
+  const size_t a = token.find('.');
+  const size_t b = token.rfind('.');
+  const std::string header = token.substr(0, a);
+  const std::string payload = token.substr(a + 1, b - a - 1);
+  const std::string signature = token.substr(b + 1);
+  std::vector<std::string> bad = {
+      header + "." + payload + "=." + signature,
+      header + "." + payload + "." + signature + "==",
+      header + "." + payload + "." + signature.substr(0, signature.size() - 1) + "+",
+      header + ".A." + signature,
+      header + "." + payload + ".A",
+      header + ".A=AA." + signature,         // aborted cjose
+      header + "." + payload + ".AAAAA=AA",  // aborted cjose
+      header + "." + payload + "." + signature + "=AA",
+  };
+  for (const std::string& tail : {"A", "AA", "AAA", "AAAA", "AAAAA"}) {
+    std::string longer_payload = header;
+    longer_payload.append(".").append(payload).append(tail).append(".").append(signature);
+    bad.push_back(longer_payload);
+    std::string longer_signature = header;
+    longer_signature.append(".").append(payload).append(".").append(signature).append(
+        tail);
+    bad.push_back(longer_signature);
+  }
+  for (const std::string& token_text : bad) {
+    EXPECT_THAT(Verify(token_text), IsError(ErrorKind::kUnauthenticated)) << token_text;
+  }
+  EXPECT_THAT(Verify(header + "." + payload + "." + signature + "A"),
+              HasErrorMessage("signature has the wrong length"));
+  EXPECT_THAT(Verify(header + "." + payload + "." + signature + "AAA"),
+              HasErrorMessage("not base64url"));
+}
+
 TEST_F(JwtTest, RefusesOversizedTokens) {
   auto claims = Claims();
   claims["pad"] = std::string(kMaxTokenBytes, 'x');
@@ -280,6 +318,32 @@ TEST(JwkTest, ParseJwksSkipsForeignKeysAndRefusesBadOnes) {
               IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(ParseJwks(std::string(300 * 1024, ' ')),
               IsError(ErrorKind::kInvalidArgument));
+}
+
+// cjose 0.6.2 aborts the process on key members such as `A=AA`: an issuer's JWKS (or a
+// signing key) with one must be refused before cjose decodes it.
+TEST(JwkTest, RefusesKeyMembersThatAreNotBase64Url) {
+  for (
+      const std::string& jwks : {
+          std::string(R"({"keys":[{"kty":"RSA","kid":"r","e":"A=AA","n":"AAAA"}]})"),
+          std::string(R"({"keys":[{"kty":"RSA","kid":"r","e":"AQAB","n":"A=AA"}]})"),
+          std::string(
+              R"({"keys":[{"kty":"EC","kid":"e","crv":"P-256","x":"A=AA","y":"AAAA"}]})"),
+          std::string(
+              R"({"keys":[{"kty":"EC","kid":"e","crv":"P-256","x":"AAAA","y":"AA=="}]})"),
+      }) {
+    EXPECT_THAT(ParseJwks(jwks), HasErrorMessage("is not base64url")) << jwks;
+  }
+  auto key = GenerateSigningKey(SigningKeyType::kRsa2048);
+  ASSERT_THAT(key, IsOk());
+  auto jwk = boost::json::parse(key->PrivateJwk()).as_object();
+  for (const char* member : {"d", "p", "qi"}) {
+    auto bad = jwk;
+    bad[member] = "A=AA";
+    EXPECT_THAT(ImportSigningKey(boost::json::serialize(bad)),
+                HasErrorMessage("is not base64url"))
+        << member;
+  }
 }
 
 /// Tokens minted by npm `jose` (tests/data/auth/README.md).
