@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include <boost/json.hpp>
 #include <cjose/header.h>
@@ -41,17 +42,22 @@ struct HeaderFacts {
   std::string kid;
 };
 
-Result<HeaderFacts> CheckHeader(std::string_view encoded,
-                                const TokenVerifyOptions& options) {
+/// The protected header `encoded` (base64url) as a JSON object.
+Result<boost::json::object> DecodeHeader(std::string_view encoded) {
   const std::optional<std::string> text = Base64UrlDecode(encoded);
   if (!text) return Unauthenticated("token header is not base64url");
   boost::json::parse_options parse_options;
   parse_options.max_depth = 4;
   boost::system::error_code ec;
-  const boost::json::value value = boost::json::parse(*text, ec, {}, parse_options);
+  boost::json::value value = boost::json::parse(*text, ec, {}, parse_options);
   if (ec || !value.is_object())
     return Unauthenticated("token header is not a JSON object");
-  const boost::json::object& header = value.as_object();
+  return std::move(value.as_object());
+}
+
+Result<HeaderFacts> CheckHeader(std::string_view encoded,
+                                const TokenVerifyOptions& options) {
+  CAIRN_ASSIGN_OR_RAISE(const boost::json::object header, DecodeHeader(encoded));
   const auto* alg = header.if_contains("alg");
   if (alg == nullptr || !alg->is_string())
     return Unauthenticated("token header has no alg");
@@ -128,6 +134,18 @@ Result<std::string> SignToken(const SigningKey& key, const boost::json::object& 
     return CjoseError(ErrorKind::kInternal, "token signing failed", err);
   }
   return std::string(compact);
+}
+
+std::optional<std::string> UnverifiedKeyId(std::string_view compact) {
+  if (compact.size() > kMaxTokenBytes) return std::nullopt;
+  const size_t dot = compact.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  auto header = DecodeHeader(compact.substr(0, dot));
+  if (!header) return std::nullopt;
+  const auto* kid = header->if_contains("kid");
+  if (kid == nullptr || !kid->is_string() || kid->as_string().empty())
+    return std::nullopt;
+  return std::string(kid->as_string());
 }
 
 Result<TokenClaims> VerifyToken(std::string_view compact, const VerificationKeys& keys,

@@ -71,4 +71,10 @@ Result<TokenClaims> VerifyToken(std::string_view compact, const VerificationKeys
                                 const TokenVerifyOptions& options,
                                 std::chrono::system_clock::time_point now);
 
+/// \brief The `kid` of `compact`'s protected header, read without verifying anything:
+/// only to tell whether the key it names is known (an OIDC issuer may have rotated its
+/// keys), never to trust the token. nullopt when the token is longer than
+/// `kMaxTokenBytes`, its header is not base64url JSON or has no non-empty string `kid`.
+std::optional<std::string> UnverifiedKeyId(std::string_view compact);
+
 }  // namespace cairn

@@ -244,6 +244,18 @@ TEST_F(JwtTest, RefusesPartsThatAreNotCanonicalBase64UrlBeforeCjoseSeesThem) {
               HasErrorMessage("not base64url"));
 }
 
+TEST_F(JwtTest, UnverifiedKeyIdReadsTheHeaderOnly) {
+  EXPECT_EQ(UnverifiedKeyId(Sign(Claims())), key_->kid());
+  EXPECT_EQ(UnverifiedKeyId(Forged(R"({"alg":"ES256","kid":"rotated"})")), "rotated");
+  for (const std::string& no_kid :
+       {std::string(), std::string("abc"), std::string("!!.x.y"), Forged("[1]"),
+        Forged(R"({"alg":"ES256"})"), Forged(R"({"alg":"ES256","kid":7})"),
+        Forged(R"({"alg":"ES256","kid":""})"),
+        Forged(R"({"kid":"k","pad":")" + std::string(kMaxTokenBytes, 'x') + R"("})")}) {
+    EXPECT_EQ(UnverifiedKeyId(no_kid), std::nullopt) << no_kid.substr(0, 40);
+  }
+}
+
 TEST_F(JwtTest, RefusesOversizedTokens) {
   auto claims = Claims();
   claims["pad"] = std::string(kMaxTokenBytes, 'x');
