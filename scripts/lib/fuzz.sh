@@ -12,6 +12,7 @@ CAIRN_FUZZERS=(
   transaction_fuzz
   lance_id_fuzz
   url_codec_fuzz
+  jwt_fuzz
 )
 
 # Runs harness $1 in its work dir $2 for $3 seconds; its output goes to $2/log.

@@ -81,6 +81,17 @@ Result<boost::json::object> CjoseKeyJson(const CjoseKey& key, bool with_private)
   return ParseBoundedObject(json, "the exported JWK");
 }
 
+/// cjose 0.6.2 aborts the process (an assert in its base64 decoder) on some text that is
+/// not base64url, such as `A=AA`: every key member it decodes must be canonical first.
+Status CheckBase64UrlMember(const boost::json::object& jwk, std::string_view name) {
+  const auto* value = jwk.if_contains(name);
+  if (value == nullptr) return Ok();
+  if (!value->is_string() || !Base64UrlDecode(value->as_string())) {
+    return InvalidArgument("JWK member {} is not base64url", name);
+  }
+  return Ok();
+}
+
 bool ValidKid(std::string_view kid) { return !kid.empty() && kid.size() <= kMaxKidBytes; }
 
 }  // namespace
@@ -129,6 +140,9 @@ Result<boost::json::object> PublicKeyMembers(const boost::json::object& jwk) {
     if (!copy(rsa[1])) return InvalidArgument("RSA JWK without n");
   } else {
     return InvalidArgument("JWK kty must be EC or RSA");
+  }
+  for (const std::string_view name : {"x", "y", "e", "n"}) {
+    CAIRN_RETURN_IF_ERROR(CheckBase64UrlMember(members, name));
   }
   return members;
 }
@@ -244,6 +258,9 @@ Result<SigningKey> ImportSigningKey(std::string_view text) {
   if (StringMember(jwk, "d").empty())
     return InvalidArgument("the JWK is not a private key");
   CAIRN_RETURN_IF_ERROR(PublicKeyMembers(jwk));
+  for (const std::string_view name : {"d", "p", "q", "dp", "dq", "qi"}) {
+    CAIRN_RETURN_IF_ERROR(CheckBase64UrlMember(jwk, name));
+  }
   const auto* kid = jwk.if_contains("kid");
   if (kid && (!kid->is_string() || !ValidKid(kid->as_string()))) {
     return InvalidArgument("JWK kid must be a string of 1 to {} bytes", kMaxKidBytes);

@@ -1,6 +1,8 @@
 #include "auth/jwt.h"
 
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include <boost/json.hpp>
 #include <cjose/header.h>
@@ -40,17 +42,22 @@ struct HeaderFacts {
   std::string kid;
 };
 
-Result<HeaderFacts> CheckHeader(std::string_view encoded,
-                                const TokenVerifyOptions& options) {
+/// The protected header `encoded` (base64url) as a JSON object.
+Result<boost::json::object> DecodeHeader(std::string_view encoded) {
   const std::optional<std::string> text = Base64UrlDecode(encoded);
   if (!text) return Unauthenticated("token header is not base64url");
   boost::json::parse_options parse_options;
   parse_options.max_depth = 4;
   boost::system::error_code ec;
-  const boost::json::value value = boost::json::parse(*text, ec, {}, parse_options);
+  boost::json::value value = boost::json::parse(*text, ec, {}, parse_options);
   if (ec || !value.is_object())
     return Unauthenticated("token header is not a JSON object");
-  const boost::json::object& header = value.as_object();
+  return std::move(value.as_object());
+}
+
+Result<HeaderFacts> CheckHeader(std::string_view encoded,
+                                const TokenVerifyOptions& options) {
+  CAIRN_ASSIGN_OR_RAISE(const boost::json::object header, DecodeHeader(encoded));
   const auto* alg = header.if_contains("alg");
   if (alg == nullptr || !alg->is_string())
     return Unauthenticated("token header has no alg");
@@ -72,6 +79,14 @@ Result<HeaderFacts> CheckHeader(std::string_view encoded,
   // RFC 7515 §4.1.11: extensions the verifier does not understand must fail it.
   if (header.contains("crit")) return Unauthenticated("token header has crit extensions");
   return facts;
+}
+
+/// The length of an ECDSA signature (r || s, RFC 7518 §3.4) on `crv`; 0 for another key.
+size_t EcdsaSignatureBytes(std::string_view crv) {
+  if (crv == "P-256") return 64;
+  if (crv == "P-384") return 96;
+  if (crv == "P-521") return 132;
+  return 0;
 }
 
 /// The payload of `compact` once its signature verifies with `key`.
@@ -121,6 +136,18 @@ Result<std::string> SignToken(const SigningKey& key, const boost::json::object& 
   return std::string(compact);
 }
 
+std::optional<std::string> UnverifiedKeyId(std::string_view compact) {
+  if (compact.size() > kMaxTokenBytes) return std::nullopt;
+  const size_t dot = compact.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  auto header = DecodeHeader(compact.substr(0, dot));
+  if (!header) return std::nullopt;
+  const auto* kid = header->if_contains("kid");
+  if (kid == nullptr || !kid->is_string() || kid->as_string().empty())
+    return std::nullopt;
+  return std::string(kid->as_string());
+}
+
 Result<TokenClaims> VerifyToken(std::string_view compact, const VerificationKeys& keys,
                                 const TokenVerifyOptions& options,
                                 std::chrono::system_clock::time_point now) {
@@ -139,10 +166,24 @@ Result<TokenClaims> VerifyToken(std::string_view compact, const VerificationKeys
   }
   CAIRN_ASSIGN_OR_RAISE(const HeaderFacts facts,
                         CheckHeader(compact.substr(0, first), options));
+  // cjose 0.6.2 aborts the whole process (an assert in its base64 decoder) on some text
+  // that is not base64url, such as `A=AA`, and accepts padding: only canonical base64url
+  // may reach it.
+  const std::optional<std::string> signature =
+      Base64UrlDecode(compact.substr(second + 1));
+  if (!signature || !Base64UrlDecode(compact.substr(first + 1, second - first - 1))) {
+    return Unauthenticated("token payload or signature is not base64url");
+  }
   const auto key = keys.find(facts.kid);
   if (key == keys.end()) return Unauthenticated("token key id is not known");
   if (!key->second.FitsAlgorithm(facts.alg)) {
     return Unauthenticated("token algorithm does not fit its key");
+  }
+  // cjose reads an ECDSA signature's r and s from its first bytes and ignores the rest,
+  // so one token would have many valid encodings; RSA lengths are checked by OpenSSL.
+  const size_t ec_bytes = EcdsaSignatureBytes(key->second.impl().crv);
+  if (ec_bytes != 0 && signature->size() != ec_bytes) {
+    return Unauthenticated("token signature has the wrong length");
   }
   CAIRN_ASSIGN_OR_RAISE(const std::string payload,
                         VerifiedPayload(compact, facts, key->second));

@@ -62,12 +62,19 @@ Result<std::string> SignToken(const SigningKey& key, const boost::json::object& 
 /// \brief Verifies `compact` against `keys` and `options` at time `now`, in order: at
 /// most `kMaxTokenBytes`; three base64url parts; a JSON header with an allowed `alg`
 /// (never `none` nor an HMAC algorithm), a `kid` among `keys` whose key fits the `alg`,
-/// `typ` absent, `JWT` or `at+jwt`, and no `crit`; the signature; then the claims: `iss`,
-/// `aud`, `exp` (required), `nbf`, `iat`, a non-empty `sub`, and string `jti`/`scope`.
-/// Errors: `kUnauthenticated` for any failed check; `kInvalidConfig` when `options` lack
-/// an issuer or audience or allow an unsupported algorithm.
+/// `typ` absent, `JWT` or `at+jwt`, and no `crit`; canonical base64url payload and
+/// signature, an ECDSA signature of its curve's length; the signature; then the claims:
+/// `iss`, `aud`, `exp` (required), `nbf`, `iat`, a non-empty `sub`, and string
+/// `jti`/`scope`. Errors: `kUnauthenticated` for any failed check; `kInvalidConfig` when
+/// `options` lack an issuer or audience or allow an unsupported algorithm.
 Result<TokenClaims> VerifyToken(std::string_view compact, const VerificationKeys& keys,
                                 const TokenVerifyOptions& options,
                                 std::chrono::system_clock::time_point now);
+
+/// \brief The `kid` of `compact`'s protected header, read without verifying anything:
+/// only to tell whether the key it names is known (an OIDC issuer may have rotated its
+/// keys), never to trust the token. nullopt when the token is longer than
+/// `kMaxTokenBytes`, its header is not base64url JSON or has no non-empty string `kid`.
+std::optional<std::string> UnverifiedKeyId(std::string_view compact);
 
 }  // namespace cairn

@@ -11,8 +11,10 @@ namespace {
 
 using Clock = std::chrono::system_clock;
 
-// A NumericDate beyond year 9999 is no real time, and would overflow time_point maths.
-constexpr double kMaxNumericDate = 253402300799.0;
+// The latest NumericDate accepted: 2200-01-01T00:00:00Z. system_clock counts nanoseconds
+// in 64 bits, which ends in 2262: a later date would overflow the conversion (undefined
+// behaviour) or the skew added to it. No real token lives that long.
+constexpr double kMaxNumericDate = 7258118400.0;
 
 /// A NumericDate claim (seconds since the epoch, integer or not); nullopt when absent.
 Result<std::optional<Clock::time_point>> DateClaim(const boost::json::object& claims,

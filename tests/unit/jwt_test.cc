@@ -108,6 +108,17 @@ TEST_F(JwtTest, RefusesTimesOutsideTheSkew) {
   EXPECT_THAT(Verify(Sign(claims)), IsError(ErrorKind::kUnauthenticated));
   claims["exp"] = 1e300;
   EXPECT_THAT(Verify(Sign(claims)), IsError(ErrorKind::kUnauthenticated));
+  // Past 2262 a date overflows system_clock's nanoseconds (found by jwt_fuzz); the bound
+  // is 2200.
+  claims["exp"] = 18000000300;
+  EXPECT_THAT(Verify(Sign(claims)), HasErrorMessage("out of range"));
+  claims["exp"] = 7258118400;
+  EXPECT_THAT(Verify(Sign(claims)), IsOk());
+  claims["exp"] = 7258118401;
+  EXPECT_THAT(Verify(Sign(claims)), HasErrorMessage("out of range"));
+  claims = Claims();
+  claims["nbf"] = 9223372037;
+  EXPECT_THAT(Verify(Sign(claims)), HasErrorMessage("out of range"));
 }
 
 TEST_F(JwtTest, RefusesWrongIssuerAudienceOrSubject) {
@@ -206,6 +217,56 @@ TEST_F(JwtTest, RefusesMalformedTokens) {
   }
 }
 
+// cjose 0.6.2 asserts (aborts the whole process) on base64url with a `=` inside that
+// leaves 6 spare bits (`A=AA`), accepts padding, and ignores bytes after an ECDSA
+// signature's r and s: none of that may reach it or pass.
+TEST_F(JwtTest, RefusesPartsThatAreNotCanonicalBase64UrlBeforeCjoseSeesThem) {
+  const std::string token = Sign(Claims());
+  const size_t a = token.find('.');
+  const size_t b = token.rfind('.');
+  const std::string header = token.substr(0, a);
+  const std::string payload = token.substr(a + 1, b - a - 1);
+  const std::string signature = token.substr(b + 1);
+  std::vector<std::string> bad = {
+      header + "." + payload + "=." + signature,
+      header + "." + payload + "." + signature + "==",
+      header + "." + payload + "." + signature.substr(0, signature.size() - 1) + "+",
+      header + ".A." + signature,
+      header + "." + payload + ".A",
+      header + ".A=AA." + signature,         // aborted cjose
+      header + "." + payload + ".AAAAA=AA",  // aborted cjose
+      header + "." + payload + "." + signature + "=AA",
+  };
+  for (const std::string& tail : {"A", "AA", "AAA", "AAAA", "AAAAA"}) {
+    std::string longer_payload = header;
+    longer_payload.append(".").append(payload).append(tail).append(".").append(signature);
+    bad.push_back(longer_payload);
+    std::string longer_signature = header;
+    longer_signature.append(".").append(payload).append(".").append(signature).append(
+        tail);
+    bad.push_back(longer_signature);
+  }
+  for (const std::string& token_text : bad) {
+    EXPECT_THAT(Verify(token_text), IsError(ErrorKind::kUnauthenticated)) << token_text;
+  }
+  EXPECT_THAT(Verify(header + "." + payload + "." + signature + "A"),
+              HasErrorMessage("signature has the wrong length"));
+  EXPECT_THAT(Verify(header + "." + payload + "." + signature + "AAA"),
+              HasErrorMessage("not base64url"));
+}
+
+TEST_F(JwtTest, UnverifiedKeyIdReadsTheHeaderOnly) {
+  EXPECT_EQ(UnverifiedKeyId(Sign(Claims())), key_->kid());
+  EXPECT_EQ(UnverifiedKeyId(Forged(R"({"alg":"ES256","kid":"rotated"})")), "rotated");
+  for (const std::string& no_kid :
+       {std::string(), std::string("abc"), std::string("!!.x.y"), Forged("[1]"),
+        Forged(R"({"alg":"ES256"})"), Forged(R"({"alg":"ES256","kid":7})"),
+        Forged(R"({"alg":"ES256","kid":""})"),
+        Forged(R"({"kid":"k","pad":")" + std::string(kMaxTokenBytes, 'x') + R"("})")}) {
+    EXPECT_EQ(UnverifiedKeyId(no_kid), std::nullopt) << no_kid.substr(0, 40);
+  }
+}
+
 TEST_F(JwtTest, RefusesOversizedTokens) {
   auto claims = Claims();
   claims["pad"] = std::string(kMaxTokenBytes, 'x');
@@ -280,6 +341,32 @@ TEST(JwkTest, ParseJwksSkipsForeignKeysAndRefusesBadOnes) {
               IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(ParseJwks(std::string(300 * 1024, ' ')),
               IsError(ErrorKind::kInvalidArgument));
+}
+
+// cjose 0.6.2 aborts the process on key members such as `A=AA`: an issuer's JWKS (or a
+// signing key) with one must be refused before cjose decodes it.
+TEST(JwkTest, RefusesKeyMembersThatAreNotBase64Url) {
+  for (
+      const std::string& jwks : {
+          std::string(R"({"keys":[{"kty":"RSA","kid":"r","e":"A=AA","n":"AAAA"}]})"),
+          std::string(R"({"keys":[{"kty":"RSA","kid":"r","e":"AQAB","n":"A=AA"}]})"),
+          std::string(
+              R"({"keys":[{"kty":"EC","kid":"e","crv":"P-256","x":"A=AA","y":"AAAA"}]})"),
+          std::string(
+              R"({"keys":[{"kty":"EC","kid":"e","crv":"P-256","x":"AAAA","y":"AA=="}]})"),
+      }) {
+    EXPECT_THAT(ParseJwks(jwks), HasErrorMessage("is not base64url")) << jwks;
+  }
+  auto key = GenerateSigningKey(SigningKeyType::kRsa2048);
+  ASSERT_THAT(key, IsOk());
+  auto jwk = boost::json::parse(key->PrivateJwk()).as_object();
+  for (const char* member : {"d", "p", "qi"}) {
+    auto bad = jwk;
+    bad[member] = "A=AA";
+    EXPECT_THAT(ImportSigningKey(boost::json::serialize(bad)),
+                HasErrorMessage("is not base64url"))
+        << member;
+  }
 }
 
 /// Tokens minted by npm `jose` (tests/data/auth/README.md).
