@@ -1,5 +1,6 @@
 // cairn: the command-line entry point. `cairn serve` wires configuration, store, catalog
-// service, routes and the HTTP server together and runs until SIGINT/SIGTERM.
+// service, routes and the HTTP(S) server together and runs until SIGINT/SIGTERM (SIGHUP
+// reloads the TLS certificate).
 
 #include <chrono>
 #include <cstdio>
@@ -150,14 +151,16 @@ int Serve(const std::optional<std::string>& config_file,
   auto port = server.Listen();
   if (!port) return FailStart(port.error());
   const bool ipv6 = config.http.host.find(':') != std::string::npos;
-  spdlog::info("cairn {} serving data-dir={} store={} on {}:{}", CAIRN_VERSION,
+  const std::string url =
+      fmt::format("{}://{}{}{}:{}", config.http.tls.enabled() ? "https" : "http",
+                  ipv6 ? "[" : "", config.http.host, ipv6 ? "]" : "", *port);
+  spdlog::info("cairn {} serving data-dir={} store={} on {}", CAIRN_VERSION,
                config.data_dir,
                postgres ? RedactedPostgresUri(config.postgres.uri)
                         : "sqlite:" + config.sqlite.path,
-               config.http.host, *port);
+               url);
   // The one line on stdout: tests and scripts wait for it to know the server is ready.
-  std::printf("listening on http://%s%s%s:%u\n", ipv6 ? "[" : "",
-              config.http.host.c_str(), ipv6 ? "]" : "", static_cast<unsigned>(*port));
+  std::printf("listening on %s\n", url.c_str());
   std::fflush(stdout);
   server.Run();
   // The server (and its worker pool) is stopped here; the store closes when `store` goes.
