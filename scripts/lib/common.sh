@@ -14,9 +14,10 @@ CAIRN_BUILD_PACKAGES=(
 )
 # Extra Debian packages needed to run the tests (postgresql: the throw-away server of
 # scripts/lib/postgres.sh for the PostgreSQL store tests; clang, libclang-rt-14-dev and
-# libfuzzer-14-dev: the libFuzzer harnesses of scripts/lib/fuzz.sh).
+# libfuzzer-14-dev: the libFuzzer harnesses of scripts/lib/fuzz.sh; openssl: the test
+# certificate authorities of tests/support/make_test_tls.sh).
 CAIRN_TEST_PACKAGES=(libgtest-dev libgmock-dev sqlite3 postgresql
-                     clang libclang-rt-14-dev libfuzzer-14-dev)
+                     clang libclang-rt-14-dev libfuzzer-14-dev openssl)
 
 log() { printf '==> %s\n' "$*" >&2; }
 

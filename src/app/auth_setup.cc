@@ -1,7 +1,10 @@
 #include "app/auth_setup.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <utility>
+
+#include <spdlog/spdlog.h>
 
 #include "access/bootstrap.h"
 #include "app/secret_file.h"
@@ -57,6 +60,25 @@ Result<std::optional<std::string>> SigningKeyText(const AuthConfig& config) {
   return std::optional<std::string>(std::move(*text));
 }
 
+/// The verifier of the configured issuer, its keys fetched now so that a wrong URL shows at
+/// start (a failure is logged: the issuer may come up later, and requests retry).
+Result<std::unique_ptr<OidcVerifier>> MakeOidcVerifier(const AuthConfig& config) {
+  OidcSettings settings;
+  settings.issuer = config.oidc_issuer;
+  settings.audience = config.oidc_audience;
+  settings.jwks_url = config.oidc_jwks_url;
+  settings.principal_claim = config.oidc_principal_claim;
+  settings.allowed_algorithms = config.oidc_algorithms;
+  settings.clock_skew = config.oidc_clock_skew;
+  auto verifier = OidcVerifier::Create(std::move(settings));
+  if (!verifier) return InvalidConfig("oidc: {}", verifier.error().message);
+  if (auto fetched = (*verifier)->Refresh(); !fetched) {
+    spdlog::warn("oidc: the issuer's keys could not be fetched yet ({}); retrying on use",
+                 fetched.error().message);
+  }
+  return std::move(*verifier);
+}
+
 }  // namespace
 
 std::unique_ptr<RequestAuthenticator> MakeRequestAuthenticator(
@@ -65,9 +87,18 @@ std::unique_ptr<RequestAuthenticator> MakeRequestAuthenticator(
 }
 
 Result<std::unique_ptr<AuthStack>> SetUpAuth(const AuthConfig& config, MetaStore& store,
-                                             ExternalTokenCheck external,
                                              std::function<int64_t()> clock) {
   auto stack = std::make_unique<AuthStack>();
+  ExternalTokenCheck external;
+  if (config.oidc_enabled()) {
+    CAIRN_ASSIGN_OR_RAISE(stack->oidc, MakeOidcVerifier(config));
+    external = [verifier = stack->oidc.get()](
+                   std::string_view token) -> Result<ExternalIdentity> {
+      CAIRN_ASSIGN_OR_RAISE(auto identity,
+                            verifier->Identify(token, std::chrono::system_clock::now()));
+      return ExternalIdentity{std::move(identity.principal), identity.expires_at};
+    };
+  }
   stack->identity =
       std::make_unique<IdentityService>(store.identity(), clock, config.grants_recheck);
   CAIRN_ASSIGN_OR_RAISE(auto key_text, SigningKeyText(config));

@@ -14,6 +14,7 @@
 #include "access/identity_service.h"
 #include "access/token_service.h"
 #include "app/auth_config.h"
+#include "auth/oidc_verifier.h"
 #include "http/request_authenticator.h"
 #include "store/meta_store.h"
 
@@ -23,6 +24,8 @@ namespace cairn {
 struct AuthStack {
   std::unique_ptr<IdentityService> identity;
   std::unique_ptr<TokenService> tokens;
+  /// The external issuer's verifier, when one is configured.
+  std::unique_ptr<OidcVerifier> oidc;
   std::unique_ptr<Authenticator> authenticator;
   /// The server's hook (over `authenticator`).
   std::unique_ptr<RequestAuthenticator> requests;
@@ -30,11 +33,11 @@ struct AuthStack {
   std::optional<IssuedCredentials> generated_root;
 };
 
-/// \brief Builds the stack for `config` (which must be enabled). `external` verifies an
-/// OIDC issuer's tokens (empty: none). Errors: `kInvalidConfig` naming the setting (an
-/// unreadable key or credentials file); the store's.
+/// \brief Builds the stack for `config` (which must be enabled), with an OIDC verifier
+/// when an issuer is configured (its keys are fetched at start; a failure is logged and
+/// retried on use). Errors: `kInvalidConfig` naming the setting (an unreadable key or
+/// credentials file, bad OIDC settings); the store's.
 Result<std::unique_ptr<AuthStack>> SetUpAuth(const AuthConfig& config, MetaStore& store,
-                                             ExternalTokenCheck external,
                                              std::function<int64_t()> clock);
 
 /// \brief The server's hook over `authenticator`: `Authorization: Bearer` on every route,

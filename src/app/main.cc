@@ -1,5 +1,6 @@
 // cairn: the command-line entry point. `cairn serve` wires configuration, store, catalog
-// service, routes and the HTTP server together and runs until SIGINT/SIGTERM.
+// service, routes and the HTTP(S) server together and runs until SIGINT/SIGTERM (SIGHUP
+// reloads the TLS certificate).
 
 #include <chrono>
 #include <cstdio>
@@ -143,7 +144,7 @@ int Serve(const std::optional<std::string>& config_file,
 
   std::unique_ptr<AuthStack> auth;
   if (config.auth.enabled()) {
-    auto stack = SetUpAuth(config.auth, **store, ExternalTokenCheck(), wall_clock);
+    auto stack = SetUpAuth(config.auth, **store, wall_clock);
     if (!stack) return FailStart(stack.error());
     auth = std::move(*stack);
   } else {
@@ -180,11 +181,14 @@ int Serve(const std::optional<std::string>& config_file,
   auto port = server.Listen();
   if (!port) return FailStart(port.error());
   const bool ipv6 = config.http.host.find(':') != std::string::npos;
-  spdlog::info("cairn {} serving data-dir={} store={} on {}:{}", CAIRN_VERSION,
+  const std::string url =
+      fmt::format("{}://{}{}{}:{}", config.http.tls.enabled() ? "https" : "http",
+                  ipv6 ? "[" : "", config.http.host, ipv6 ? "]" : "", *port);
+  spdlog::info("cairn {} serving data-dir={} store={} on {}", CAIRN_VERSION,
                config.data_dir,
                postgres ? RedactedPostgresUri(config.postgres.uri)
                         : "sqlite:" + config.sqlite.path,
-               config.http.host, *port);
+               url);
   if (auth && auth->generated_root) {
     // Shown once, on stdout and never in the log: the operator must keep them now (or
     // give them through root-credentials-file / CAIRN_ROOT_CREDENTIALS next time).
@@ -195,8 +199,7 @@ int Serve(const std::optional<std::string>& config_file,
         auth->generated_root->client_secret.c_str());
   }
   // The one line on stdout: tests and scripts wait for it to know the server is ready.
-  std::printf("listening on http://%s%s%s:%u\n", ipv6 ? "[" : "",
-              config.http.host.c_str(), ipv6 ? "]" : "", static_cast<unsigned>(*port));
+  std::printf("listening on %s\n", url.c_str());
   std::fflush(stdout);
   server.Run();
   // The server (and its worker pool) is stopped here; the store closes when `store` goes.

@@ -268,6 +268,31 @@ std::vector<Setting> BaseSettings() {
                [](ServerConfig& c, uint64_t v) {
                  c.orphan_sweep_interval = std::chrono::seconds(v);
                })},
+      {{"tls-cert-file",
+        "PEM file of the server certificate (then any intermediates): serve HTTPS on the "
+        "listen address; with tls-key-file; reloaded on SIGHUP (default: plain HTTP)"},
+       [](ServerConfig& c, std::string_view v) -> Status {
+         if (v.empty()) return InvalidConfig("must not be empty");
+         c.http.tls.cert_file = std::string(v);
+         return Ok();
+       }},
+      {{"tls-key-file",
+        "PEM file of the certificate's private key, unencrypted (never logged); with "
+        "tls-cert-file; reloaded on SIGHUP"},
+       [](ServerConfig& c, std::string_view v) -> Status {
+         if (v.empty()) return InvalidConfig("must not be empty");
+         c.http.tls.key_file = std::string(v);
+         return Ok();
+       }},
+      {{"tls-min-version", "Oldest TLS version a client may use: 1.2 (default) or 1.3"},
+       [](ServerConfig& c, std::string_view v) -> Status {
+         std::string version;
+         CAIRN_RETURN_IF_ERROR(ParseChoice(version, v, {"1.2", "1.3"}));
+         c.http.tls.min_version =
+             version == "1.3" ? TlsVersion::kTls13 : TlsVersion::kTls12;
+         c.tls_min_version_set = true;
+         return Ok();
+       }},
   };
   return kSettings;
 }
@@ -406,6 +431,29 @@ Status ResolveAllowedLocations(ServerConfig& config) {
   return Ok();
 }
 
+/// TLS needs both files or neither; they are made absolute, as data-dir is, so that the
+/// log names them unambiguously and a reload reads the same files.
+Status ResolveTlsFiles(ServerConfig& config) {
+  namespace fs = std::filesystem;
+  TlsOptions& tls = config.http.tls;
+  if (tls.cert_file.empty() != tls.key_file.empty()) {
+    return InvalidConfig(
+        "{}: set tls-cert-file and tls-key-file together (or neither, for plain HTTP)",
+        tls.cert_file.empty() ? "tls-key-file" : "tls-cert-file");
+  }
+  if (tls.cert_file.empty()) {
+    if (config.tls_min_version_set)
+      return InvalidConfig("tls-min-version: only with tls-cert-file and tls-key-file");
+    return Ok();
+  }
+  for (std::string* file : {&tls.cert_file, &tls.key_file}) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(*file, ec);
+    if (!ec) *file = absolute.lexically_normal().string();
+  }
+  return Ok();
+}
+
 }  // namespace
 
 Status FinalizeConfig(ServerConfig& config) {
@@ -423,6 +471,7 @@ Status FinalizeConfig(ServerConfig& config) {
   config.warehouse_root = FileUriOf((data_dir / "warehouse").string());
   CAIRN_RETURN_IF_ERROR(ResolveAllowedLocations(config));
   CAIRN_RETURN_IF_ERROR(FinalizeAuth(config.auth, config.http.host));
+  CAIRN_RETURN_IF_ERROR(ResolveTlsFiles(config));
   CAIRN_RETURN_IF_ERROR(
       FinalizeStorages(config.storages, config.catalogs, config.allowed_locations));
   // Two connections per worker: an idempotent request keeps its write open until its

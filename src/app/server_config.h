@@ -25,8 +25,11 @@ HttpOptions DefaultHttpOptions();
 
 struct ServerConfig {
   /// Transport settings; the I/O threads default to one per core (at most 4), because
-  /// the fast paths (cached table loads) run on them.
+  /// the fast paths (cached table loads) run on them. `http.tls` holds the TLS files
+  /// (absolute after `Finalize`, which checks that both or neither are set).
   HttpOptions http = DefaultHttpOptions();
+  /// Whether `tls-min-version` was given (it needs the TLS files).
+  bool tls_min_version_set = false;
   /// Directory for the SQLite file and the default warehouse; absolute after `Finalize`.
   std::string data_dir = "./cairn-data";
   /// Store URI: `sqlite:PATH` or `postgresql://...`. Empty =
@@ -91,9 +94,10 @@ Status ApplySetting(ServerConfig& config, std::string_view key, std::string_view
 Status ApplyConfigFile(ServerConfig& config, const std::string& path);
 
 /// \brief Resolves derived settings: makes `data_dir` absolute (creating it and its
-/// `warehouse/` directory), picks the store path, fills `warehouse_root`, and finalizes
-/// the storages and declared catalogs (`FinalizeStorages`).
-/// Errors: `kInvalidConfig` naming the setting.
+/// `warehouse/` directory), picks the store path, fills `warehouse_root`, checks that the
+/// TLS files come as a pair and makes them absolute (they are read by
+/// `HttpServer::Listen`), and finalizes the storages and declared catalogs
+/// (`FinalizeStorages`). Errors: `kInvalidConfig` naming the setting.
 Status FinalizeConfig(ServerConfig& config);
 
 }  // namespace cairn

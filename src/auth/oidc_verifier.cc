@@ -101,6 +101,11 @@ Status OidcVerifier::Refresh(Clock::time_point now) {
 
 Result<std::string> OidcVerifier::Authenticate(std::string_view token,
                                                Clock::time_point now) {
+  CAIRN_ASSIGN_OR_RAISE(OidcIdentity identity, Identify(token, now));
+  return std::move(identity.principal);
+}
+
+Result<OidcIdentity> OidcVerifier::Identify(std::string_view token, Clock::time_point now) {
   const std::optional<std::string> kid = UnverifiedKeyId(token);
   KeysPtr keys;
   if (kid) {
@@ -113,7 +118,8 @@ Result<std::string> OidcVerifier::Authenticate(std::string_view token,
   static const VerificationKeys kNoKeys;
   CAIRN_ASSIGN_OR_RAISE(const TokenClaims claims,
                         VerifyToken(token, keys ? *keys : kNoKeys, verify_options_, now));
-  return PrincipalOf(claims);
+  CAIRN_ASSIGN_OR_RAISE(std::string principal, PrincipalOf(claims));
+  return OidcIdentity{std::move(principal), claims.expires_at};
 }
 
 uint64_t OidcVerifier::fetch_count() const {

@@ -73,6 +73,12 @@ struct OidcSettings {
 /// the bounds documented on `OidcSettings`. Errors: `kInvalidConfig`.
 Status ValidateOidcSettings(const OidcSettings& settings);
 
+/// \brief Who a verified token names, and until when it is valid.
+struct OidcIdentity {
+  std::string principal;
+  std::chrono::system_clock::time_point expires_at;
+};
+
 /// \brief Verifies one issuer's bearer tokens and maps them to principal names.
 class OidcVerifier {
  public:
@@ -104,6 +110,10 @@ class OidcVerifier {
   /// `kMaxPrincipalBytes` or holds control characters; `kServiceUnavailable` when no
   /// keys could be fetched yet.
   Result<std::string> Authenticate(std::string_view token, Clock::time_point now)
+      CAIRN_EXCLUDES(mutex_);
+
+  /// \brief `Authenticate`, with the token's expiry (for a cache of verified tokens).
+  Result<OidcIdentity> Identify(std::string_view token, Clock::time_point now)
       CAIRN_EXCLUDES(mutex_);
 
   /// \brief The number of fetches begun so far (for tests and metrics).

@@ -1,12 +1,14 @@
 // The Beast/Asio half of the server. Session mechanics follow Beast's own awaitable
 // examples at boost-1.81.0: a request_parser with header and body limits, a timeout
 // before every read, `as_tuple` so that EOF and timeouts are values, and a co_spawn
-// completion handler that logs escaped exceptions.
+// completion handler that logs escaped exceptions. One session loop serves both kinds of
+// connection: a plain `tcp_stream`, or an `ssl_stream` over one after its handshake.
 
 #include "http/server.h"
 
 #include <atomic>
 #include <csignal>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -14,11 +16,14 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/url/parse.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/macros.h"
 #include "common/strings.h"
 #include "http/error_mapping.h"
+#include "http/tls_context.h"
 #include "http/worker_pool.h"
 
 #ifndef CAIRN_VERSION
@@ -37,6 +42,27 @@ constexpr auto kAsTuple = net::as_tuple(net::use_awaitable);
 
 using BeastRequest = http::request<http::string_body>;
 using BeastResponse = http::response<http::string_body>;
+using PlainStream = beast::tcp_stream;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+/// How long a closing connection is given: to drain what a client still sends after an
+/// error answer, or to exchange TLS close_notify alerts.
+constexpr auto kClosingTimeout = std::chrono::seconds(2);
+
+/// Sets the deadline of the next operations on either kind of stream.
+template <class Stream>
+void ExpireAfter(Stream& stream, std::chrono::steady_clock::duration timeout) {
+  beast::get_lowest_layer(stream).expires_after(timeout);
+}
+
+/// Tells the client that nothing more comes, while still reading what it sends (the
+/// lingering close). Plain TCP: a FIN. TLS: nothing yet, because Asio's close_notify
+/// waits for the client's; the drain ends when the client closes, or at its deadline.
+void StopSending(PlainStream& stream) {
+  boost::system::error_code ignored;
+  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+void StopSending(TlsStream& /*stream*/) {}
 
 /// Which protocol's error shape to use for a request that matched no route.
 Protocol ProtocolForPath(std::string_view path) {
@@ -85,6 +111,12 @@ class HttpServer::Impl {
   }
 
   Result<uint16_t> Listen() {
+    if (options_.tls.enabled()) {
+      auto holder = TlsContextHolder::Open(options_.tls);
+      if (!holder) return tl::unexpected(std::move(holder).error());
+      tls_ = std::move(*holder);
+      LogCertificate("TLS certificate loaded from", *tls_->Current());
+    }
     boost::system::error_code ec;
     tcp::resolver resolver(ioc_);
     auto endpoints = resolver.resolve(options_.host, std::to_string(options_.port),
@@ -102,16 +134,15 @@ class HttpServer::Impl {
       return InvalidConfig("listen: cannot listen on {}:{}: {}", options_.host,
                            options_.port, ec.message());
     }
+    // Caught from here on, not only once Run runs: the caller announces readiness
+    // after Listen, and a SIGHUP sent on that cue must not kill the process. Asio keeps
+    // a signal that comes before the first wait for it.
+    signals_.emplace(ioc_, SIGINT, SIGTERM, SIGHUP);
     return acceptor_.local_endpoint().port();
   }
 
   void Run() {
-    net::signal_set signals(ioc_, SIGINT, SIGTERM);
-    signals.async_wait([this](const boost::system::error_code& ec, int signal) {
-      if (ec) return;
-      spdlog::info("received signal {}: stopping", signal);
-      BeginShutdown();
-    });
+    WaitForSignal(*signals_);
     net::co_spawn(ioc_, Accept(), net::detached);
     std::vector<std::thread> threads;
     for (size_t i = 1; i < options_.io_threads; ++i)
@@ -121,6 +152,17 @@ class HttpServer::Impl {
     // No session runs any more; running handlers finish, queued ones are dropped.
     pool_.Shutdown();
     spdlog::info("stopped");
+  }
+
+  void Stop() {
+    net::post(ioc_, [this] { BeginShutdown(); });
+  }
+
+  Status ReloadTls() {
+    if (!tls_) return Unsupported("TLS is off: there is no certificate to reload");
+    CAIRN_RETURN_IF_ERROR(tls_->Reload());
+    LogCertificate("TLS certificate reloaded from", *tls_->Current());
+    return Ok();
   }
 
  private:
@@ -133,8 +175,37 @@ class HttpServer::Impl {
     bool needs_caller = false;  ///< authenticate before invoking, if not known yet
   };
 
+  /// SIGINT and SIGTERM stop the server; SIGHUP reloads the TLS certificate, and the
+  /// wait goes on.
+  void WaitForSignal(net::signal_set& signals) {
+    signals.async_wait([this, &signals](const boost::system::error_code& ec, int signal) {
+      if (ec) return;
+      if (signal != SIGHUP) {
+        spdlog::info("received signal {}: stopping", signal);
+        BeginShutdown();
+        return;
+      }
+      if (!tls_) {
+        spdlog::info("received SIGHUP: TLS is off, nothing to reload");
+      } else if (auto status = ReloadTls(); !status) {
+        spdlog::warn(
+            "received SIGHUP: TLS reload failed, still serving the previous "
+            "certificate: {}",
+            status.error().message);
+      }
+      WaitForSignal(signals);
+    });
+  }
+
+  void LogCertificate(std::string_view what, net::ssl::context& context) const {
+    const TlsCertificateInfo info = DescribeTlsCertificate(context);
+    spdlog::log(info.expired ? spdlog::level::warn : spdlog::level::info, "{} {}: {}{}",
+                what, options_.tls.cert_file, info.description,
+                info.expired ? " (expired: clients will refuse it)" : "");
+  }
+
   void BeginShutdown() {
-    stopping_ = true;
+    if (stopping_.exchange(true)) return;
     boost::system::error_code ignored;
     acceptor_.close(ignored);
     net::co_spawn(ioc_, DrainThenStop(), net::detached);
@@ -170,35 +241,73 @@ class HttpServer::Impl {
         continue;
       }
       auto executor = socket.get_executor();
-      net::co_spawn(executor, Session(std::move(socket)),
-                    [](const std::exception_ptr& e) {
-                      if (!e) return;
-                      try {
-                        std::rethrow_exception(e);
-                      } catch (const std::exception& ex) {
-                        spdlog::error("session ended by exception: {}", ex.what());
-                      }
-                    });
+      if (tls_) {
+        Spawn(executor, TlsSession(std::move(socket), tls_->Current()));
+      } else {
+        Spawn(executor, PlainSession(std::move(socket)));
+      }
     }
   }
 
-  awaitable<void> Session(tcp::socket socket) {
-    beast::tcp_stream stream(std::move(socket));
+  template <class Executor>
+  static void Spawn(const Executor& executor, awaitable<void> session) {
+    net::co_spawn(executor, std::move(session), [](const std::exception_ptr& e) {
+      if (!e) return;
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& ex) {
+        spdlog::error("session ended by exception: {}", ex.what());
+      }
+    });
+  }
+
+  awaitable<void> PlainSession(tcp::socket socket) {
+    PlainStream stream(std::move(socket));
+    co_await ServeRequests(stream);
+    StopSending(stream);
+  }
+
+  /// A TLS connection keeps `context` (the certificate it was accepted with) until it
+  /// closes, whatever a reload installs meanwhile. A failed handshake (plain HTTP sent to
+  /// the TLS port, a client that does not trust the certificate, a timeout) closes the
+  /// connection with a debug line only: it is the client's problem, and cheap to cause.
+  awaitable<void> TlsSession(tcp::socket socket, TlsContextPtr context) {
+    // Taken now: after a timeout the socket is closed and has no peer any more.
+    boost::system::error_code ignored;
+    const tcp::endpoint peer = socket.remote_endpoint(ignored);
+    TlsStream stream(std::move(socket), *context);
+    ExpireAfter(stream, options_.header_timeout);
+    auto [handshake_ec] =
+        co_await stream.async_handshake(net::ssl::stream_base::server, kAsTuple);
+    if (handshake_ec) {
+      spdlog::debug("TLS handshake with {}:{} failed: {}", peer.address().to_string(),
+                    peer.port(), handshake_ec.message());
+      co_return;
+    }
+    co_await ServeRequests(stream);
+    ExpireAfter(stream, kClosingTimeout);
+    co_await stream.async_shutdown(kAsTuple);
+  }
+
+  /// Reads, answers and writes requests on one connection until it closes, a request
+  /// cannot be read, or a response ends the keep-alive.
+  template <class Stream>
+  awaitable<void> ServeRequests(Stream& stream) {
     beast::flat_buffer buffer;
     for (;;) {
       http::request_parser<http::string_body> parser;
       parser.header_limit(static_cast<uint32_t>(options_.max_header_bytes));
       parser.body_limit(options_.max_body_bytes);
-      stream.expires_after(options_.header_timeout);
+      ExpireAfter(stream, options_.header_timeout);
       auto [read_ec, header_bytes] =
           co_await http::async_read_header(stream, buffer, parser, kAsTuple);
       if (!read_ec && parser.get()[http::field::expect] == "100-continue") {
         http::response<http::empty_body> go_on{http::status::continue_, 11};
-        stream.expires_after(options_.write_timeout);
+        ExpireAfter(stream, options_.write_timeout);
         co_await http::async_write(stream, go_on, kAsTuple);
       }
       if (!read_ec && !parser.is_done()) {
-        stream.expires_after(options_.read_timeout);
+        ExpireAfter(stream, options_.read_timeout);
         std::tie(read_ec, header_bytes) =
             co_await http::async_read(stream, buffer, parser, kAsTuple);
       }
@@ -211,19 +320,17 @@ class HttpServer::Impl {
       BeastRequest request = parser.release();
       ++in_flight_;
       BeastResponse response = co_await Handle(request);
-      stream.expires_after(options_.write_timeout);
+      ExpireAfter(stream, options_.write_timeout);
       auto [write_ec, written] = co_await http::async_write(stream, response, kAsTuple);
       --in_flight_;
-      if (write_ec || !response.keep_alive()) break;
+      if (write_ec || !response.keep_alive()) co_return;
     }
-    boost::system::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
   }
 
   /// Answers a request that could not be read: 413 for a body over the limit, 400 for an
   /// oversized head or malformed HTTP; silently closes on EOF and timeouts.
-  awaitable<void> RejectUnreadable(beast::tcp_stream& stream,
-                                   const boost::system::error_code& ec,
+  template <class Stream>
+  awaitable<void> RejectUnreadable(Stream& stream, const boost::system::error_code& ec,
                                    std::string_view supplied_request_id,
                                    Protocol protocol) {
     Error error;
@@ -252,13 +359,12 @@ class HttpServer::Impl {
     metrics_.Record(metrics_.unmatched_index(), response.result_int(), 0.0);
     spdlog::info("status={} request_id={} error=\"{}\"", response.result_int(),
                  request_id, error.message);
-    stream.expires_after(options_.write_timeout);
+    ExpireAfter(stream, options_.write_timeout);
     co_await http::async_write(stream, response, kAsTuple);
     // Lingering close: read and discard what the client is still sending for a short
     // while, so that it sees our answer instead of a connection reset.
-    boost::system::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream.expires_after(std::chrono::seconds(2));
+    StopSending(stream);
+    ExpireAfter(stream, kClosingTimeout);
     std::vector<char> scratch(64 * 1024);
     for (size_t drained = 0; drained < 4 * options_.max_body_bytes + (1 << 20);) {
       auto [drain_ec, n] =
@@ -512,6 +618,10 @@ class HttpServer::Impl {
   std::atomic<bool> stopping_{false};
   std::atomic<int> in_flight_{0};
   std::atomic<size_t> pending_{0};  ///< requests in AwaitPending
+  /// The TLS contexts when TLS is on; set by `Listen`, before any session or reload.
+  std::unique_ptr<TlsContextHolder> tls_;
+  /// SIGINT, SIGTERM and SIGHUP, caught from a successful `Listen` until the server goes.
+  std::optional<net::signal_set> signals_;
 };
 
 HttpServer::HttpServer(HttpOptions options, const Router& router, HttpMetrics& metrics,
@@ -520,5 +630,7 @@ HttpServer::HttpServer(HttpOptions options, const Router& router, HttpMetrics& m
 HttpServer::~HttpServer() = default;
 Result<uint16_t> HttpServer::Listen() { return impl_->Listen(); }
 void HttpServer::Run() { impl_->Run(); }
+void HttpServer::Stop() { impl_->Stop(); }
+Status HttpServer::ReloadTls() { return impl_->ReloadTls(); }
 
 }  // namespace cairn

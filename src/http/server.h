@@ -1,9 +1,10 @@
 #pragma once
 
 /// \file
-/// \brief The HTTP/1.1 server: listener, sessions (Beast + C++20 coroutines), dispatch
-/// through the `Router`, the worker pool for blocking handlers, access log, metrics and
-/// graceful shutdown. This header is free of Beast/Asio (pimpl).
+/// \brief The HTTP/1.1 server: listener, sessions (Beast + C++20 coroutines), plain HTTP
+/// or HTTPS (OpenSSL) with the certificate reloaded on SIGHUP, dispatch through the
+/// `Router`, the worker pool for blocking handlers, access log, metrics and graceful
+/// shutdown. This header is free of Beast/Asio (pimpl).
 
 #include <chrono>
 #include <cstddef>
@@ -19,6 +20,20 @@
 #include "http/router.h"
 
 namespace cairn {
+
+/// \brief The oldest TLS version a client may negotiate.
+enum class TlsVersion { kTls12, kTls13 };
+
+/// \brief HTTPS settings. TLS is on when `cert_file` is set; then `key_file` must be too.
+struct TlsOptions {
+  /// PEM file: the server certificate first, then the intermediates a client needs.
+  std::string cert_file;
+  /// PEM file: the certificate's private key, unencrypted (PKCS#8 or traditional form).
+  std::string key_file;
+  TlsVersion min_version = TlsVersion::kTls12;
+
+  bool enabled() const { return !cert_file.empty(); }
+};
 
 /// \brief Transport settings.
 struct HttpOptions {
@@ -41,6 +56,8 @@ struct HttpOptions {
   /// Try routes' `fast` handlers on the I/O thread before handing a request to the worker
   /// pool. Only safe when they cannot wait long (an embedded store; see server_config).
   bool inline_fast_paths = false;
+  /// HTTPS on the one listener when `tls.enabled()`; plain HTTP otherwise.
+  TlsOptions tls;
 };
 
 /// \brief What the server calls besides the routes' handlers (each optional).
@@ -62,13 +79,30 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  /// \brief Binds and listens. Returns the bound port (useful with port 0).
-  /// Errors: `kInvalidConfig` when the address cannot be bound.
+  /// \brief Loads the TLS certificate and key (when TLS is on), binds and listens, and
+  /// from then on catches SIGINT, SIGTERM and SIGHUP for `Run` (one that comes before
+  /// `Run` is handled when it starts). Returns the bound port (useful with port 0).
+  /// Errors: `kInvalidConfig` when the address cannot be bound, or a TLS file cannot be
+  /// read, is not valid PEM, or the key does not match the certificate (the message names
+  /// the setting and the file, never the key's contents).
   Result<uint16_t> Listen();
 
-  /// \brief Serves until SIGINT or SIGTERM, then stops accepting, waits up to
-  /// `shutdown_grace` for in-flight requests, and returns. Call after `Listen`.
+  /// \brief Serves until SIGINT or SIGTERM (or `Stop`), then stops accepting, waits up to
+  /// `shutdown_grace` for in-flight requests, and returns. SIGHUP calls `ReloadTls` and
+  /// logs its outcome (with TLS off: that there is nothing to reload); it never stops the
+  /// server. Call once, after a successful `Listen`.
   void Run();
+
+  /// \brief Starts the graceful stop that SIGTERM starts; `Run` returns when it is done.
+  /// Thread-safe; call while `Run` runs (a later call does nothing).
+  void Stop();
+
+  /// \brief Reads the certificate and key files again into a new TLS context. On success
+  /// new connections use it while open ones keep the context they started with; on
+  /// failure the current one stays. Thread-safe; call after `Listen`.
+  /// Errors: `kInvalidConfig` as for `Listen` (the old certificate is still served);
+  /// `kUnsupported` when TLS is off.
+  Status ReloadTls();
 
  private:
   class Impl;

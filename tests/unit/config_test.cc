@@ -257,6 +257,25 @@ const std::vector<SettingCase>& SettingCases() {
        "250",
        "250",
        {"", "-1", "60001"}},
+      {"tls-cert-file",
+       [](const ServerConfig& c) { return c.http.tls.cert_file; },
+       "/etc/cairn/chain.pem",
+       "/etc/cairn/chain.pem",
+       {""}},
+      {"tls-key-file",
+       [](const ServerConfig& c) { return c.http.tls.key_file; },
+       "/etc/cairn/key.pem",
+       "/etc/cairn/key.pem",
+       {""}},
+      {"tls-min-version",
+       [](const ServerConfig& c) {
+         return std::string(c.http.tls.min_version == TlsVersion::kTls13 ? "1.3"
+                                                                         : "1.2") +
+                (c.tls_min_version_set ? " set" : "");
+       },
+       "1.3",
+       "1.3 set",
+       {"1.1", "1.0", "TLSv1.3", "1.3.0", ""}},
   };
   return kCases;
 }
@@ -661,6 +680,40 @@ TEST_F(FinalizeConfigTest, IsIdempotent) {
   EXPECT_EQ(config_.data_dir, first.data_dir);
   EXPECT_EQ(config_.sqlite.path, first.sqlite.path);
   EXPECT_EQ(config_.warehouse_root, first.warehouse_root);
+}
+
+TEST_F(FinalizeConfigTest, TlsFilesComeAsAPair) {
+  config_.data_dir = dir_.File("data");
+  ASSERT_THAT(ApplySetting(config_, "tls-cert-file", "/etc/cairn/chain.pem"), IsOk());
+  EXPECT_THAT(FinalizeConfig(config_),
+              HasErrorMessageThat(StartsWith(
+                  "tls-cert-file: set tls-cert-file and tls-key-file together")));
+  config_.http.tls = TlsOptions{};
+  ASSERT_THAT(ApplySetting(config_, "tls-key-file", "/etc/cairn/key.pem"), IsOk());
+  EXPECT_THAT(FinalizeConfig(config_),
+              HasErrorMessageThat(StartsWith("tls-key-file: set tls-cert-file")));
+}
+
+TEST_F(FinalizeConfigTest, TlsMinVersionNeedsTheTlsFiles) {
+  config_.data_dir = dir_.File("data");
+  ASSERT_THAT(ApplySetting(config_, "tls-min-version", "1.3"), IsOk());
+  EXPECT_THAT(
+      FinalizeConfig(config_),
+      HasErrorMessageThat(StartsWith("tls-min-version: only with tls-cert-file")));
+}
+
+TEST_F(FinalizeConfigTest, TlsFilesAreMadeAbsoluteAndLeftUnread) {
+  config_.data_dir = dir_.File("data");
+  const ScopedCurrentPath cd(dir_.path());
+  ASSERT_THAT(ApplySetting(config_, "tls-cert-file", "tls/../tls/chain.pem"), IsOk());
+  ASSERT_THAT(ApplySetting(config_, "tls-key-file", "tls/key.pem"), IsOk());
+  ASSERT_THAT(ApplySetting(config_, "tls-min-version", "1.3"), IsOk());
+  // The files are read by HttpServer::Listen (and again on every reload), not here.
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  EXPECT_EQ(config_.http.tls.cert_file, (dir_.path() / "tls/chain.pem").string());
+  EXPECT_EQ(config_.http.tls.key_file, (dir_.path() / "tls/key.pem").string());
+  EXPECT_EQ(config_.http.tls.min_version, TlsVersion::kTls13);
+  EXPECT_TRUE(config_.http.tls.enabled());
 }
 
 TEST_F(FinalizeConfigTest, DataDirThatIsAFileIsInvalidConfigNamingDataDir) {

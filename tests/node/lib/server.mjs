@@ -5,8 +5,8 @@
 //   await srv.cleanup();                        // SIGTERM + remove its temp dir
 //
 // The server must print exactly one line `listening on http://127.0.0.1:PORT`
-// to stdout once it accepts connections; logs go to stderr and are buffered
-// (srv.stderr()) so tests can show them on failure.
+// (`https://` when TLS is configured) to stdout once it accepts connections; logs go
+// to stderr and are buffered (srv.stderr()) so tests can show them on failure.
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -138,11 +138,11 @@ export async function startServer({ dataDir, args = [], config, env, listen = '1
     };
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
-      finish(new Error(`cairn did not print "listening on http://..." within ${STARTUP_TIMEOUT_MS} ms\n${describe()}`));
+      finish(new Error(`cairn did not print "listening on http(s)://..." within ${STARTUP_TIMEOUT_MS} ms\n${describe()}`));
     }, STARTUP_TIMEOUT_MS);
     proc.stdout.on('data', (d) => {
       stdoutBuf += d;
-      const m = /^listening on (http:\/\/127\.0\.0\.1:(\d+))\r?$/m.exec(stdoutBuf);
+      const m = /^listening on (https?:\/\/127\.0\.0\.1:(\d+))\r?$/m.exec(stdoutBuf);
       if (m) finish(null, m[1]);
     });
     proc.once('error', (e) => finish(new Error(`failed to spawn cairn: ${e.message}\n${describe()}`)));
