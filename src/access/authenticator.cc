@@ -57,7 +57,8 @@ Authenticator::Authenticator(const TokenService& tokens, IdentityService& identi
       clock_(std::move(clock)),
       secret_cache_ttl_(secret_cache_ttl) {}
 
-std::optional<std::string> Authenticator::CachedPrincipal(std::string_view credential) {
+std::optional<Authenticator::Verified> Authenticator::CachedVerified(
+    std::string_view credential) {
   const std::string key = Sha256(credential);
   const std::optional<int64_t> generation = identity_.CachedGeneration();
   MutexLock lock(mutex_);
@@ -68,7 +69,7 @@ std::optional<std::string> Authenticator::CachedPrincipal(std::string_view crede
   const bool stale =
       verified.generation >= 0 && (!generation || *generation != verified.generation);
   if (expired || stale) return std::nullopt;
-  return verified.principal;
+  return verified;
 }
 
 void Authenticator::Remember(std::string_view credential, Verified verified) {
@@ -85,25 +86,37 @@ Result<Authenticator::Verified> Authenticator::Verify(std::string_view credentia
       CAIRN_ASSIGN_OR_RAISE(std::string principal,
                             identity_.VerifyClientSecret(parts->first, parts->second));
       return Verified{std::move(principal), clock_() + secret_cache_ttl_.count() * 1000,
-                      generation};
+                      generation, false};
     }
   }
   auto claims = tokens_.Verify(credential);
-  if (claims) return Verified{claims->subject, MillisOf(claims->expires_at), -1};
+  if (claims) return Verified{claims->subject, MillisOf(claims->expires_at), -1, false};
   if (!external_) return tl::unexpected(claims.error());
   // Not one of ours: perhaps the identity provider's.
   auto identity = external_(credential);
   if (!identity) return tl::unexpected(identity.error());
-  return Verified{std::move(identity->principal), MillisOf(identity->expires_at), -1};
+  return Verified{std::move(identity->principal), MillisOf(identity->expires_at), -1,
+                  true};
 }
 
-Result<std::string> Authenticator::PrincipalOf(std::string_view credential,
-                                               bool is_api_key) {
-  if (auto cached = CachedPrincipal(credential)) return std::move(*cached);
+Result<Authenticator::Verified> Authenticator::VerifiedOf(std::string_view credential,
+                                                          bool is_api_key) {
+  if (auto cached = CachedVerified(credential)) return std::move(*cached);
   CAIRN_ASSIGN_OR_RAISE(Verified verified, Verify(credential, is_api_key));
-  std::string principal = verified.principal;
-  Remember(credential, std::move(verified));
-  return principal;
+  Remember(credential, verified);
+  return verified;
+}
+
+Result<std::shared_ptr<const Caller>> Authenticator::CallerOf(Verified verified) {
+  auto permissions = identity_.PermissionsOf(verified.principal);
+  if (!permissions && verified.external &&
+      permissions.error().kind == ErrorKind::kUnauthenticated) {
+    // Known to the issuer, not to Cairn: who it is, without grants.
+    permissions = std::make_shared<const Permissions>();
+  }
+  if (!permissions) return tl::unexpected(permissions.error());
+  return std::make_shared<const Caller>(
+      Caller{std::move(verified.principal), std::move(*permissions)});
 }
 
 Result<std::shared_ptr<const Caller>> Authenticator::Authenticate(
@@ -121,10 +134,8 @@ Result<std::shared_ptr<const Caller>> Authenticator::Authenticate(
     is_api_key = true;
   }
   if (!credential) return tl::unexpected(NoCredentials());
-  CAIRN_ASSIGN_OR_RAISE(std::string principal, PrincipalOf(*credential, is_api_key));
-  CAIRN_ASSIGN_OR_RAISE(auto permissions, identity_.PermissionsOf(principal));
-  return std::make_shared<const Caller>(
-      Caller{std::move(principal), std::move(permissions)});
+  CAIRN_ASSIGN_OR_RAISE(Verified verified, VerifiedOf(*credential, is_api_key));
+  return CallerOf(std::move(verified));
 }
 
 std::optional<std::shared_ptr<const Caller>> Authenticator::AuthenticateCached(
@@ -136,12 +147,12 @@ std::optional<std::shared_ptr<const Caller>> Authenticator::AuthenticateCached(
     credential = *presented.api_key;
   }
   if (!credential) return std::nullopt;
-  auto principal = CachedPrincipal(*credential);
-  if (!principal) return std::nullopt;
-  auto permissions = identity_.CachedPermissionsOf(*principal);
+  auto verified = CachedVerified(*credential);
+  if (!verified) return std::nullopt;
+  auto permissions = identity_.CachedPermissionsOf(verified->principal);
   if (!permissions) return std::nullopt;
   return std::make_shared<const Caller>(
-      Caller{std::move(*principal), std::move(*permissions)});
+      Caller{std::move(verified->principal), std::move(*permissions)});
 }
 
 }  // namespace cairn

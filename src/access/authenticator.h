@@ -6,7 +6,9 @@
 /// with its current permissions. Verified credentials are cached until they expire (API
 /// keys made of a client secret: for at most `secret_cache_ttl`, and no longer than the
 /// identity generation they were checked in), so a request with a known token costs a
-/// map lookup, never a signature check or an Argon2 hash.
+/// map lookup, never a signature check or an Argon2 hash. A principal named by the
+/// external issuer gets the grants of the roles of Cairn's principal of that name; when
+/// there is none, it is authenticated with no grants.
 
 #include <chrono>
 #include <cstdint>
@@ -68,11 +70,15 @@ class Authenticator {
     /// For client-secret API keys: the identity generation they were checked in (-1:
     /// not bound, a signed token stays valid until it expires).
     int64_t generation = -1;
+    /// Named by the external issuer: the principal may have no row (then no grants).
+    bool external = false;
   };
-  /// The principal of a credential, verifying it on a cache miss.
-  Result<std::string> PrincipalOf(std::string_view credential, bool is_api_key);
+  /// What a credential proves, verifying it on a cache miss.
+  Result<Verified> VerifiedOf(std::string_view credential, bool is_api_key);
   Result<Verified> Verify(std::string_view credential, bool is_api_key);
-  std::optional<std::string> CachedPrincipal(std::string_view credential);
+  std::optional<Verified> CachedVerified(std::string_view credential);
+  /// The caller of a verified credential, with its current permissions.
+  Result<std::shared_ptr<const Caller>> CallerOf(Verified verified);
   void Remember(std::string_view credential, Verified verified);
 
   const TokenService& tokens_;

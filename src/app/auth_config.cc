@@ -131,6 +131,11 @@ const std::vector<AuthSetting>& AuthSettingTable() {
        "File the audit log (a JSON line per change and per denial) is appended to; off: "
        "none (default <data-dir>/audit.log)",
        Text(&AuthConfig::audit_log_file)},
+      {"oidc-refresh-gap-s",
+       "Least seconds between two fetches of the issuer's keys; a token naming an "
+       "unknown "
+       "key triggers one (default 30)",
+       Seconds(&AuthConfig::oidc_refresh_gap, 0, 900)},
       {"grants-recheck-ms",
        "How often an instance looks for grants changed by another instance, in ms "
        "(default 1000; changes made through this instance apply at once)",

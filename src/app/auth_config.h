@@ -39,6 +39,9 @@ struct AuthConfig {
   std::string oidc_principal_claim = "sub";
   std::vector<std::string> oidc_algorithms = {"RS256", "ES256"};
   std::chrono::seconds oidc_clock_skew{60};
+  /// The least time between two fetches of the issuer's keys (a token with an unknown kid
+  /// triggers one).
+  std::chrono::seconds oidc_refresh_gap{30};
   /// The audit log's file (JSON lines); empty: `<data-dir>/audit.log`; "off": none.
   std::string audit_log_file;
   /// How often each instance checks the store for changed grants made elsewhere.

@@ -60,8 +60,8 @@ Result<std::optional<std::string>> SigningKeyText(const AuthConfig& config) {
   return std::optional<std::string>(std::move(*text));
 }
 
-/// The verifier of the configured issuer, its keys fetched now so that a wrong URL shows at
-/// start (a failure is logged: the issuer may come up later, and requests retry).
+/// The verifier of the configured issuer, its keys fetched now so that a wrong URL shows
+/// at start (a failure is logged: the issuer may come up later, and requests retry).
 Result<std::unique_ptr<OidcVerifier>> MakeOidcVerifier(const AuthConfig& config) {
   OidcSettings settings;
   settings.issuer = config.oidc_issuer;
@@ -70,6 +70,7 @@ Result<std::unique_ptr<OidcVerifier>> MakeOidcVerifier(const AuthConfig& config)
   settings.principal_claim = config.oidc_principal_claim;
   settings.allowed_algorithms = config.oidc_algorithms;
   settings.clock_skew = config.oidc_clock_skew;
+  settings.min_refresh_gap = config.oidc_refresh_gap;
   auto verifier = OidcVerifier::Create(std::move(settings));
   if (!verifier) return InvalidConfig("oidc: {}", verifier.error().message);
   if (auto fetched = (*verifier)->Refresh(); !fetched) {

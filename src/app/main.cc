@@ -147,11 +147,16 @@ int Serve(const std::optional<std::string>& config_file,
     auto stack = SetUpAuth(config.auth, **store, wall_clock);
     if (!stack) return FailStart(stack.error());
     auth = std::move(*stack);
-  } else {
-    spdlog::warn(
-        "authentication is OFF: every caller that reaches {} may read, change and drop "
-        "everything (set auth = on to require tokens)",
-        config.http.host);
+    if (auth->generated_root) {
+      // Shown once, on stdout and never in the log: the operator must keep them now (or
+      // give them through root-credentials-file / CAIRN_ROOT_CREDENTIALS next time).
+      std::printf(
+          "root principal created; its credentials are shown only now:\n"
+          "  client_id=%s\n  client_secret=%s\n",
+          auth->generated_root->client_id.c_str(),
+          auth->generated_root->client_secret.c_str());
+      std::fflush(stdout);
+    }
   }
 
   Router router;
@@ -189,14 +194,11 @@ int Serve(const std::optional<std::string>& config_file,
                postgres ? RedactedPostgresUri(config.postgres.uri)
                         : "sqlite:" + config.sqlite.path,
                url);
-  if (auth && auth->generated_root) {
-    // Shown once, on stdout and never in the log: the operator must keep them now (or
-    // give them through root-credentials-file / CAIRN_ROOT_CREDENTIALS next time).
-    std::printf(
-        "root principal created; its credentials are shown only now:\n"
-        "  client_id=%s\n  client_secret=%s\n",
-        auth->generated_root->client_id.c_str(),
-        auth->generated_root->client_secret.c_str());
+  if (!auth) {
+    spdlog::warn(
+        "authentication is OFF: every caller that reaches {} may read, change and drop "
+        "everything (set auth = on to require tokens)",
+        config.http.host);
   }
   // The one line on stdout: tests and scripts wait for it to know the server is ready.
   std::printf("listening on %s\n", url.c_str());

@@ -105,7 +105,8 @@ Result<std::string> OidcVerifier::Authenticate(std::string_view token,
   return std::move(identity.principal);
 }
 
-Result<OidcIdentity> OidcVerifier::Identify(std::string_view token, Clock::time_point now) {
+Result<OidcIdentity> OidcVerifier::Identify(std::string_view token,
+                                            Clock::time_point now) {
   const std::optional<std::string> kid = UnverifiedKeyId(token);
   KeysPtr keys;
   if (kid) {

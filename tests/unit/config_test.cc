@@ -250,6 +250,13 @@ const std::vector<SettingCase>& SettingCases() {
        "/var/log/cairn/audit.log",
        "/var/log/cairn/audit.log",
        {""}},
+      {"oidc-refresh-gap-s",
+       [](const ServerConfig& c) {
+         return std::to_string(c.auth.oidc_refresh_gap.count());
+       },
+       "2",
+       "2",
+       {"", "-1", "901"}},
       {"grants-recheck-ms",
        [](const ServerConfig& c) {
          return std::to_string(c.auth.grants_recheck.count());
