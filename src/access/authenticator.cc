@@ -102,6 +102,11 @@ Result<Authenticator::Verified> Authenticator::Verify(std::string_view credentia
 Result<Authenticator::Verified> Authenticator::VerifiedOf(std::string_view credential,
                                                           bool is_api_key) {
   if (auto cached = CachedVerified(credential)) return std::move(*cached);
+  // A client-secret key is cached for an identity generation: when the generation is due
+  // to be read again, read it first, so that an unchanged generation keeps the entry
+  // instead of costing an Argon2 hash every `recheck_interval`.
+  CAIRN_RETURN_IF_ERROR(identity_.CurrentGeneration());
+  if (auto cached = CachedVerified(credential)) return std::move(*cached);
   CAIRN_ASSIGN_OR_RAISE(Verified verified, Verify(credential, is_api_key));
   Remember(credential, verified);
   return verified;

@@ -19,13 +19,13 @@ bool IsNameChar(char c) {
 /// A hash to verify against when the client id is unknown, so that an unknown id and a
 /// wrong secret take the same time. Made once, of a random secret nobody knows.
 const std::string& DecoyHash() {
-  static const std::string decoy = [] {
+  static const std::string kDecoy = [] {
     auto secret = NewClientSecret();
     if (!secret) return std::string();
     auto hash = HashSecret(*secret);
     return hash ? *hash : std::string();
   }();
-  return decoy;
+  return kDecoy;
 }
 
 Error BadCredentials() {

@@ -44,12 +44,13 @@ bool IsPrefix(const NamespacePath& prefix, const NamespacePath& path) {
 }  // namespace
 
 const std::vector<Privilege>& AllPrivileges() {
-  static const std::vector<Privilege> all = [] {
+  static const std::vector<Privilege> kAll = [] {
     std::vector<Privilege> out;
+    out.reserve(kPrivileges.size());
     for (const auto& info : kPrivileges) out.push_back(info.privilege);
     return out;
   }();
-  return all;
+  return kAll;
 }
 
 std::string_view PrivilegeName(Privilege privilege) {

@@ -89,7 +89,8 @@ TEST(SecretHashTest, RefusesEncodingsThatAreNotArgon2idV19) {
            encoded.substr(0, encoded.rfind('$')),           // no hash
            encoded + "$extra",                              // trailing field
            encoded + "=",                                   // padding
-           encoded.substr(0, encoded.size() - 24),  // hash too short: 19 characters, under 16 bytes
+           encoded.substr(
+               0, encoded.size() - 24),  // hash too short: 19 characters, under 16 bytes
        }) {
     auto verified = VerifySecret(kSecret, bad);
     EXPECT_THAT(verified, IsError(ErrorKind::kInvalidArgument)) << bad;
