@@ -237,6 +237,37 @@ test('a principal without grants gets 403 on every authenticated route and chang
   assert.deepEqual(await snapshot(), before, 'a forbidden request changed something');
 });
 
+const PRIVILEGES = [
+  'SERVICE_ADMIN', 'CATALOG_MANAGE', 'NAMESPACE_CREATE', 'NAMESPACE_LIST', 'NAMESPACE_DROP',
+  'NAMESPACE_READ_PROPERTIES', 'NAMESPACE_WRITE_PROPERTIES', 'TABLE_CREATE', 'TABLE_LIST',
+  'TABLE_DROP', 'TABLE_READ', 'TABLE_WRITE', 'VIEW_CREATE', 'VIEW_LIST', 'VIEW_DROP',
+  'VIEW_READ', 'VIEW_WRITE',
+];
+/** Whether holding `held` allows `wanted` (docs/SECURITY.md). */
+function implies(held, wanted) {
+  if (held === wanted || held === 'SERVICE_ADMIN') return true;
+  if (held === 'CATALOG_MANAGE') return wanted !== 'SERVICE_ADMIN';
+  return (held === 'TABLE_WRITE' && wanted === 'TABLE_READ') || (held === 'VIEW_WRITE' && wanted === 'VIEW_READ') ||
+    (held === 'NAMESPACE_WRITE_PROPERTIES' && wanted === 'NAMESPACE_READ_PROPERTIES');
+}
+
+test('every privilege but the one a route requires, on the whole catalog, still gets 403', async () => {
+  const principals = new Map();
+  const required = routes.filter((r) => r.mode === 'require');
+  for (const route of required) {
+    if (!principals.has(route.privilege)) {
+      const grants = PRIVILEGES.filter((p) => p !== 'SERVICE_ADMIN' && !implies(p, route.privilege)).map((privilege) => ({
+        privilege,
+        securable: { kind: 'catalog', catalog: 'default' },
+      }));
+      principals.set(route.privilege, await principalWith(srv, `all-but-${route.privilege.toLowerCase().replaceAll('_', '-')}`, grants));
+    }
+    const res = await send(srv.url, route, SAMPLES[sampleKey(route)], bearer(principals.get(route.privilege).token));
+    assert.equal(res.status, 403, `${route.method} ${route.path} without ${route.privilege}: ${res.text}`);
+  }
+  assert.ok(principals.size >= 10, `only ${principals.size} distinct privileges are required by routes`);
+});
+
 test('the root principal gets the normal answer on every route', async () => {
   for (const route of routes) {
     const res = await send(srv.url, route, SAMPLES[sampleKey(route)], bearer(srv.rootToken), true);
