@@ -68,3 +68,36 @@ s3Test('STS with auth on: TABLE_READ gets read-only credentials, TABLE_WRITE rea
   const refused = await call(cat.base, 'GET', `${ice}/namespaces/ns/tables/t/credentials`, { headers: { ...bearer(outsider), ...VEND } });
   assert.equal(refused.status, 403, refused.text);
 });
+
+/** The request an engine would have signed: `method` on `key` in `bucket`, path-style. */
+function s3Request(method, bucket, key) {
+  return {
+    region: process.env.CAIRN_TEST_S3_REGION || 'us-east-1',
+    method,
+    uri: `${process.env.CAIRN_TEST_S3_ENDPOINT}/${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`,
+    headers: { 'x-amz-content-sha256': ['UNSIGNED-PAYLOAD'] },
+  };
+}
+
+s3Test('remote signing with auth on: TABLE_READ signs reads only, TABLE_WRITE writes too; the table-less route needs SERVICE_ADMIN', { namespace: false, args: ['--auth', 'on'], extra: { 'remote-signing': true } }, async (cat) => {
+  const root = await clientToken(cat.base, ROOT_ID, ROOT_SECRET);
+  const ice = '/iceberg/v1/lake';
+  assertStatus(await call(cat.base, 'POST', `${ice}/namespaces`, { body: { namespace: ['ns'] }, headers: bearer(root) }), 200, 'namespace');
+  const created = await call(cat.base, 'POST', `${ice}/namespaces/ns/tables`, { body: { name: 't', schema: SCHEMA }, headers: bearer(root) });
+  assertStatus(created, 200, 'create');
+  const key = `${splitS3(created.json.metadata.location).key}/data/part-0.parquet`;
+  const table = { catalog: 'lake', namespace: ['ns'], name: 't' };
+  const reader = await principal(cat.base, root, 'signed-reader', [grant('TABLE_READ', 'table', table)]);
+  const writer = await principal(cat.base, root, 'signed-writer', [grant('TABLE_WRITE', 'table', table)]);
+  const sign = (token, method, route = `${ice}/namespaces/ns/tables/t/sign`) =>
+    call(cat.base, 'POST', route, { body: s3Request(method, cat.bucket, key), headers: bearer(token) });
+
+  assertStatus(await sign(reader, 'GET'), 200, 'a reader signs a GET');
+  const readerPut = await sign(reader, 'PUT');
+  assert.equal(readerPut.status, 403, `a reader must not get a PUT signed: ${readerPut.text}`);
+  assertStatus(await sign(writer, 'PUT'), 200, 'a writer signs a PUT');
+  assertStatus(await sign(writer, 'GET'), 200, 'a writer signs a GET');
+  const tableless = await sign(writer, 'GET', '/iceberg/v1/aws/s3/sign');
+  assert.equal(tableless.status, 403, tableless.text);
+  assertStatus(await sign(root, 'GET', '/iceberg/v1/aws/s3/sign'), 200, 'root on the table-less route');
+});
