@@ -280,6 +280,6 @@ test('docs/SECURITY.md lists every route with its rule', () => {
   const doc = readFileSync(path.join(REPO_ROOT, 'docs', 'SECURITY.md'), 'utf8');
   for (const route of routes) {
     const row = `| ${route.method} | \`${route.path}\` | ${route.access} |`;
-    assert.ok(doc.includes(row), `docs/SECURITY.md lacks the row:\n${row}`);
+    assert.ok(doc.includes(row), `docs/SECURITY.md lacks the row (run scripts/update-route-docs):\n${row}`);
   }
 });

@@ -81,8 +81,9 @@ constexpr std::array<Endpoint, 26> kEndpoints = {{
     Catalog("GET", kNamespace, LoadNamespace,
             Needs(Privilege::kNamespaceReadProperties, kTheNamespace),
             AccessOn::kNamespace),
+    // Engines ask before they touch a table in it: whoever may see the namespace.
     Catalog("HEAD", kNamespace, NamespaceExists,
-            Needs(Privilege::kNamespaceReadProperties, kTheNamespace),
+            AccessRule{AccessMode::kSee, Privilege::kNamespaceReadProperties, kTheNamespace},
             AccessOn::kNamespace),
     Catalog("DELETE", kNamespace, DropNamespace,
             Needs(Privilege::kNamespaceDrop, kTheNamespace), AccessOn::kNamespace),

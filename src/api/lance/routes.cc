@@ -58,7 +58,7 @@ constexpr std::array<Endpoint, 17> kEndpoints = {{
          "it"),
      AccessOn::kService},
     {"POST", "/v1/namespace/{id}/exists", NamespaceExists,
-     Needs(Privilege::kNamespaceReadProperties, "the namespace (or catalog)"),
+     {AccessMode::kSee, Privilege::kNamespaceReadProperties, "the namespace (or catalog)"},
      AccessOn::kNamespace},
     {"GET", "/v1/namespace/{id}/table/list", ListTables,
      Lists(Privilege::kTableList, "the namespace"), AccessOn::kNamespace},
