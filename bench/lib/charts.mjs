@@ -157,5 +157,16 @@ set ylabel 'per second'
 plot $cm using 2:xtic(1) title 'commits/s', '' using 3 title 'S3 ceiling ops/s'
 unset multiplot`, [...lt, ...cm]);
   }
+  if (has('W8')) {
+    // Each run alternates four paths: loadTable and /health with auth on, then without.
+    const paths = (c) => result(`W8-c${c}`)?.paths ?? [];
+    const rows = [16, 64].map((c) => [`${c} connections`, ...[2, 0, 3, 1].map((i) => paths(c)[i]?.throughput_rps)]);
+    draw('W8', 'W8: loadTable with and without authentication (taking turns, same run)', `${block('d', rows)}
+${bars}
+set key below horizontal noenhanced
+set ylabel 'requests/s'
+plot $d using 2:xtic(1) title 'loadTable, no auth', '' using 3 title 'loadTable, auth on (TABLE_READ)', \\
+     '' using 4 title 'GET /health, no auth', '' using 5 title 'GET /health, auth on'`, rows);
+  }
   return charts;
 }

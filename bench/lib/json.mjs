@@ -40,18 +40,23 @@ switch (command) {
       die(`${args[0]} does not hold a JSON object`);
     }
     const p = pairs(args.slice(1));
-    const cpu = Math.max(0, p.cpu1 - p.cpu0);
+    // CPU seconds between two samples and the cores they kept busy during the window.
+    const usage = (cpu0, cpu1, peak) => {
+      const cpu = Math.max(0, cpu1 - cpu0);
+      return {
+        cpu_s: Number(cpu.toFixed(3)),
+        cores: p.wall_s > 0 ? Number((cpu / p.wall_s).toFixed(3)) : null,
+        peak_rss_kib: peak,
+      };
+    };
     const doc = {
       name: p.name,
       workload: p.workload,
       argv: p.argv,
       wall_s: p.wall_s,
-      server: {
-        cpu_s: Number(cpu.toFixed(3)),
-        // Cores the server kept busy during the measured window.
-        cores: p.wall_s > 0 ? Number((cpu / p.wall_s).toFixed(3)) : null,
-        peak_rss_kib: p.peak_rss_kib,
-      },
+      server: usage(p.cpu0, p.cpu1, p.peak_rss_kib),
+      // The server set aside (server.sh server_set_aside), when there is one.
+      ...('other_cpu0' in p ? { other_server: usage(p.other_cpu0, p.other_cpu1, p.other_peak_rss_kib) } : {}),
       result,
     };
     process.stdout.write(JSON.stringify(doc, null, 1) + '\n');

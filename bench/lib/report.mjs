@@ -289,12 +289,13 @@ ${chart('W6')}`);
 }
 
 // Path `i` of a run whose paths took turns (get --path A --path B) as a run of its own; the
-// server's CPU time covers all paths, so it is left out.
-function pathRun(name, i) {
+// server's CPU time covers all paths, so it is left out. `server` names the server the path
+// went to: 'other_server' for the one set aside (W8).
+function pathRun(name, i, server = 'server') {
   const doc = get(name);
   const path = doc?.result?.paths?.[i];
   if (!path) return undefined;
-  return { ...doc, server: { peak_rss_kib: doc.server?.peak_rss_kib }, result: { subcommand: 'get', connections: doc.result.connections, ...path } };
+  return { ...doc, server: { peak_rss_kib: doc[server]?.peak_rss_kib }, result: { subcommand: 'get', connections: doc.result.connections, ...path } };
 }
 
 // What RGW did during a run of W7 (raw/<run>-rgw.json, warm-up included).
@@ -357,8 +358,43 @@ ${chart('W7')}`);
   check('W7: loadTable reads nothing from S3 (RGW requests during the loads)', rgwDuringLoads, 0, { atMost: true });
 }
 
+// W8's run at each concurrency alternates four paths: loadTable and /health on the server
+// with auth on (the run's --url), then the same on the server without auth (set aside).
+const W8_ARMS = ['loadTable, auth on', 'GET /health, auth on', 'loadTable, no auth', 'GET /health, no auth'];
+const W8_SERVERS = ['server', 'server', 'other_server', 'other_server'];
+
+function w8() {
+  if (!ran('W8')) return;
+  const rows = [];
+  const compare = [];
+  const cpu = [];
+  for (const c of [16, 64]) {
+    const [load, health, openLoad, openHealth] = W8_ARMS.map((_, i) => pathRun(`W8-c${c}`, i, W8_SERVERS[i]));
+    rows.push(runRow(W8_ARMS[0], load, { ceiling: health, conns: c }), runRow(W8_ARMS[1], health, { ceiling: true, conns: c }),
+      runRow(W8_ARMS[2], openLoad, { ceiling: openHealth, conns: c }), runRow(W8_ARMS[3], openHealth, { ceiling: true, conns: c }));
+    const rps = (doc) => doc?.result.throughput_rps;
+    const [auth, open] = [ratio(rps(load), rps(health)), ratio(rps(openLoad), rps(openHealth))];
+    compare.push([c, percent(auth), percent(open), percent(ratio(auth, open)), percent(ratio(rps(load), rps(openLoad)))]);
+    const doc = get(`W8-c${c}`);
+    if (doc?.other_server) cpu.push(`${sig3(doc.server.cpu_s)} s with auth and ${sig3(doc.other_server.cpu_s)} s without at ${c} connections`);
+    check(`W8: loadTable with auth on ≥ 90% of without (each against its /health), ${c} connections`, ratio(auth, open), 0.9, { fmt: pct });
+  }
+  const s = get('W8-server') ?? {};
+  sections.push(`## W8 — loadTable with authentication and authorization
+
+W1's loadTable (same small table, default settings${s.io_threads ? `: ${s.io_threads} I/O threads` : ''}) on two servers, each on its own data dir: one with \`--auth on\`, where the load generator sends the bearer token of \`bench-reader\` — not the root principal: its only grant is TABLE_READ on the namespace \`bench\`, so each load is authorized through a grant (a loadTable without a token got ${s.unauthenticated_status ?? DASH}) — and one without authentication, which ignores the same header. At each concurrency the four paths (loadTable and \`GET /health\` on each server) took turns in one run, ${get('W8-c16')?.result?.phase_ms ?? DASH} ms each with all connections switching together, so that all four met the same machine. Each loadTable is compared with its own server's \`/health\`; the result is the ratio of those two shares.
+${failedNote('W8')}
+${table(RUN_HEADER, rows)}
+
+${table(['conns', 'auth on: loadTable / health', 'no auth: loadTable / health', '**auth on / no auth** (target ≥ 90%)', 'loadTable alone, auth on / no auth'], compare)}
+
+Server CPU during the runs (each server's, all its paths): ${cpu.join('; ') || DASH}. Peak RSS ${kib(s.peak_rss_kib)} with auth (a token request checks a client secret with Argon2id, 19 MiB), ${kib(s.open_peak_rss_kib)} without.
+${errorNotes('W8')}
+${chart('W8')}`);
+}
+
 const charts = writeCharts(outDir, raw);
-w1(); w2(); w3(); w4(); w5(); w6(); w7();
+w1(); w2(); w3(); w4(); w5(); w6(); w7(); w8();
 // Default analysis: the ANALYSIS.md next to the results (bench/results/ANALYSIS.md).
 const analysis = analysisSection(args.analysis ?? path.join(args.out, 'ANALYSIS.md'), repoRoot);
 const doc = [header(meta), ...sections, targetSection(targets), analysis].join('\n\n').replace(/\n{3,}/g, '\n\n') + '\n';

@@ -6,6 +6,7 @@
 # Sizes come from bench/run: DURATION_S, WARMUP_S, TIMED (the options of every timed run),
 # W2_SNAPSHOTS, W5_NAMESPACES, W5_TABLES_PER_NAMESPACE, W5_WIDE_TABLES, WALK_REPEAT.
 # W6 and W7 also need scripts/lib/postgres.sh and scripts/lib/rgw.sh (sourced by bench/run).
+# W8 also needs bench/lib/auth.mjs (tokens of its server with authentication on).
 
 # Runs cairn-bench for setting things up (not a measurement): output kept in WORK_DIR only.
 prepare() {
@@ -308,4 +309,49 @@ workload_W7() {
     commits_vs_s3_ceiling "$n"
   done
   record_server W7 store=sqlite rgw_version="$(radosgw --version | awk '{print $3}')"
+}
+
+# W8 (issue 15): W1's loadTable with authentication and authorization on, against the same
+# loads on a server without them. Two servers of W1's settings, each on its own data dir
+# (one SQLite store cannot have two servers) with the same small table: `auth` (auth on;
+# the load generator sends the token of bench-reader, whose only grant is TABLE_READ on the
+# namespace bench, so that every load is authorized through a grant, not SERVICE_ADMIN's
+# shortcut) and `open` (no auth: it ignores the same Authorization header, so both get
+# identical requests). In one run per concurrency, four paths take turns every 100 ms —
+# loadTable and /health on each server — so that all four meet the same machine; each for
+# as long as one of W1's runs.
+workload_W8() {
+  local table=/v1/default/namespaces/bench/tables/small
+  server_start "$WORK_DIR/W8-open"
+  measure W8-setup-open 0 setup-table --namespace bench --table small --snapshots 5
+  server_set_aside
+
+  # The root principal is created from this at the auth server's first start; auth.mjs
+  # reads it too. Only this workload's subshell and its children see it.
+  CAIRN_ROOT_CREDENTIALS="bench-root:$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+  export CAIRN_ROOT_CREDENTIALS
+  server_start "$WORK_DIR/W8-auth" --auth on
+  local refused
+  refused="$(curl -sS -o /dev/null -w '%{http_code}' "$SERVER_URL$table")"
+  if [ "$refused" != 401 ]; then
+    echo "W8: a loadTable without a token got $refused, not 401: is auth on?" >&2
+    return 1
+  fi
+  # Tokens through the environment (cairn-bench --token-env), never on a command line.
+  CAIRN_BENCH_TOKEN="$(node "$BENCH_LIB/auth.mjs" root-token "$SERVER_URL")"
+  export CAIRN_BENCH_TOKEN
+  measure W8-setup-auth 0 setup-table --namespace bench --table small --snapshots 5 \
+    --token-env CAIRN_BENCH_TOKEN
+  CAIRN_BENCH_TOKEN="$(node "$BENCH_LIB/auth.mjs" reader-token "$SERVER_URL" bench)"
+
+  local c
+  for c in 16 64; do
+    measure "W8-c$c" "$WARMUP_S" get --token-env CAIRN_BENCH_TOKEN \
+      --path "$table" --path /health --path "$OTHER_URL$table" --path "$OTHER_URL/health" \
+      --phase-ms 100 --connections "$c" --warmup-s "$WARMUP_S" \
+      --duration-s "$(awk -v d="$DURATION_S" 'BEGIN { print 4 * d }')"
+  done
+  record_server W8 store=sqlite io_threads="$(($(nproc) < 4 ? $(nproc) : 4))" \
+    unauthenticated_status="$refused" open_peak_rss_kib="$(server_peak_rss_kib "$OTHER_PID")" \
+    open_cpu_s="$(server_cpu_s "$OTHER_PID")" open_data_bytes="$(du -sb "$OTHER_DATA" | cut -f1)"
 }

@@ -190,7 +190,8 @@ Result<boost::json::object> RunCommits(const CommonOptions& common,
                  "--writers must be in 1..10000");
   CAIRN_PRECHECK(!options.commits_per_writer || *options.commits_per_writer >= 0,
                  "--commits-per-writer must not be negative");
-  CAIRN_ASSIGN_OR_RAISE(const ServerTarget target, ResolveTarget(common.url));
+  CAIRN_ASSIGN_OR_RAISE(const ServerTarget target,
+                        ResolveTarget(common.url, common.token_env));
   CAIRN_RETURN_IF_ERROR(RunBlocking(CreateTables(target, common, options)));
 
   // With a commit count every commit is recorded: no warm-up, no end.

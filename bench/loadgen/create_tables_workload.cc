@@ -71,7 +71,8 @@ Result<boost::json::object> RunCreateTables(const CommonOptions& common,
   CAIRN_PRECHECK(
       options.tables_per_namespace >= 0 && options.tables_per_namespace <= 100'000,
       "--tables-per-namespace must be in 0..100000");
-  CAIRN_ASSIGN_OR_RAISE(const ServerTarget target, ResolveTarget(common.url));
+  CAIRN_ASSIGN_OR_RAISE(const ServerTarget target,
+                        ResolveTarget(common.url, common.token_env));
   const IcebergPaths paths(common.IcebergRoot());
   const auto namespace_name = [&](int64_t i) {
     return fmt::format("{}{:05d}", options.namespace_prefix, i);

@@ -1,7 +1,12 @@
-// `get` and `etag`: closed-loop GET load on one path (or on several taking turns), and
-// the one-off ETag lookup that lets a later `get` send If-None-Match.
+// `get` and `etag`: closed-loop GET load on one path (or on several taking turns, on one
+// server or several), and the one-off ETag lookup that lets a later `get` send
+// If-None-Match.
 
 #include <algorithm>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <boost/json/array.hpp>
@@ -18,13 +23,50 @@ namespace {
 constexpr std::chrono::milliseconds kErrorPause{10};
 constexpr size_t kMaxPaths = 16;
 
+/// What one --path asks for: the request, and the target (index into the run's targets)
+/// it goes to.
+struct Arm {
+  Request request;
+  size_t target = 0;
+};
+
+/// The run's servers: `--url`'s first, then one per other server named by a whole-URL
+/// path. Each connection holds one keep-alive connection to each.
+struct Targets {
+  std::vector<std::string> origins;
+  std::vector<ServerTarget> servers;
+
+  /// The index of `origin` ("" for --url), resolving it the first time.
+  Result<size_t> IndexOf(const std::string& origin, const CommonOptions& common) {
+    const auto known = std::find(origins.begin(), origins.end(), origin);
+    if (known != origins.end()) return static_cast<size_t>(known - origins.begin());
+    CAIRN_ASSIGN_OR_RAISE(
+        ServerTarget target,
+        ResolveTarget(origin.empty() ? common.url : origin, common.token_env));
+    origins.push_back(origin);
+    servers.push_back(std::move(target));
+    return servers.size() - 1;
+  }
+};
+
+/// `http://host:port/p?q` splits into the origin `http://host:port` and `/p?q`; a plain
+/// path has no origin of its own ("": --url's).
+std::pair<std::string, std::string> SplitOrigin(const std::string& path) {
+  constexpr std::string_view kScheme = "http://";
+  if (path.rfind(kScheme, 0) != 0) return {"", path};
+  const size_t slash = path.find('/', kScheme.size());
+  if (slash == std::string::npos) return {path, "/"};
+  return {path.substr(0, slash), path.substr(slash)};
+}
+
 Result<Request> GetRequest(const ServerTarget& target, const GetOptions& options,
                            const std::string& path) {
   Request request = MakeRequest(target, http::verb::get, path);
   for (const std::string& header : options.headers) {
     const size_t colon = header.find(':');
+    // Not the header itself in the message: it may hold a credential.
     CAIRN_PRECHECK(colon != std::string::npos && colon > 0,
-                   "Invalid --header '{}': expected 'Name: value'", header);
+                   "Invalid --header: expected 'Name: value'");
     std::string_view value = std::string_view(header).substr(colon + 1);
     while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
     request.set(std::string_view(header).substr(0, colon), value);
@@ -65,20 +107,25 @@ struct Phases {
   }
 };
 
-/// One connection's closed loop; `tallies` has one Tally per path.
+/// One connection's closed loop (one keep-alive connection per target, so that a path
+/// on another server does not reconnect at each phase); `tallies` has one Tally per path.
 asio::awaitable<void> GetWorker(asio::any_io_executor executor,
-                                const ServerTarget& target, const CommonOptions& common,
-                                const GetOptions& options,
-                                const std::vector<Request>& requests, Phases phases,
+                                const std::vector<ServerTarget>& targets,
+                                const CommonOptions& common, const GetOptions& options,
+                                const std::vector<Arm>& arms, Phases phases,
                                 Window window, std::vector<Tally>& tallies) {
-  HttpConnection connection(executor, target,
-                            std::chrono::milliseconds(common.timeout_ms));
-  tallies.resize(requests.size());
+  std::deque<HttpConnection> connections;
+  for (const ServerTarget& target : targets) {
+    connections.emplace_back(executor, target,
+                             std::chrono::milliseconds(common.timeout_ms));
+  }
+  tallies.resize(arms.size());
   while (Clock::now() < window.end) {
     const auto start = Clock::now();
     const size_t path = phases.PathAt(start);
+    const Arm& arm = arms[path];
     Tally& tally = tallies[path];
-    auto response = co_await connection.Send(requests[path]);
+    auto response = co_await connections[arm.target].Send(arm.request);
     const auto done = Clock::now();
     const bool recorded = start >= window.start;
     if (!response) {
@@ -119,24 +166,27 @@ Result<boost::json::object> RunGet(const CommonOptions& common,
                                    const GetOptions& options) {
   CAIRN_PRECHECK(!options.paths.empty() && options.paths.size() <= kMaxPaths,
                  "--path must be given 1 to {} times", kMaxPaths);
-  CAIRN_ASSIGN_OR_RAISE(const ServerTarget target, ResolveTarget(common.url));
-  std::vector<Request> requests;
+  Targets targets;
+  std::vector<Arm> arms;
   for (const std::string& path : options.paths) {
-    CAIRN_ASSIGN_OR_RAISE(Request request, GetRequest(target, options, path));
-    requests.push_back(std::move(request));
+    auto [origin, resource] = SplitOrigin(path);
+    CAIRN_ASSIGN_OR_RAISE(const size_t target, targets.IndexOf(origin, common));
+    CAIRN_ASSIGN_OR_RAISE(Request request,
+                          GetRequest(targets.servers[target], options, resource));
+    arms.push_back(Arm{std::move(request), target});
   }
   const Window window = Window::FromNow(common.warmup_s, common.duration_s);
   const Phases phases{window.start, std::chrono::milliseconds(options.phase_ms),
-                      requests.size()};
+                      arms.size()};
   CAIRN_ASSIGN_OR_RAISE(
       auto per_thread,
       RunWorkers<std::vector<Tally>>(
           common.threads, common.connections,
           [&](asio::any_io_executor executor, int, std::vector<Tally>& tallies) {
-            return GetWorker(std::move(executor), target, common, options, requests,
+            return GetWorker(std::move(executor), targets.servers, common, options, arms,
                              phases, window, tallies);
           }));
-  std::vector<Tally> per_path(requests.size());
+  std::vector<Tally> per_path(arms.size());
   Tally total;
   for (const auto& tallies : per_thread) {
     for (size_t i = 0; i < tallies.size(); ++i) {
@@ -152,12 +202,12 @@ Result<boost::json::object> RunGet(const CommonOptions& common,
       {"connections", common.connections},
       {"duration_s", Rounded(seconds, 3)},
   };
-  if (requests.size() == 1) {
+  if (arms.size() == 1) {
     out["path"] = options.paths.front();
   } else {
     const std::vector<double> shares = phases.SecondsPerPath(window.start, end);
     boost::json::array paths;
-    for (size_t i = 0; i < requests.size(); ++i) {
+    for (size_t i = 0; i < arms.size(); ++i) {
       boost::json::object path = TallyJson(per_path[i], shares[i]);
       path["path"] = options.paths[i];
       path["seconds"] = Rounded(shares[i], 3);
@@ -172,7 +222,8 @@ Result<boost::json::object> RunGet(const CommonOptions& common,
 
 Result<boost::json::object> RunEtag(const CommonOptions& common,
                                     const EtagOptions& options) {
-  CAIRN_ASSIGN_OR_RAISE(const ServerTarget target, ResolveTarget(common.url));
+  CAIRN_ASSIGN_OR_RAISE(const ServerTarget target,
+                        ResolveTarget(common.url, common.token_env));
   const Request request = MakeRequest(target, http::verb::get, options.path);
   auto response = RunBlocking([&]() -> asio::awaitable<Result<Response>> {
     HttpConnection connection(co_await asio::this_coro::executor, target,

@@ -1,6 +1,7 @@
 #include "loadgen/http_client.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <utility>
 
@@ -14,6 +15,8 @@
 #include <boost/beast/http/write.hpp>
 #include <boost/url/parse.hpp>
 
+#include "common/macros.h"
+
 namespace cairn::bench {
 namespace {
 
@@ -21,10 +24,34 @@ using tcp = asio::ip::tcp;
 constexpr auto kAsTuple = asio::as_tuple(asio::use_awaitable);
 // A 10,000-snapshot table with snapshots=all is a few MB; leave ample room.
 constexpr uint64_t kResponseBodyLimit = uint64_t{1} << 30;
+// Cairn's own tokens are well under 1 KiB; an external issuer's may be larger.
+constexpr size_t kMaxTokenBytes = 16 * 1024;
+
+/// The `Authorization` value for the token in the environment variable `name`. A token
+/// is a credential: no message here may contain it.
+Result<std::string> BearerFromEnvironment(std::string_view name) {
+  const char* value = std::getenv(std::string(name).c_str());
+  const std::string_view token = value == nullptr ? std::string_view() : value;
+  if (token.empty()) {
+    return InvalidConfig("--token-env {}: the variable is not set or empty", name);
+  }
+  if (token.size() > kMaxTokenBytes) {
+    return InvalidConfig("--token-env {}: the token is longer than {} bytes", name,
+                         kMaxTokenBytes);
+  }
+  // Printable ASCII without spaces: anything else could split or end the header.
+  const bool printable =
+      std::all_of(token.begin(), token.end(), [](char c) { return c > ' ' && c < 0x7f; });
+  if (!printable) {
+    return InvalidConfig("--token-env {}: the token holds a space or a control character",
+                         name);
+  }
+  return "Bearer " + std::string(token);
+}
 
 }  // namespace
 
-Result<ServerTarget> ResolveTarget(std::string_view url) {
+Result<ServerTarget> ResolveTarget(std::string_view url, std::string_view token_env) {
   auto parsed = boost::urls::parse_uri(url);
   if (!parsed)
     return InvalidConfig("Invalid --url '{}': {}", url, parsed.error().message());
@@ -47,6 +74,9 @@ Result<ServerTarget> ResolveTarget(std::string_view url) {
   const auto results = resolver.resolve(host, port, ec);
   if (ec) return InvalidConfig("Cannot resolve {}:{}: {}", host, port, ec.message());
   for (const auto& entry : results) target.endpoints.push_back(entry.endpoint());
+  if (!token_env.empty()) {
+    CAIRN_ASSIGN_OR_RAISE(target.authorization, BearerFromEnvironment(token_env));
+  }
   return target;
 }
 
@@ -55,6 +85,9 @@ Request MakeRequest(const ServerTarget& target, http::verb method, std::string_v
   Request request{method, target.base_path + std::string(path), 11};
   request.set(http::field::host, target.host_header);
   request.set(http::field::user_agent, "cairn-bench");
+  if (!target.authorization.empty()) {
+    request.set(http::field::authorization, target.authorization);
+  }
   if (!body.empty()) {
     request.set(http::field::content_type, "application/json");
     request.body() = std::move(body);

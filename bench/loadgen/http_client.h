@@ -30,19 +30,26 @@ namespace http = beast::http;
 using Request = http::request<http::string_body>;
 using Response = http::response<http::string_body>;
 
-/// \brief The server named by `--url`: where to connect, the `Host` header, and a base
-/// path that every request path is appended to.
+/// \brief The server named by `--url`: where to connect, the `Host` header, a base path
+/// that every request path is appended to, and the credentials every request carries.
 struct ServerTarget {
   std::string host_header;
   std::string base_path;  ///< "" or "/x" (no trailing slash)
   std::vector<asio::ip::tcp::endpoint> endpoints;
+  std::string authorization;  ///< "Bearer <token>", or "" for none
 };
 
-/// \brief Parses `http://HOST:PORT[/base]` and resolves HOST once.
-/// Fails with kInvalidConfig on a malformed or non-http URL or an unresolvable host.
-Result<ServerTarget> ResolveTarget(std::string_view url);
+/// \brief Parses `http://HOST:PORT[/base]` and resolves HOST once. With a non-empty
+/// `token_env`, every request to the target carries `Authorization: Bearer <token>`, the
+/// token read from that environment variable: a token never appears on the command line,
+/// which bench/run records in raw/ and other users can read in /proc.
+/// Fails with kInvalidConfig on a malformed or non-http URL, an unresolvable host, or a
+/// token variable that is unset, empty, longer than 16 KiB or not printable ASCII without
+/// spaces (the message names the variable, never its value).
+Result<ServerTarget> ResolveTarget(std::string_view url, std::string_view token_env);
 
-/// \brief A request for `base_path + path`. A non-empty body is sent as JSON.
+/// \brief A request for `base_path + path`, with the target's `Authorization` if any.
+/// A non-empty body is sent as JSON.
 Request MakeRequest(const ServerTarget& target, http::verb method, std::string_view path,
                     std::string body = {});
 

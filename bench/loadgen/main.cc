@@ -30,6 +30,13 @@ void AddCommonOptions(CLI::App& command, CommonOptions& common, int& connections
       ->required(needs_url);
   command.add_option("--prefix", common.prefix, "Iceberg catalog prefix")
       ->capture_default_str();
+  command
+      .add_option("--token-env", common.token_env,
+                  "Environment variable holding a bearer token sent with every request")
+      ->check([](const std::string& name) {
+        return name.empty() ? std::string("--token-env needs a variable name")
+                            : std::string();
+      });
   command.add_option("--timeout-ms", common.timeout_ms, "Per-request timeout")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -82,7 +89,8 @@ int RunMain(int argc, char** argv) {
   AddCommonOptions(*get_cmd, common, common.connections);
   get_cmd
       ->add_option("--path", get.paths,
-                   "Path appended to --url; repeat it for paths that take turns")
+                   "Path appended to --url, or a whole http:// URL of another server; "
+                   "repeat it for paths that take turns")
       ->required();
   get_cmd
       ->add_option("--phase-ms", get.phase_ms,

@@ -19,6 +19,9 @@ struct CommonOptions {
   double warmup_s = 1;             ///< unrecorded phase before the window
   int threads = 1;                 ///< io_context threads
   int timeout_ms = 10'000;         ///< per request, connect included
+  /// Environment variable holding a bearer token that every request carries ("": none).
+  /// Never the token itself: command lines are recorded in raw/ and readable in /proc.
+  std::string token_env;
 
   /// \brief `/v1/{prefix}` (or `/v1` without a prefix).
   std::string IcebergRoot() const { return prefix.empty() ? "/v1" : "/v1/" + prefix; }
@@ -26,7 +29,8 @@ struct CommonOptions {
 
 struct GetOptions {
   /// One path, or several that take turns in phases of `phase_ms` (A/B comparisons under
-  /// the same machine noise).
+  /// the same machine noise). A path may be a whole `http://HOST:PORT/path` URL, which
+  /// goes to that server instead of `--url` (A/B comparisons of two servers).
   std::vector<std::string> paths;
   std::vector<std::string> headers;  ///< "Name: value"
   std::vector<unsigned> expect{200};

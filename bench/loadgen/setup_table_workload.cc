@@ -74,7 +74,8 @@ Result<boost::json::object> RunSetupTable(const CommonOptions& common,
                                           const SetupTableOptions& options) {
   CAIRN_PRECHECK(options.snapshots >= 0, "--snapshots must not be negative");
   CAIRN_PRECHECK(options.batch >= 1, "--batch must be at least 1");
-  CAIRN_ASSIGN_OR_RAISE(const ServerTarget target, ResolveTarget(common.url));
+  CAIRN_ASSIGN_OR_RAISE(const ServerTarget target,
+                        ResolveTarget(common.url, common.token_env));
   CAIRN_ASSIGN_OR_RAISE(const SetupResult result,
                         RunBlocking(SetupTable(target, common, options)));
   return boost::json::object{

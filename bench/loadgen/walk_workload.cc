@@ -76,7 +76,8 @@ Result<boost::json::object> RunWalk(const CommonOptions& common,
                                     const WalkOptions& options) {
   CAIRN_PRECHECK(options.page_size >= 1, "--page-size must be at least 1");
   CAIRN_PRECHECK(options.repeat >= 1, "--repeat must be at least 1");
-  CAIRN_ASSIGN_OR_RAISE(const ServerTarget target, ResolveTarget(common.url));
+  CAIRN_ASSIGN_OR_RAISE(const ServerTarget target,
+                        ResolveTarget(common.url, common.token_env));
   auto walks =
       RunBlocking([&]() -> asio::awaitable<Result<std::vector<std::vector<Page>>>> {
         HttpConnection connection(co_await asio::this_coro::executor, target,
