@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -53,6 +54,18 @@ TEST(CryptoUtilTest, RandomBytesAreFreshAndBounded) {
   }
   EXPECT_EQ(seen.size(), 16u);
   EXPECT_THAT(RandomBytes(kMaxRandomBytes + 1), IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST(CryptoUtilTest, Sha256MatchesTheStandardVectors) {
+  auto hex = [](const std::string& bytes) {
+    std::string out;
+    for (unsigned char c : bytes) out += fmt::format("{:02x}", c);
+    return out;
+  };
+  EXPECT_EQ(hex(Sha256("abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(hex(Sha256("")),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
 }  // namespace

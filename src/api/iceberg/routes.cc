@@ -82,9 +82,10 @@ constexpr std::array<Endpoint, 26> kEndpoints = {{
             Needs(Privilege::kNamespaceReadProperties, kTheNamespace),
             AccessOn::kNamespace),
     // Engines ask before they touch a table in it: whoever may see the namespace.
-    Catalog("HEAD", kNamespace, NamespaceExists,
-            AccessRule{AccessMode::kSee, Privilege::kNamespaceReadProperties, kTheNamespace},
-            AccessOn::kNamespace),
+    Catalog(
+        "HEAD", kNamespace, NamespaceExists,
+        AccessRule{AccessMode::kSee, Privilege::kNamespaceReadProperties, kTheNamespace},
+        AccessOn::kNamespace),
     Catalog("DELETE", kNamespace, DropNamespace,
             Needs(Privilege::kNamespaceDrop, kTheNamespace), AccessOn::kNamespace),
     Catalog("POST", "/v1/{prefix}/namespaces/{namespace}/properties",

@@ -57,8 +57,11 @@ constexpr std::array<Endpoint, 17> kEndpoints = {{
          "a catalog (level 1): CATALOG_MANAGE on it; a namespace: NAMESPACE_DROP on "
          "it"),
      AccessOn::kService},
-    {"POST", "/v1/namespace/{id}/exists", NamespaceExists,
-     {AccessMode::kSee, Privilege::kNamespaceReadProperties, "the namespace (or catalog)"},
+    {"POST",
+     "/v1/namespace/{id}/exists",
+     NamespaceExists,
+     {AccessMode::kSee, Privilege::kNamespaceReadProperties,
+      "the namespace (or catalog)"},
      AccessOn::kNamespace},
     {"GET", "/v1/namespace/{id}/table/list", ListTables,
      Lists(Privilege::kTableList, "the namespace"), AccessOn::kNamespace},
