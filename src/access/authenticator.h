@@ -72,11 +72,15 @@ class Authenticator {
     int64_t generation = -1;
     /// Named by the external issuer: the principal may have no row (then no grants).
     bool external = false;
+    /// The caller last made from this entry, reused while its permissions are current.
+    std::shared_ptr<const Caller> caller = nullptr;
   };
   /// What a credential proves, verifying it on a cache miss.
   Result<Verified> VerifiedOf(std::string_view credential, bool is_api_key);
   Result<Verified> Verify(std::string_view credential, bool is_api_key);
   std::optional<Verified> CachedVerified(std::string_view credential);
+  /// The same, by the credential's SHA-256.
+  std::optional<Verified> CachedVerifiedByKey(const std::string& key);
   /// The caller of a verified credential, with its current permissions.
   Result<std::shared_ptr<const Caller>> CallerOf(Verified verified);
   void Remember(std::string_view credential, Verified verified);

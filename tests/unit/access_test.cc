@@ -174,6 +174,25 @@ TEST_F(AccessTest, TokensCarryThePrincipalAndExpire) {
   EXPECT_EQ(expired.error().kind, ErrorKind::kUnauthenticated);
 }
 
+TEST_F(AccessTest, ACachedCallerIsReusedUntilItsGrantsChange) {
+  PrincipalWith("alice", {{Privilege::kTableRead, kSales}});
+  auto token = tokens_->Issue("alice", "");
+  ASSERT_TRUE(token);
+  ASSERT_TRUE(WithBearer(token->access_token));
+  const std::string header = "Bearer " + token->access_token;
+  auto first = authenticator_->AuthenticateCached({header, std::nullopt});
+  auto second = authenticator_->AuthenticateCached({header, std::nullopt});
+  ASSERT_TRUE(first.has_value() && second.has_value());
+  EXPECT_EQ(first->get(), second->get());
+  ASSERT_TRUE(identity_->Grant("alice-role", {Privilege::kTableWrite, kOrders}));
+  ASSERT_TRUE(WithBearer(token->access_token));  // reads the new grants
+  auto third = authenticator_->AuthenticateCached({header, std::nullopt});
+  ASSERT_TRUE(third.has_value());
+  EXPECT_NE(third->get(), first->get());
+  EXPECT_TRUE((*third)->Allows(Privilege::kTableWrite, kOrders));
+  EXPECT_FALSE((*first)->Allows(Privilege::kTableWrite, kOrders));
+}
+
 TEST_F(AccessTest, ADeletedPrincipalsTokenStopsWorking) {
   PrincipalWith("alice", {});
   auto token = tokens_->Issue("alice", "");
