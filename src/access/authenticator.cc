@@ -64,15 +64,17 @@ std::optional<Authenticator::Verified> Authenticator::CachedVerified(
 
 std::optional<Authenticator::Verified> Authenticator::CachedVerifiedByKey(
     const std::string& key) {
-  const std::optional<int64_t> generation = identity_.CachedGeneration();
-  MutexLock lock(mutex_);
-  auto it = cache_.find(key);
-  if (it == cache_.end()) return std::nullopt;
-  const Verified& verified = it->second;
-  const bool expired = clock_() >= verified.expires_at_ms;
-  const bool stale =
-      verified.generation >= 0 && (!generation || *generation != verified.generation);
-  if (expired || stale) return std::nullopt;
+  std::optional<Verified> verified;
+  {
+    MutexLock lock(mutex_);
+    auto it = cache_.find(key);
+    if (it == cache_.end() || clock_() >= it->second.expires_at_ms) return std::nullopt;
+    verified = it->second;
+  }
+  // Only client-secret keys are bound to a generation (signed tokens are not).
+  if (verified->generation >= 0 && identity_.CachedGeneration() != verified->generation) {
+    return std::nullopt;
+  }
   return verified;
 }
 

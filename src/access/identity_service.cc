@@ -195,11 +195,12 @@ std::optional<int64_t> IdentityService::CachedGeneration() {
 
 std::optional<std::shared_ptr<const Permissions>> IdentityService::CachedPermissionsOf(
     std::string_view principal) {
-  auto generation = CachedGeneration();
-  if (!generation) return std::nullopt;
   MutexLock lock(mutex_);
+  const bool fresh =
+      generation_ >= 0 && clock_() - generation_read_at_ms_ < recheck_interval_.count();
+  if (!fresh) return std::nullopt;
   auto it = cache_.find(principal);
-  if (it == cache_.end() || it->second.generation != *generation) return std::nullopt;
+  if (it == cache_.end() || it->second.generation != generation_) return std::nullopt;
   return it->second.permissions;
 }
 
