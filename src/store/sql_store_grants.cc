@@ -113,49 +113,44 @@ Status SqlIdentityStore::RevokeGrant(const GrantRecord& grant) {
   });
 }
 
-Result<std::vector<GrantRecord>> SqlIdentityStore::GrantsOfRole(std::string_view role) {
-  CAIRN_RETURN_IF_ERROR(CheckIdentityText("role name", role));
+Result<std::vector<GrantRecord>> SqlIdentityStore::GrantsOf(std::string_view kind,
+                                                            std::string_view name,
+                                                            const char* sql) {
+  CAIRN_RETURN_IF_ERROR(CheckIdentityText(fmt::format("{} name", kind), name));
   CAIRN_ASSIGN_OR_RAISE(
       auto grants,
       store_.Read([&](Lease& conn) -> Result<std::optional<std::vector<GrantRecord>>> {
-        CAIRN_ASSIGN_OR_RAISE(
-            auto* stmt,
-            conn->Prepare(
-                "SELECT 0, NULL, NULL, NULL, NULL, NULL, NULL FROM roles WHERE name = ? "
-                "UNION ALL SELECT 1, role, privilege, securable_kind, catalog, "
-                "namespace, name FROM grants WHERE role = ? "
-                "ORDER BY 1, 2, 3, 4, 5, 6, 7 LIMIT ?"));
+        CAIRN_ASSIGN_OR_RAISE(auto* stmt, conn->Prepare(sql));
         Query query(*conn, stmt);
-        query.Bind(role).Bind(role).Bind(kGrantRowsLimit);
-        return ReadGrants(query, "list grants of role");
+        query.Bind(name).Bind(name).Bind(kGrantRowsLimit);
+        return ReadGrants(query, "list grants");
       }));
-  if (!grants) return NotFound("Role does not exist: {}", role);
+  if (!grants)
+    return NotFound("{} does not exist: {}", kind == "role" ? "Role" : "Principal", name);
   return *std::move(grants);
+}
+
+Result<std::vector<GrantRecord>> SqlIdentityStore::GrantsOfRole(std::string_view role) {
+  // A marker row when the role exists, then its grants.
+  return GrantsOf(
+      "role", role,
+      "SELECT 0, NULL, NULL, NULL, NULL, NULL, NULL FROM roles WHERE name = ? "
+      "UNION ALL SELECT 1, role, privilege, securable_kind, catalog, "
+      "namespace, name FROM grants WHERE role = ? "
+      "ORDER BY 1, 2, 3, 4, 5, 6, 7 LIMIT ?");
 }
 
 Result<std::vector<GrantRecord>> SqlIdentityStore::GrantsOfPrincipal(
     std::string_view principal) {
-  CAIRN_RETURN_IF_ERROR(CheckIdentityText("principal name", principal));
-  CAIRN_ASSIGN_OR_RAISE(
-      auto grants,
-      store_.Read([&](Lease& conn) -> Result<std::optional<std::vector<GrantRecord>>> {
-        // One statement (what an authorization check reads), two point reads: the
-        // principal's row, to tell it exists, and the grants of each role it holds —
-        // a grant two of its roles hold comes once per role.
-        CAIRN_ASSIGN_OR_RAISE(
-            auto* stmt,
-            conn->Prepare(
-                "SELECT 0, NULL, NULL, NULL, NULL, NULL, NULL FROM principals "
-                "WHERE name = ? UNION ALL SELECT 1, g.role, g.privilege, "
-                "g.securable_kind, g.catalog, g.namespace, g.name FROM principal_roles "
-                "pr JOIN grants g ON g.role = pr.role WHERE pr.principal = ? "
-                "ORDER BY 1, 2, 3, 4, 5, 6, 7 LIMIT ?"));
-        Query query(*conn, stmt);
-        query.Bind(principal).Bind(principal).Bind(kGrantRowsLimit);
-        return ReadGrants(query, "list grants of principal");
-      }));
-  if (!grants) return NotFound("Principal does not exist: {}", principal);
-  return *std::move(grants);
+  // One statement (what an authorization check reads), two point reads: the principal's
+  // row, to tell it exists, and the grants of each role it holds — a grant two of its
+  // roles hold comes once per role.
+  return GrantsOf("principal", principal,
+                  "SELECT 0, NULL, NULL, NULL, NULL, NULL, NULL FROM principals "
+                  "WHERE name = ? UNION ALL SELECT 1, g.role, g.privilege, "
+                  "g.securable_kind, g.catalog, g.namespace, g.name FROM principal_roles "
+                  "pr JOIN grants g ON g.role = pr.role WHERE pr.principal = ? "
+                  "ORDER BY 1, 2, 3, 4, 5, 6, 7 LIMIT ?");
 }
 
 // --- signing keys and the generation ------------------------------------------------

@@ -85,6 +85,10 @@ class SqlIdentityStore final : public IdentityStore {
   Result<int64_t> IdentityGeneration() override;
 
  private:
+  /// The grants `sql` selects for the role or principal `name` (`kind`): its first row is
+  /// a marker that exists only when the role or principal does. Errors: `kNotFound`.
+  Result<std::vector<GrantRecord>> GrantsOf(std::string_view kind, std::string_view name,
+                                            const char* sql);
   /// Runs `change(conn)` in an identity write (see the file comment): it returns true
   /// when it changed something (the transaction commits), false when there was nothing
   /// to change (it rolls back).
