@@ -212,6 +212,7 @@ class ForwardingMetaStore : public MetaStore {
     return base_.DeleteTransaction(id, write);
   }
   IdentityStore& identity() override { return base_.identity(); }
+  LanceVersionStore& lance_versions() override { return base_.lance_versions(); }
 
  private:
   MetaStore& base_;

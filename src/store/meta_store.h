@@ -31,7 +31,8 @@
 
 namespace cairn {
 
-class IdentityStore;  // store/identity_store.h
+class IdentityStore;      // store/identity_store.h
+class LanceVersionStore;  // store/lance_version_store.h
 
 /// \brief A catalog (an Iceberg warehouse, a Gravitino catalog).
 struct CatalogRecord {
@@ -498,6 +499,12 @@ class MetaStore {
   /// \brief The identity rows of this same store (principals, roles, grants, signing
   /// keys; see `store/identity_store.h`). Lives as long as the store.
   virtual IdentityStore& identity() = 0;
+
+  // --- Lance versions (issue 16).
+
+  /// \brief The versions of managed Lance tables in this same store (see
+  /// `store/lance_version_store.h`). Lives as long as the store.
+  virtual LanceVersionStore& lance_versions() = 0;
 };
 
 /// \brief Settings of the SQLite backend.

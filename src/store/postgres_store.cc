@@ -211,6 +211,22 @@ const std::vector<const char*>& Migrations() {
       );
       INSERT INTO identity_generation (id, generation) VALUES (1, 0);
       )sql",
+      // v8: the versions of managed Lance tables, as SQLite's v12.
+      R"sql(
+      CREATE TABLE lance_versions (
+        entity_id      BIGINT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        branch         TEXT COLLATE "C" NOT NULL,
+        version        BIGINT NOT NULL,
+        manifest_path  TEXT NOT NULL,
+        requested_path TEXT NOT NULL,
+        manifest_size  BIGINT NOT NULL,
+        e_tag          TEXT NOT NULL,
+        naming_scheme  TEXT NOT NULL,
+        metadata       TEXT NOT NULL,
+        timestamp_ms   BIGINT NOT NULL,
+        PRIMARY KEY (entity_id, branch, version)
+      );
+      )sql",
   };
   return kMigrations;
 }

@@ -13,6 +13,7 @@
 ///   - `sql_store_drops.cc`: cascading drops and (Lance) transaction records;
 ///   - `sql_store_identity.cc`, `sql_store_grants.cc`: the identity rows
 ///     (`sql_store_identity.h`);
+///   - `sql_store_lance_versions.cc`: the versions of managed Lance tables;
 ///   - `sql_migrations.cc`: applying the backends' schema migrations.
 ///
 /// Concurrency: a pool of connections; each call borrows one for its duration. Every
@@ -44,6 +45,7 @@
 #include "store/sql_connection.h"
 #include "store/sql_store.h"
 #include "store/sql_store_identity.h"
+#include "store/sql_store_lance_versions.h"
 #include "store/write_context.h"
 
 namespace cairn::sql_internal {
@@ -394,6 +396,7 @@ class SqlStore final : public MetaStore {
   Result<bool> DeleteTransaction(std::string_view id, const WriteContext& write) override;
 
   IdentityStore& identity() override { return identity_; }
+  LanceVersionStore& lance_versions() override { return lance_versions_; }
 
  private:
   /// Runs a pointer query whose parameters are the catalog (id or name), the namespace's
@@ -418,6 +421,7 @@ class SqlStore final : public MetaStore {
   /// Idle + leased + being opened.
   size_t open_ CAIRN_GUARDED_BY(mutex_);
   SqlIdentityStore identity_{*this};
+  SqlLanceVersionStore lance_versions_{*this};
 };
 
 }  // namespace cairn::sql_internal

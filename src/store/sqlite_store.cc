@@ -219,6 +219,23 @@ const std::vector<const char*>& Migrations() {
       );
       INSERT INTO identity_generation (id, generation) VALUES (1, 0);
       )sql",
+      // v12: the versions of Lance tables whose versions Cairn manages
+      // (store/lance_version_store.h). -1 and '' stand for a size or e-tag not given.
+      R"sql(
+      CREATE TABLE lance_versions (
+        entity_id      INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        branch         TEXT NOT NULL,
+        version        INTEGER NOT NULL,
+        manifest_path  TEXT NOT NULL,
+        requested_path TEXT NOT NULL,
+        manifest_size  INTEGER NOT NULL,
+        e_tag          TEXT NOT NULL,
+        naming_scheme  TEXT NOT NULL,
+        metadata       TEXT NOT NULL,
+        timestamp_ms   INTEGER NOT NULL,
+        PRIMARY KEY (entity_id, branch, version)
+      );
+      )sql",
   };
   return kMigrations;
 }
