@@ -85,6 +85,8 @@ struct LanceTableInfo {
   bool managed_versioning = false;
   /// The store's id of the table (0 until it is stored).
   int64_t entity_id = 0;
+  /// The table's latest version, when the caller looked it up (managed tables).
+  std::optional<int64_t> version = std::nullopt;
 };
 
 /// \brief The property that asks for managed versioning, on a table or its catalog.

@@ -5,6 +5,7 @@
 #include "api/lance/access_rules.h"
 #include "api/lance/json_serde.h"
 #include "api/lance/request_util.h"
+#include "catalog/lance_versions.h"
 #include "common/macros.h"
 #include "common/url_codec.h"
 
@@ -186,6 +187,14 @@ Result<Response> DescribeTable(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(bool check_declared,
                         QueryFlag(request, "check_declared", body.check_declared));
   CAIRN_ASSIGN_OR_RAISE(auto table, lance.DescribeTable(target.id));
+  if (table.managed_versioning) {
+    // The latest version Cairn knows; none yet (only declared) is not an error.
+    auto latest = lance.versions().DescribeVersion(target.id, {}, std::nullopt);
+    if (latest) table.version = latest->version;
+    if (!latest && latest.error().kind != ErrorKind::kNoSuchTableVersion) {
+      return tl::unexpected(latest.error());
+    }
+  }
   std::optional<bool> only_declared;
   if (check_declared) {
     CAIRN_ASSIGN_OR_RAISE(only_declared, lance.IsOnlyDeclared(table));

@@ -458,6 +458,7 @@ std::string TableToJson(const LanceTableInfo& table,
   if (access.storage != nullptr) out[kStorageOptions] = StorageOptionsJson(access);
   // Clients decide at every open whether to commit through the namespace: always say.
   out[kManagedVersioning] = table.managed_versioning;
+  if (table.version) out["version"] = *table.version;
   if (table_uri) out[kTableUri] = *table_uri;
   if (is_only_declared) out[kIsOnlyDeclared] = *is_only_declared;
   return json::serialize(out);
