@@ -14,7 +14,14 @@
 namespace cairn::sql_internal {
 namespace {
 
-constexpr int64_t kNoUpperBound = std::numeric_limits<int64_t>::max();
+constexpr int64_t kHighestVersion = std::numeric_limits<int64_t>::max();
+
+/// The highest version below `bound`. Upper bounds are bound inclusive (`<=`): an
+/// exclusive "no bound" of INT64_MAX would leave out a version INT64_MAX, which is valid.
+/// Nothing is below INT64_MIN, and no version is as low.
+int64_t HighestBelow(int64_t bound) {
+  return bound == std::numeric_limits<int64_t>::min() ? bound : bound - 1;
+}
 
 /// The columns `ReadRecord` reads, in its order.
 #define LANCE_VERSION_COLUMNS                                                     \
@@ -174,7 +181,7 @@ Result<LanceVersionPage> SqlLanceVersionStore::ListLanceVersions(
         descending
             ? conn->Prepare("SELECT " LANCE_VERSION_COLUMNS
                             " FROM lance_versions WHERE entity_id = ? AND "
-                            "branch = ? AND version < ? ORDER BY version DESC "
+                            "branch = ? AND version <= ? ORDER BY version DESC "
                             "LIMIT ?")
             : conn->Prepare("SELECT " LANCE_VERSION_COLUMNS
                             " FROM lance_versions WHERE entity_id = ? AND "
@@ -182,7 +189,8 @@ Result<LanceVersionPage> SqlLanceVersionStore::ListLanceVersions(
     Query query(*conn, stmt);
     query.Bind(key.entity_id)
         .Bind(key.branch)
-        .Bind(after.value_or(descending ? kNoUpperBound : int64_t{-1}))
+        .Bind(descending ? (after ? HighestBelow(*after) : kHighestVersion)
+                         : after.value_or(-1))
         .Bind(FetchLimit(limit));
     LanceVersionPage page;
     for (;;) {
@@ -215,13 +223,13 @@ Result<int64_t> SqlLanceVersionStore::DeleteLanceVersions(
         CAIRN_ASSIGN_OR_RAISE(
             auto* stmt,
             conn->Prepare("DELETE FROM lance_versions WHERE entity_id = ? AND branch = ? "
-                          "AND version >= ? AND version < ?"));
+                          "AND version >= ? AND version <= ?"));
         for (const auto& range : ranges) {
           Query query(*conn, stmt);
           query.Bind(key.entity_id)
               .Bind(key.branch)
               .Bind(range.start)
-              .Bind(range.end.value_or(kNoUpperBound));
+              .Bind(range.end ? HighestBelow(*range.end) : kHighestVersion);
           CAIRN_RETURN_IF_ERROR(query.Run("delete Lance versions"));
           deleted += query.Changes();
         }
