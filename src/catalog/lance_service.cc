@@ -1,5 +1,7 @@
 #include "catalog/lance_service.h"
 
+#include "catalog/lance_versions.h"
+
 // LanceService: its life cycle, the namespace tree (level 1 = catalog) and transactions.
 // Tables are in lance_tables.cc, the deletion of dropped datasets in
 // lance_drop_worker.cc.
@@ -34,7 +36,8 @@ LanceService::LanceService(MetaStore& store, CatalogService& catalogs, FileIO& i
       storages_(storages),
       drop_worker_(store, io,
                    LanceDropWorkerSettings{settings.async_drop_files,
-                                           settings.run_background_work}) {}
+                                           settings.run_background_work}),
+      versions_(std::make_unique<LanceVersions>(store, *this, io)) {}
 
 LanceService::~LanceService() { drop_worker_.Stop(); }
 

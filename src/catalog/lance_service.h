@@ -21,6 +21,7 @@
 /// destruction.
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,8 @@
 #include "store/write_context.h"
 
 namespace cairn {
+
+class LanceVersions;  // catalog/lance_versions.h
 
 /// \brief The levels of a Lance identifier below the root, outermost first. Empty = root.
 using LanceId = std::vector<std::string>;
@@ -76,7 +79,22 @@ struct LanceTableInfo {
   /// True when Cairn chose the location (DeclareTable without one): the whole directory
   /// belongs to the table.
   bool managed_location = false;
+  /// True when Cairn manages the table's versions (clients commit each version through
+  /// `LanceVersions`); fixed when the table is declared or registered, from its
+  /// `managed_versioning` property, else its catalog's (see `ManagedVersioningOf`).
+  bool managed_versioning = false;
+  /// The store's id of the table (0 until it is stored).
+  int64_t entity_id = 0;
 };
+
+/// \brief The property that asks for managed versioning, on a table or its catalog.
+inline constexpr std::string_view kManagedVersioningProperty = "managed_versioning";
+
+/// \brief Whether a table with `properties` in `catalog` has its versions managed: its
+/// own `managed_versioning` property when set ("true" or "false", any case), else the
+/// catalog's, else false. Errors: `kBadRequest` for another value.
+Result<bool> ManagedVersioningOf(const CatalogRecord& catalog,
+                                 const Properties& properties);
 
 /// \brief One page of names.
 struct LanceNameListing {
@@ -219,6 +237,9 @@ class LanceService {
                      std::string_view new_name,
                      const WriteContext& write = WriteContext::Immediate());
 
+  /// \brief The versions of the tables whose versions Cairn manages.
+  LanceVersions& versions() { return *versions_; }
+
   // --- transactions
   // ---------------------------------------------------------------------
 
@@ -279,6 +300,7 @@ class LanceService {
   FileIO& io_;
   const StorageRegistry& storages_;
   LanceDropWorker drop_worker_;
+  std::unique_ptr<LanceVersions> versions_;
 };
 
 }  // namespace cairn

@@ -21,14 +21,29 @@ namespace {
 // Keys of the JSON kept in an entity's `metadata`.
 constexpr std::string_view kPropertiesKey = "properties";
 constexpr std::string_view kManagedKey = "managed-location";
+constexpr std::string_view kManagedVersioningKey = "managed-versioning";
 
-std::string TableMetadataJson(const Properties& properties, bool managed) {
+std::string TableMetadataJson(const LanceTableInfo& table) {
   boost::json::object props;
-  for (const auto& [key, value] : properties) props[key] = value;
+  for (const auto& [key, value] : table.properties) props[key] = value;
   boost::json::object obj;
   obj[kPropertiesKey] = std::move(props);
-  obj[kManagedKey] = managed;
+  obj[kManagedKey] = table.managed_location;
+  obj[kManagedVersioningKey] = table.managed_versioning;
   return boost::json::serialize(obj);
+}
+
+/// A boolean property: "true" or "false" in any case; nullopt when absent.
+Result<std::optional<bool>> BoolProperty(const Properties& properties,
+                                         std::string_view key) {
+  const auto it = properties.find(std::string(key));
+  if (it == properties.end()) return std::optional<bool>{};
+  std::string lower = it->second;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower == "true") return std::optional<bool>(true);
+  if (lower == "false") return std::optional<bool>(false);
+  return BadRequest("The property {} must be true or false", key);
 }
 
 /// Reads what `TableMetadataJson` wrote; anything unreadable counts as no properties and
@@ -41,9 +56,24 @@ void ReadTableMetadata(std::string_view text, LanceTableInfo& table) {
       managed && managed->is_bool()) {
     table.managed_location = managed->as_bool();
   }
+  if (const auto* versioning = FindNonNull(*obj, kManagedVersioningKey);
+      versioning && versioning->is_bool()) {
+    table.managed_versioning = versioning->as_bool();
+  }
 }
 
 }  // namespace
+
+Result<bool> ManagedVersioningOf(const CatalogRecord& catalog,
+                                 const Properties& properties) {
+  CAIRN_ASSIGN_OR_RAISE(auto own, BoolProperty(properties, kManagedVersioningProperty));
+  if (own) return *own;
+  CAIRN_ASSIGN_OR_RAISE(auto inherited,
+                        BoolProperty(catalog.properties, kManagedVersioningProperty));
+  return inherited.value_or(false);
+}
+
+namespace {}  // namespace
 
 Result<LanceNameListing> LanceService::ListTables(const LanceId& ns_id,
                                                   const PageRequest& page,
@@ -107,16 +137,17 @@ Result<LanceTableInfo> LanceService::DeclareTable(
   CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
   CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys(properties));
   LanceTableInfo table{id, {}, properties, !location.has_value()};
+  CAIRN_ASSIGN_OR_RAISE(table.managed_versioning,
+                        ManagedVersioningOf(ref.catalog, properties));
   if (location) {
     CAIRN_ASSIGN_OR_RAISE(table.location, catalogs_.locations().Confine(
                                               ref.catalog, *location, "location"));
   } else {
     CAIRN_ASSIGN_OR_RAISE(table.location, FreeDefaultLocation(ref, id));
   }
-  CAIRN_RETURN_IF_ERROR(
-      InsertTable(ref, id, table.location,
-                  TableMetadataJson(table.properties, table.managed_location),
-                  LocationPolicy::ClaimOf(ref.catalog, table.location), write));
+  CAIRN_RETURN_IF_ERROR(InsertTable(ref, id, table.location, TableMetadataJson(table),
+                                    LocationPolicy::ClaimOf(ref.catalog, table.location),
+                                    write));
   return table;
 }
 
@@ -128,11 +159,13 @@ Result<LanceTableInfo> LanceService::RegisterTable(const LanceId& id,
   CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
   CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys(properties));
   LanceTableInfo table{id, {}, properties, false};
+  CAIRN_ASSIGN_OR_RAISE(table.managed_versioning,
+                        ManagedVersioningOf(ref.catalog, properties));
   CAIRN_ASSIGN_OR_RAISE(table.location,
                         catalogs_.locations().Confine(ref.catalog, location, "location"));
   CAIRN_RETURN_IF_ERROR(CheckLanceDataset(io_, table.location));
   const LocationClaim claim = LocationPolicy::ClaimOf(ref.catalog, table.location);
-  const std::string metadata = TableMetadataJson(table.properties, false);
+  const std::string metadata = TableMetadataJson(table);
   if (mode == LanceRegisterMode::kOverwrite) {
     CAIRN_ASSIGN_OR_RAISE(auto existing,
                           store_.LoadEntity(ref.catalog.id, ref.ns, ref.name));
@@ -319,6 +352,7 @@ Result<LanceTableInfo> LanceService::LoadTable(const TableRef& ref, const LanceI
   }
   LanceTableInfo table{id, entity->metadata_location, {}, false};
   ReadTableMetadata(entity->metadata, table);
+  table.entity_id = entity->id;
   return table;
 }
 

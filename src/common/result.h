@@ -16,25 +16,26 @@ namespace cairn {
 /// \brief What went wrong, independent of any protocol. `http/error_mapping` is the one
 /// place that turns a kind into an HTTP status and a protocol error type.
 enum class ErrorKind {
-  kBadRequest,         ///< malformed input from the client: bad JSON, a wrong type, a
-                       ///< missing field, an invalid name or token
-  kInvalidArgument,    ///< a well-formed request whose content the reference's builders
-                       ///< reject with `IllegalArgumentException` (a precondition)
-  kValidationFailed,   ///< a well-formed request whose content the reference rejects
-                       ///< with `ValidationException` (e.g. a spec or sort order that
-                       ///< does not bind to the schema)
-  kNotFound,           ///< generic missing resource (e.g. unknown route)
-  kMethodNotAllowed,   ///< the route exists but not for this method
-  kUnauthenticated,    ///< the caller did not prove who it is: no credentials, or a
-                       ///< token or secret that does not verify (HTTP 401)
-  kForbidden,          ///< the caller may not do this to this resource (e.g. sign a
-                       ///< storage request outside the table's locations)
-  kNoSuchWarehouse,    ///< unknown catalog / warehouse / prefix
-  kNoSuchNamespace,    ///< namespace does not exist
-  kNoSuchTable,        ///< table does not exist
-  kNoSuchView,         ///< view does not exist
-  kNoSuchTransaction,  ///< Lance transaction does not exist
-  kAlreadyExists,      ///< an object with that name exists
+  kBadRequest,          ///< malformed input from the client: bad JSON, a wrong type, a
+                        ///< missing field, an invalid name or token
+  kInvalidArgument,     ///< a well-formed request whose content the reference's builders
+                        ///< reject with `IllegalArgumentException` (a precondition)
+  kValidationFailed,    ///< a well-formed request whose content the reference rejects
+                        ///< with `ValidationException` (e.g. a spec or sort order that
+                        ///< does not bind to the schema)
+  kNotFound,            ///< generic missing resource (e.g. unknown route)
+  kMethodNotAllowed,    ///< the route exists but not for this method
+  kUnauthenticated,     ///< the caller did not prove who it is: no credentials, or a
+                        ///< token or secret that does not verify (HTTP 401)
+  kForbidden,           ///< the caller may not do this to this resource (e.g. sign a
+                        ///< storage request outside the table's locations)
+  kNoSuchWarehouse,     ///< unknown catalog / warehouse / prefix
+  kNoSuchNamespace,     ///< namespace does not exist
+  kNoSuchTable,         ///< table does not exist
+  kNoSuchView,          ///< view does not exist
+  kNoSuchTransaction,   ///< Lance transaction does not exist
+  kNoSuchTableVersion,  ///< a Lance table has no such version
+  kAlreadyExists,       ///< an object with that name exists
   kNamespaceAlreadyExists,  ///< a namespace (or catalog) with that name exists; Lance
                             ///< tells it apart from a taken table name, Iceberg does not
   kNamespaceNotEmpty,       ///< namespace still holds children

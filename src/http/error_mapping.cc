@@ -15,6 +15,7 @@ constexpr int kLanceNamespaceNotEmpty = 3;
 constexpr int kLanceTableNotFound = 4;
 constexpr int kLanceTableAlreadyExists = 5;
 constexpr int kLanceTransactionNotFound = 10;
+constexpr int kLanceTableVersionNotFound = 11;
 constexpr int kLanceInvalidInput = 13;
 constexpr int kLanceConcurrentModification = 14;
 constexpr int kLancePermissionDenied = 15;
@@ -121,6 +122,8 @@ ErrorMapping MapError(ErrorKind kind) {
       return {404, "NoSuchViewException", kLanceTableNotFound, 404};
     case ErrorKind::kNoSuchTransaction:
       return {404, "NotFoundException", kLanceTransactionNotFound, 404};
+    case ErrorKind::kNoSuchTableVersion:
+      return {404, "NotFoundException", kLanceTableVersionNotFound, 404};
     case ErrorKind::kAlreadyExists:
       return {409, "AlreadyExistsException", kLanceTableAlreadyExists, 409};
     case ErrorKind::kNamespaceAlreadyExists:

@@ -90,6 +90,29 @@ const SAMPLES = {
   'POST /lance/v1/table/{id}/rename': { id: 'default$ns$ghost', body: { new_table_name: 'ghost2' } },
   'POST /lance/v1/transaction/{id}/describe': { id: 'ghost-tx', body: {} },
   'POST /lance/v1/transaction/{id}/alter': { id: 'ghost-tx', body: { actions: [] } },
+  'POST /lance/v1/table/{id}/version/create': {
+    id: 'default$ns$ghost',
+    body: { version: 1, manifest_path: 'nowhere/_versions/18446744073709551614.manifest-x' },
+  },
+  'POST /lance/v1/table/{id}/version/describe': { id: 'default$ns$lt', body: { version: 1 } },
+  'POST /lance/v1/table/{id}/version/list': { id: 'default$ns$lt', body: {} },
+  'POST /lance/v1/table/{id}/version/delete': { id: 'default$ns$ghost', body: { ranges: [] } },
+  'POST /lance/v1/table/version/batch-create': {
+    body: { entries: [{ id: ['default', 'ns', 'lt'], version: 1, manifest_path: 'nowhere/x.manifest-x' }] },
+  },
+  'POST /lance/v1/table/batch-commit': { body: { operations: [] } },
+  ...Object.fromEntries(
+    [
+      'restore', 'schema_metadata/update', 'alter_columns', 'update_field_metadata', 'drop_columns', 'stats',
+      'tags/list', 'tags/version', 'tags/create', 'tags/delete', 'tags/update', 'branches/list',
+      'branches/create', 'branches/delete', 'create', 'insert', 'merge_insert', 'update', 'delete', 'query',
+      'count_rows', 'explain_plan', 'analyze_plan', 'add_columns', 'backfill_column', 'create_index',
+      'create_scalar_index', 'index/list', 'index/{index_name}/stats', 'index/{index_name}/drop',
+    ].map((action) => [`POST /lance/v1/table/{id}/${action}`, { id: 'default$ns$lt', body: {} }]),
+  ),
+  'GET /lance/v1/table/{id}/count_rows': { id: 'default$ns$lt' },
+  'POST /lance/v1/materialized_view/{id}/create': { id: 'default$ns$mv', body: {} },
+  'POST /lance/v1/materialized_view/{id}/refresh': { id: 'default$ns$lt', body: {} },
   'POST /management/v1/principals': { body: { name: 'made-p' } },
   'GET /management/v1/principals': {},
   'GET /management/v1/principals/{principal}': {},
@@ -118,6 +141,7 @@ function targetOf(route, sample, ghost) {
     .replace('{view}', name('v'))
     .replace('{principal}', name('nobody'))
     .replace('{role}', name('r'))
+    .replace('{index_name}', 'idx')
     .replace('{id}', encodeURIComponent(sample.id ?? ''));
   if (route.path.startsWith('/lance/')) target += '?delimiter=%24';
   return target;

@@ -189,8 +189,13 @@ test('bad input is refused with InvalidInput', withServerLog(() => server, async
   // The root and the default catalog cannot be dropped.
   await expect400('POST', '/lance/v1/namespace/%24/drop?delimiter=%24', '{}');
   await expect400('POST', '/lance/v1/namespace/default/drop?delimiter=%24', JSON.stringify({ behavior: 'Cascade' }));
-  // Operations Cairn does not offer answer Unsupported (code 0).
-  const res = await call(server.url, 'POST', '/lance/v1/table/default%24bad%24tbl/query?delimiter=%24', { rawBody: '{}' });
+  // Operations that need a query engine answer Unsupported (406, code 0), naming the
+  // operation; a route no spec has is 404 with code 0.
+  let res = await call(server.url, 'POST', '/lance/v1/table/default%24bad%24tbl/query?delimiter=%24', { rawBody: '{}' });
+  assert.equal(res.status, 406);
+  assert.equal(res.json.code, 0);
+  assert.match(res.json.error, /QueryTable is not supported by Cairn: .*Lance engine/);
+  res = await call(server.url, 'POST', '/lance/v1/table/default%24bad%24tbl/frobnicate?delimiter=%24', { rawBody: '{}' });
   assert.equal(res.status, 404);
   assert.equal(res.json.code, 0);
 }));

@@ -35,6 +35,7 @@ const std::vector<MappingCase>& MappingCases() {
       {ErrorKind::kNoSuchTable, 404, "NoSuchTableException"},
       {ErrorKind::kNoSuchView, 404, "NoSuchViewException"},
       {ErrorKind::kNoSuchTransaction, 404, "NotFoundException"},
+      {ErrorKind::kNoSuchTableVersion, 404, "NotFoundException"},
       {ErrorKind::kAlreadyExists, 409, "AlreadyExistsException"},
       {ErrorKind::kNamespaceAlreadyExists, 409, "AlreadyExistsException"},
       {ErrorKind::kNamespaceNotEmpty, 409, "NamespaceNotEmptyException"},

@@ -37,6 +37,7 @@ const std::vector<LanceCase>& LanceCases() {
       {ErrorKind::kNoSuchTable, 4, 404, "/errors/table-not-found"},
       {ErrorKind::kNoSuchView, 4, 404, "/errors/table-not-found"},
       {ErrorKind::kNoSuchTransaction, 10, 404, "/errors/transaction-not-found"},
+      {ErrorKind::kNoSuchTableVersion, 11, 404, "/errors/table-version-not-found"},
       {ErrorKind::kAlreadyExists, 5, 409, "/errors/table-already-exists"},
       {ErrorKind::kNamespaceAlreadyExists, 2, 409, "/errors/namespace-already-exists"},
       {ErrorKind::kNamespaceNotEmpty, 3, 409, "/errors/namespace-not-empty"},

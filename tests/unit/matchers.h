@@ -48,6 +48,8 @@ inline std::string_view ErrorKindName(ErrorKind kind) {
       return "kNoSuchView";
     case ErrorKind::kNoSuchTransaction:
       return "kNoSuchTransaction";
+    case ErrorKind::kNoSuchTableVersion:
+      return "kNoSuchTableVersion";
     case ErrorKind::kAlreadyExists:
       return "kAlreadyExists";
     case ErrorKind::kNamespaceAlreadyExists:

@@ -24,6 +24,7 @@ constexpr std::string_view kMode = "mode";
 constexpr std::string_view kBehavior = "behavior";
 constexpr std::string_view kProperties = "properties";
 constexpr std::string_view kOptions = "options";
+constexpr std::string_view kManagedVersioning = "managed_versioning";
 constexpr std::string_view kLocation = "location";
 constexpr std::string_view kPageTokenSeed = "pageToken";
 constexpr std::string_view kPageToken = "page_token";
@@ -455,6 +456,8 @@ std::string TableToJson(const LanceTableInfo& table,
   out[kLocation] = table.location;
   out[kProperties] = PropertiesJson(table.properties);
   if (access.storage != nullptr) out[kStorageOptions] = StorageOptionsJson(access);
+  // Clients decide at every open whether to commit through the namespace: always say.
+  out[kManagedVersioning] = table.managed_versioning;
   if (table_uri) out[kTableUri] = *table_uri;
   if (is_only_declared) out[kIsOnlyDeclared] = *is_only_declared;
   return json::serialize(out);
@@ -475,6 +478,7 @@ std::string DeclaredTableToJson(const LanceTableInfo& table, const TableAccess& 
   out[kLocation] = table.location;
   out[kProperties] = PropertiesJson(table.properties);
   if (access.storage != nullptr) out[kStorageOptions] = StorageOptionsJson(access);
+  out[kManagedVersioning] = table.managed_versioning;
   return json::serialize(out);
 }
 

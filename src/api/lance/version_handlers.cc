@@ -1,0 +1,90 @@
+// Handlers of the Lance table-version operations (see version_handlers.h).
+
+#include "api/lance/version_handlers.h"
+
+#include "api/access/guard.h"
+#include "api/lance/access_rules.h"
+#include "api/lance/request_util.h"
+#include "api/lance/version_serde.h"
+#include "catalog/lance_versions.h"
+#include "common/macros.h"
+
+namespace cairn::lance_rest {
+namespace {
+
+/// The path's table id; a body id must agree with it.
+Result<LanceId> TableIdOf(const Request& request, const std::optional<LanceId>& body_id) {
+  CAIRN_ASSIGN_OR_RAISE(std::string delimiter, DelimiterOf(request));
+  CAIRN_ASSIGN_OR_RAISE(LanceId id, PathIdOf(request, delimiter));
+  CAIRN_RETURN_IF_ERROR(CheckBodyId(id, body_id, delimiter));
+  return id;
+}
+
+/// The branch: the body's, else the query string's (LanceDB sends it there on a list).
+std::string BranchOf(const Request& request, const std::optional<std::string>& body) {
+  if (body) return *body;
+  if (auto branch = request.QueryParam("branch")) return std::string(*branch);
+  return {};
+}
+
+}  // namespace
+
+Result<Response> CreateTableVersion(LanceService& lance, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto body, CreateVersionFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(body.version.id, TableIdOf(request, body.id));
+  CAIRN_ASSIGN_OR_RAISE(auto created, lance.versions().CreateVersion(
+                                          body.version, request.write_context()));
+  return Response::Json(VersionToJson(created));
+}
+
+Result<Response> DescribeTableVersion(LanceService& lance, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto body, VersionQueryFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(LanceId id, TableIdOf(request, body.id));
+  CAIRN_ASSIGN_OR_RAISE(
+      auto version,
+      lance.versions().DescribeVersion(id, BranchOf(request, body.branch), body.version));
+  return Response::Json(VersionToJson(version));
+}
+
+Result<Response> ListTableVersions(LanceService& lance, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto body, VersionQueryFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(LanceId id, TableIdOf(request, body.id));
+  PageRequest page;
+  page.token = body.page_token.value_or("");
+  if (auto token = request.QueryParam("page_token"); token && !body.page_token) {
+    page.token = std::string(*token);
+  }
+  page.page_size = body.limit;
+  if (auto limit = request.QueryParam("limit"); limit && !body.limit) {
+    CAIRN_ASSIGN_OR_RAISE(page.page_size, ParsePageSize(*limit, "limit"));
+  }
+  CAIRN_ASSIGN_OR_RAISE(
+      bool descending, QueryFlag(request, "descending", body.descending.value_or(false)));
+  if (body.descending) descending = *body.descending;
+  CAIRN_ASSIGN_OR_RAISE(auto listing,
+                        lance.versions().ListVersions(id, BranchOf(request, body.branch),
+                                                      page, descending));
+  return Response::Json(VersionListingToJson(listing));
+}
+
+Result<Response> BatchDeleteTableVersions(LanceService& lance, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto body, DeleteVersionsFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(LanceId id, TableIdOf(request, body.id));
+  CAIRN_ASSIGN_OR_RAISE(int64_t deleted, lance.versions().DeleteVersions(
+                                             id, BranchOf(request, body.branch),
+                                             body.ranges, request.write_context()));
+  return Response::Json(DeletedVersionsToJson(deleted));
+}
+
+Result<Response> BatchCreateTableVersions(LanceService& lance, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto entries, BatchCreateVersionsFromJson(request.body));
+  for (const auto& entry : entries) {
+    CAIRN_RETURN_IF_ERROR(
+        Authorize(request, Privilege::kTableWrite, TableSecurable(entry.id)));
+  }
+  CAIRN_ASSIGN_OR_RAISE(
+      auto created, lance.versions().CreateVersions(entries, request.write_context()));
+  return Response::Json(VersionsToJson(created));
+}
+
+}  // namespace cairn::lance_rest

@@ -1,0 +1,349 @@
+// Managed versioning of Lance tables (see lance_versions.h).
+
+#include "catalog/lance_versions.h"
+
+#include <charconv>
+#include <chrono>
+#include <set>
+#include <utility>
+
+#include <boost/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "common/json_util.h"
+#include "common/location.h"
+#include "common/macros.h"
+#include "common/s3_location.h"
+#include "lance/dataset.h"
+#include "lance/version_names.h"
+
+namespace cairn {
+namespace {
+
+/// Most entries of one batch (each reads a manifest into memory).
+constexpr size_t kMaxBatchEntries = 100;
+constexpr size_t kDefaultVersionPage = 100;
+/// Most files listed to find the latest manifest of a table the store knows nothing of.
+constexpr size_t kMaxListedManifests = 100000;
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+/// The object-store path of `location` as Lance writes it: the key in the bucket for
+/// S3, the absolute path without its leading `/` for a local file.
+Result<std::string> ObjectStorePath(std::string_view location) {
+  if (IsS3Location(location)) {
+    CAIRN_ASSIGN_OR_RAISE(S3Location s3, ParseS3Location(location));
+    return s3.key;
+  }
+  CAIRN_ASSIGN_OR_RAISE(std::string canonical, CanonicalLocation(location));
+  std::string path = LocalPathOfCanonical(canonical);
+  while (path.starts_with('/')) path.erase(0, 1);
+  return path;
+}
+
+std::string EncodeMetadata(const Properties& metadata) {
+  if (metadata.empty()) return {};
+  boost::json::object object;
+  for (const auto& [key, value] : metadata) object[key] = value;
+  return boost::json::serialize(object);
+}
+
+Properties DecodeMetadata(const std::string& text) {
+  if (text.empty()) return {};
+  auto object = ParseJsonObject(text);
+  if (!object) return {};
+  Properties out;
+  for (const auto& [key, value] : *object) {
+    if (value.is_string()) out[std::string(key)] = std::string(value.get_string());
+  }
+  return out;
+}
+
+Result<int64_t> ParseVersionToken(const std::string& token) {
+  int64_t value = 0;
+  const auto [end, ec] =
+      std::from_chars(token.data(), token.data() + token.size(), value);
+  if (ec != std::errc() || end != token.data() + token.size() || value < 0) {
+    return BadRequest("Invalid page_token '{}'", token.substr(0, 64));
+  }
+  return value;
+}
+
+}  // namespace
+
+/// A checked request: its table, where the staging and final files are, what to record.
+struct LanceVersions::Staged {
+  LanceTableInfo table;
+  LanceVersionKey key;
+  LanceVersionRecord record;
+  std::string staging_location;
+  std::string final_location;
+  std::string bytes;
+};
+
+LanceVersions::LanceVersions(MetaStore& store, LanceService& lance, FileIO& io)
+    : versions_(store.lance_versions()), lance_(lance), io_(io) {}
+
+Result<LanceTableInfo> LanceVersions::ManagedTable(const LanceId& id) {
+  CAIRN_ASSIGN_OR_RAISE(LanceTableInfo table, lance_.DescribeTable(id));
+  if (!table.managed_versioning) {
+    return BadRequest(
+        "Table {} does not have managed versioning: its versions are on storage only "
+        "(set the property {} on the table or its catalog when declaring it)",
+        FormatLanceId(id), kManagedVersioningProperty);
+  }
+  return table;
+}
+
+LanceVersionInfo LanceVersions::InfoOf(const LanceVersionRecord& record) const {
+  LanceVersionInfo info;
+  info.version = record.version;
+  info.manifest_path = record.manifest_path;
+  info.manifest_size = record.manifest_size;
+  info.e_tag = record.e_tag;
+  info.metadata = DecodeMetadata(record.metadata);
+  info.timestamp_ms = record.timestamp_ms;
+  return info;
+}
+
+Result<LanceVersions::Staged> LanceVersions::Stage(const LanceVersionRequest& request) {
+  CAIRN_PRECHECK(request.version >= 1, "A table version starts at 1, not {}",
+                 request.version);
+  CAIRN_RETURN_IF_ERROR(lance::ValidateBranchName(request.branch));
+  CAIRN_ASSIGN_OR_RAISE(lance::NamingScheme scheme,
+                        lance::ParseNamingScheme(request.naming_scheme));
+  Staged staged;
+  CAIRN_ASSIGN_OR_RAISE(staged.table, ManagedTable(request.id));
+  staged.key = LanceVersionKey{staged.table.entity_id, request.branch};
+  const std::string final_name =
+      lance::ManifestFileName(static_cast<uint64_t>(request.version), scheme);
+  const std::string dir = lance::VersionsDirOf(request.branch);
+  CAIRN_ASSIGN_OR_RAISE(std::string table_path, ObjectStorePath(staged.table.location));
+  const std::string prefix = table_path + "/" + dir + "/";
+  const std::string_view sent = request.manifest_path;
+  const std::string_view file_name =
+      sent.starts_with(prefix) ? sent.substr(prefix.size()) : std::string_view();
+  if (!lance::IsStagingNameOf(file_name, final_name)) {
+    return BadRequest(
+        "manifest_path must name the staging manifest of version {} in the table's {} "
+        "directory: {}{}-<suffix>",
+        request.version, dir, prefix, final_name);
+  }
+  const std::string base = StripTrailingSlashes(staged.table.location) + "/" + dir + "/";
+  staged.staging_location = base + std::string(file_name);
+  staged.final_location = base + final_name;
+  staged.record.version = request.version;
+  staged.record.manifest_path = prefix + final_name;
+  staged.record.requested_path = request.manifest_path;
+  staged.record.e_tag = request.e_tag;
+  staged.record.naming_scheme = std::string(lance::NamingSchemeName(scheme));
+  staged.record.metadata = EncodeMetadata(request.metadata);
+  return staged;
+}
+
+Result<bool> LanceVersions::PlaceFinal(const Staged& staged) {
+  auto written = io_.WriteFileAtomic(staged.final_location, staged.bytes);
+  if (written) return true;
+  if (written.error().kind != ErrorKind::kAlreadyExists)
+    return tl::unexpected(written.error());
+  // A file is there: this same commit placed it before it was interrupted (the same
+  // bytes), or the version exists.
+  CAIRN_ASSIGN_OR_RAISE(std::string existing, io_.ReadFile(staged.final_location));
+  return existing == staged.bytes;
+}
+
+Status LanceVersions::RecordFound(const LanceTableInfo& table, const std::string& branch,
+                                  int64_t version, const std::string& location) {
+  LanceVersionInsert insert;
+  insert.key = LanceVersionKey{table.entity_id, branch};
+  insert.record.version = version;
+  CAIRN_ASSIGN_OR_RAISE(insert.record.manifest_path, ObjectStorePath(location));
+  insert.record.timestamp_ms = NowMillis();
+  // Recorded already (by a racing request): nothing to do.
+  CAIRN_ASSIGN_OR_RAISE(
+      auto conflict, versions_.CreateLanceVersions({insert}, WriteContext::Immediate()));
+  (void)conflict;
+  return Ok();
+}
+
+Result<std::optional<LanceVersionRecord>> LanceVersions::FindOnStorage(
+    const LanceTableInfo& table, const std::string& branch, int64_t version) {
+  const std::string base =
+      StripTrailingSlashes(table.location) + "/" + lance::VersionsDirOf(branch) + "/";
+  for (auto scheme : {lance::NamingScheme::kV2, lance::NamingScheme::kV1}) {
+    const std::string location =
+        base + lance::ManifestFileName(static_cast<uint64_t>(version), scheme);
+    CAIRN_ASSIGN_OR_RAISE(bool exists, io_.Exists(location));
+    if (!exists) continue;
+    CAIRN_RETURN_IF_ERROR(RecordFound(table, branch, version, location));
+    return versions_.GetLanceVersion(LanceVersionKey{table.entity_id, branch}, version);
+  }
+  return std::nullopt;
+}
+
+Result<LanceVersionInfo> LanceVersions::CreateVersion(const LanceVersionRequest& request,
+                                                      const WriteContext& write) {
+  CAIRN_ASSIGN_OR_RAISE(Staged staged, Stage(request));
+  const std::string table_name = FormatLanceId(request.id);
+  // A retry of a commit that succeeded gets its answer; its staging file is gone.
+  CAIRN_ASSIGN_OR_RAISE(auto recorded,
+                        versions_.GetLanceVersion(staged.key, request.version));
+  if (recorded) {
+    if (recorded->requested_path == request.manifest_path) return InfoOf(*recorded);
+    return CommitFailed("Version {} of {} already exists", request.version, table_name);
+  }
+  CAIRN_ASSIGN_OR_RAISE(staged.bytes, io_.ReadFile(staged.staging_location));
+  staged.record.manifest_size = static_cast<int64_t>(staged.bytes.size());
+  if (request.manifest_size && *request.manifest_size != *staged.record.manifest_size) {
+    return BadRequest("manifest_size {} differs from the staging manifest's {} bytes",
+                      *request.manifest_size, staged.bytes.size());
+  }
+  CAIRN_RETURN_IF_ERROR(lance::ValidateManifest(staged.bytes));
+  CAIRN_ASSIGN_OR_RAISE(bool placed, PlaceFinal(staged));
+  if (!placed) {
+    CAIRN_RETURN_IF_ERROR(RecordFound(staged.table, request.branch, request.version,
+                                      staged.final_location));
+    return CommitFailed("Version {} of {} already exists", request.version, table_name);
+  }
+  staged.record.timestamp_ms = NowMillis();
+  CAIRN_ASSIGN_OR_RAISE(auto conflict,
+                        versions_.CreateLanceVersions(
+                            {LanceVersionInsert{staged.key, staged.record}}, write));
+  if (conflict) {
+    // Recorded meanwhile by a lookup that found the file this call placed.
+    CAIRN_ASSIGN_OR_RAISE(auto now,
+                          versions_.GetLanceVersion(staged.key, request.version));
+    if (!now || now->manifest_path != staged.record.manifest_path) {
+      return CommitFailed("Version {} of {} already exists", request.version, table_name);
+    }
+  }
+  if (auto deleted = io_.DeleteFile(staged.staging_location); !deleted) {
+    spdlog::warn("Could not delete the staging manifest of version {} of {}: {}",
+                 request.version, table_name, deleted.error().message);
+  }
+  return InfoOf(staged.record);
+}
+
+Result<std::vector<LanceVersionInfo>> LanceVersions::CreateVersions(
+    const std::vector<LanceVersionRequest>& requests, const WriteContext& write) {
+  CAIRN_PRECHECK(!requests.empty(), "A batch needs at least one version");
+  CAIRN_PRECHECK(requests.size() <= kMaxBatchEntries, "A batch holds at most {} versions",
+                 kMaxBatchEntries);
+  std::vector<Staged> batch;
+  std::set<std::pair<int64_t, std::string>> tables;
+  for (const auto& request : requests) {
+    CAIRN_ASSIGN_OR_RAISE(Staged staged, Stage(request));
+    CAIRN_PRECHECK(tables.emplace(staged.key.entity_id, staged.key.branch).second,
+                   "A batch holds one version per table and branch: {} comes twice",
+                   FormatLanceId(request.id));
+    CAIRN_ASSIGN_OR_RAISE(auto recorded,
+                          versions_.GetLanceVersion(staged.key, request.version));
+    if (recorded) {
+      return CommitFailed("Version {} of {} already exists", request.version,
+                          FormatLanceId(request.id));
+    }
+    CAIRN_ASSIGN_OR_RAISE(staged.bytes, io_.ReadFile(staged.staging_location));
+    CAIRN_RETURN_IF_ERROR(lance::ValidateManifest(staged.bytes));
+    staged.record.manifest_size = static_cast<int64_t>(staged.bytes.size());
+    staged.record.timestamp_ms = NowMillis();
+    batch.push_back(std::move(staged));
+  }
+  // Every final file first; a conflict takes back those placed so far.
+  for (size_t i = 0; i < batch.size(); ++i) {
+    auto placed = PlaceFinal(batch[i]);
+    if (placed && *placed) continue;
+    for (size_t j = 0; j < i; ++j) (void)io_.DeleteFile(batch[j].final_location);
+    if (!placed) return tl::unexpected(placed.error());
+    return CommitFailed("Version {} of {} already exists", requests[i].version,
+                        FormatLanceId(requests[i].id));
+  }
+  std::vector<LanceVersionInsert> inserts;
+  for (const auto& staged : batch) inserts.push_back({staged.key, staged.record});
+  CAIRN_ASSIGN_OR_RAISE(auto conflict, versions_.CreateLanceVersions(inserts, write));
+  if (conflict) {
+    return CommitFailed("Version {} of {} already exists",
+                        requests[conflict->index].version,
+                        FormatLanceId(requests[conflict->index].id));
+  }
+  std::vector<LanceVersionInfo> out;
+  for (const auto& staged : batch) {
+    (void)io_.DeleteFile(staged.staging_location);
+    out.push_back(InfoOf(staged.record));
+  }
+  return out;
+}
+
+Result<LanceVersionInfo> LanceVersions::DescribeVersion(const LanceId& id,
+                                                        const std::string& branch,
+                                                        std::optional<int64_t> version) {
+  CAIRN_RETURN_IF_ERROR(lance::ValidateBranchName(branch));
+  CAIRN_ASSIGN_OR_RAISE(LanceTableInfo table, ManagedTable(id));
+  const LanceVersionKey key{table.entity_id, branch};
+  CAIRN_ASSIGN_OR_RAISE(auto recorded, versions_.GetLanceVersion(key, version));
+  if (!recorded && version) {
+    CAIRN_ASSIGN_OR_RAISE(recorded, FindOnStorage(table, branch, *version));
+  }
+  if (!recorded && !version) {
+    // A table written before it was managed: its newest manifest on storage.
+    const std::string dir =
+        StripTrailingSlashes(table.location) + "/" + lance::VersionsDirOf(branch);
+    CAIRN_ASSIGN_OR_RAISE(FileListing listing, io_.List(dir, kMaxListedManifests));
+    const auto manifests = lance::ManifestsNewestFirst(listing.files);
+    if (!manifests.empty()) {
+      const auto found = lance::ManifestVersion(
+          std::string_view(manifests.front()).substr(manifests.front().rfind('/') + 1));
+      if (found) {
+        CAIRN_ASSIGN_OR_RAISE(recorded,
+                              FindOnStorage(table, branch, static_cast<int64_t>(*found)));
+      }
+    }
+  }
+  if (!recorded) {
+    return tl::unexpected(Error{
+        ErrorKind::kNoSuchTableVersion,
+        version
+            ? fmt::format("Version {} of {} does not exist", *version, FormatLanceId(id))
+            : fmt::format("Table {} has no version yet", FormatLanceId(id))});
+  }
+  return InfoOf(*recorded);
+}
+
+Result<LanceVersionListing> LanceVersions::ListVersions(const LanceId& id,
+                                                        const std::string& branch,
+                                                        const PageRequest& page,
+                                                        bool descending) {
+  CAIRN_RETURN_IF_ERROR(lance::ValidateBranchName(branch));
+  CAIRN_ASSIGN_OR_RAISE(LanceTableInfo table, ManagedTable(id));
+  std::optional<int64_t> after;
+  if (!page.token.empty()) {
+    CAIRN_ASSIGN_OR_RAISE(after, ParseVersionToken(page.token));
+  }
+  const size_t limit =
+      std::min(page.page_size.value_or(kDefaultVersionPage), kMaxPageSize);
+  CAIRN_PRECHECK(limit >= 1, "limit must be at least 1");
+  CAIRN_ASSIGN_OR_RAISE(
+      LanceVersionPage found,
+      versions_.ListLanceVersions(LanceVersionKey{table.entity_id, branch}, after, limit,
+                                  descending));
+  LanceVersionListing listing;
+  for (const auto& record : found.versions) listing.versions.push_back(InfoOf(record));
+  if (found.more && !found.versions.empty()) {
+    listing.next_page_token = std::to_string(found.versions.back().version);
+  }
+  return listing;
+}
+
+Result<int64_t> LanceVersions::DeleteVersions(
+    const LanceId& id, const std::string& branch,
+    const std::vector<LanceVersionRange>& ranges, const WriteContext& write) {
+  CAIRN_RETURN_IF_ERROR(lance::ValidateBranchName(branch));
+  CAIRN_ASSIGN_OR_RAISE(LanceTableInfo table, ManagedTable(id));
+  return versions_.DeleteLanceVersions(LanceVersionKey{table.entity_id, branch}, ranges,
+                                       write);
+}
+
+}  // namespace cairn
