@@ -117,3 +117,21 @@ test('a version that exists answers 409 (code 14) and stays as it was; a retry o
   assert.deepEqual(readFileSync(finalFile), finalBytes);
   assert.equal((await latestRecorded(api, levels)).version, next);
 }));
+
+test('a final manifest on storage that Cairn has not recorded is found when asked for and blocks its version', withServerLog(() => server, async () => {
+  // As after a commit interrupted between placing the final file and recording it.
+  const latest = (await latestRecorded(api, levels)).version;
+  const next = latest + 1;
+  const finalFile = path.join(dir, '_versions', manifestName(next));
+  stage(dir, finalFile);
+  const found = await describeVersion(api, levels, next);
+  assert.equal(found.manifest_path, objectStorePath(finalFile));
+  assert.equal((await latestRecorded(api, levels)).version, next, 'recorded once asked for');
+
+  assertLanceError(await createVersion({ version: next, ...stage(dir, stagingFile(dir, next)) }), 409, 14);
+  // A placed file without a record also blocks a version nobody asked about yet, for a
+  // staging manifest with other bytes (the other table's).
+  stage(dir, path.join(dir, '_versions', manifestName(next + 1)));
+  assertLanceError(await createVersion({ version: next + 1, ...stage(other, stagingFile(dir, next + 1)) }), 409, 14);
+  assert.equal((await describeVersion(api, levels, next + 1)).manifest_path, objectStorePath(path.join(dir, '_versions', manifestName(next + 1))));
+}));
