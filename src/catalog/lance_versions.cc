@@ -262,6 +262,7 @@ Result<std::vector<LanceVersionInfo>> LanceVersions::CreateVersions(
                         FormatLanceId(requests[i].id));
   }
   std::vector<LanceVersionInsert> inserts;
+  inserts.reserve(batch.size());
   for (const auto& staged : batch) inserts.push_back({staged.key, staged.record});
   CAIRN_ASSIGN_OR_RAISE(auto conflict, versions_.CreateLanceVersions(inserts, write));
   if (conflict) {
@@ -270,6 +271,7 @@ Result<std::vector<LanceVersionInfo>> LanceVersions::CreateVersions(
                         FormatLanceId(requests[conflict->index].id));
   }
   std::vector<LanceVersionInfo> out;
+  out.reserve(batch.size());
   for (const auto& staged : batch) {
     (void)io_.DeleteFile(staged.staging_location);
     out.push_back(InfoOf(staged.record));
