@@ -145,6 +145,16 @@ Result<LanceVersions::Staged> LanceVersions::Stage(const LanceVersionRequest& re
   return staged;
 }
 
+Status LanceVersions::ReadStaging(const LanceVersionRequest& request, Staged& staged) {
+  CAIRN_ASSIGN_OR_RAISE(staged.bytes, io_.ReadFile(staged.staging_location));
+  staged.record.manifest_size = static_cast<int64_t>(staged.bytes.size());
+  if (request.manifest_size && *request.manifest_size != *staged.record.manifest_size) {
+    return BadRequest("manifest_size {} differs from the staging manifest's {} bytes",
+                      *request.manifest_size, staged.bytes.size());
+  }
+  return lance::ValidateManifest(staged.bytes);
+}
+
 Result<bool> LanceVersions::PlaceFinal(const Staged& staged) {
   auto written = io_.WriteFileAtomic(staged.final_location, staged.bytes);
   if (written) return true;
@@ -196,13 +206,7 @@ Result<LanceVersionInfo> LanceVersions::CreateVersion(const LanceVersionRequest&
     if (recorded->requested_path == request.manifest_path) return InfoOf(*recorded);
     return CommitFailed("Version {} of {} already exists", request.version, table_name);
   }
-  CAIRN_ASSIGN_OR_RAISE(staged.bytes, io_.ReadFile(staged.staging_location));
-  staged.record.manifest_size = static_cast<int64_t>(staged.bytes.size());
-  if (request.manifest_size && *request.manifest_size != *staged.record.manifest_size) {
-    return BadRequest("manifest_size {} differs from the staging manifest's {} bytes",
-                      *request.manifest_size, staged.bytes.size());
-  }
-  CAIRN_RETURN_IF_ERROR(lance::ValidateManifest(staged.bytes));
+  CAIRN_RETURN_IF_ERROR(ReadStaging(request, staged));
   CAIRN_ASSIGN_OR_RAISE(bool placed, PlaceFinal(staged));
   if (!placed) {
     CAIRN_RETURN_IF_ERROR(RecordFound(staged.table, request.branch, request.version,
@@ -246,9 +250,7 @@ Result<std::vector<LanceVersionInfo>> LanceVersions::CreateVersions(
       return CommitFailed("Version {} of {} already exists", request.version,
                           FormatLanceId(request.id));
     }
-    CAIRN_ASSIGN_OR_RAISE(staged.bytes, io_.ReadFile(staged.staging_location));
-    CAIRN_RETURN_IF_ERROR(lance::ValidateManifest(staged.bytes));
-    staged.record.manifest_size = static_cast<int64_t>(staged.bytes.size());
+    CAIRN_RETURN_IF_ERROR(ReadStaging(request, staged));
     staged.record.timestamp_ms = NowMillis();
     batch.push_back(std::move(staged));
   }

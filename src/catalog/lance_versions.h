@@ -112,8 +112,12 @@ class LanceVersions {
 
   /// The managed table `id` (`kBadRequest` when it is not managed).
   Result<LanceTableInfo> ManagedTable(const LanceId& id);
-  /// Checks a request against its table and reads the staging file.
+  /// Checks a request against its table and names its staging and final files.
   Result<Staged> Stage(const LanceVersionRequest& request);
+  /// Reads the staging file into `staged`: `kNotFound` when it is missing, `kBadRequest`
+  /// when its size differs from the request's or it is not a manifest. Shared by the
+  /// single and batch commits so that both check the same.
+  Status ReadStaging(const LanceVersionRequest& request, Staged& staged);
   /// Puts the staged bytes at the final name; false when a file is there already.
   Result<bool> PlaceFinal(const Staged& staged);
   /// Records a final file found on storage that the store does not know.
