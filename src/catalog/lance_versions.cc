@@ -4,8 +4,10 @@
 
 #include <charconv>
 #include <chrono>
+#include <cstddef>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
@@ -263,20 +265,39 @@ Result<std::vector<LanceVersionInfo>> LanceVersions::CreateVersions(
     return CommitFailed("Version {} of {} already exists", requests[i].version,
                         FormatLanceId(requests[i].id));
   }
-  std::vector<LanceVersionInsert> inserts;
-  for (const auto& staged : batch) inserts.push_back({staged.key, staged.record});
-  CAIRN_ASSIGN_OR_RAISE(auto conflict, versions_.CreateLanceVersions(inserts, write));
-  if (conflict) {
-    return CommitFailed("Version {} of {} already exists",
-                        requests[conflict->index].version,
-                        FormatLanceId(requests[conflict->index].id));
-  }
+  CAIRN_RETURN_IF_ERROR(RecordPlaced(requests, batch, write));
   std::vector<LanceVersionInfo> out;
   for (const auto& staged : batch) {
     (void)io_.DeleteFile(staged.staging_location);
     out.push_back(InfoOf(staged.record));
   }
   return out;
+}
+
+Status LanceVersions::RecordPlaced(const std::vector<LanceVersionRequest>& requests,
+                                   const std::vector<Staged>& batch,
+                                   const WriteContext& write) {
+  // The final files are in place: the batch has happened. A version recorded meanwhile
+  // was recorded by a lookup that found the file this call placed (as in CreateVersion);
+  // the others are still to record. Each round drops one entry, so this ends.
+  std::vector<size_t> pending(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) pending[i] = i;
+  while (!pending.empty()) {
+    std::vector<LanceVersionInsert> inserts;
+    inserts.reserve(pending.size());
+    for (size_t i : pending) inserts.push_back({batch[i].key, batch[i].record});
+    CAIRN_ASSIGN_OR_RAISE(auto conflict, versions_.CreateLanceVersions(inserts, write));
+    if (!conflict) return Ok();
+    const size_t index = pending[conflict->index];
+    CAIRN_ASSIGN_OR_RAISE(auto now, versions_.GetLanceVersion(
+                                        batch[index].key, batch[index].record.version));
+    if (!now || now->manifest_path != batch[index].record.manifest_path) {
+      return CommitFailed("Version {} of {} already exists", requests[index].version,
+                          FormatLanceId(requests[index].id));
+    }
+    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(conflict->index));
+  }
+  return Ok();
 }
 
 Result<LanceVersionInfo> LanceVersions::DescribeVersion(const LanceId& id,

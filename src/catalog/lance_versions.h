@@ -120,6 +120,11 @@ class LanceVersions {
   Status ReadStaging(const LanceVersionRequest& request, Staged& staged);
   /// Puts the staged bytes at the final name; false when a file is there already.
   Result<bool> PlaceFinal(const Staged& staged);
+  /// Records the versions of a batch whose final files are all in place; those recorded
+  /// meanwhile from storage (the same final path) count as recorded. `kCommitFailed`
+  /// when one is recorded with another path.
+  Status RecordPlaced(const std::vector<LanceVersionRequest>& requests,
+                      const std::vector<Staged>& batch, const WriteContext& write);
   /// Records a final file found on storage that the store does not know.
   Status RecordFound(const LanceTableInfo& table, const std::string& branch,
                      int64_t version, const std::string& location);
