@@ -4,8 +4,10 @@
 
 #include <charconv>
 #include <chrono>
+#include <cstddef>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
@@ -145,6 +147,16 @@ Result<LanceVersions::Staged> LanceVersions::Stage(const LanceVersionRequest& re
   return staged;
 }
 
+Status LanceVersions::ReadStaging(const LanceVersionRequest& request, Staged& staged) {
+  CAIRN_ASSIGN_OR_RAISE(staged.bytes, io_.ReadFile(staged.staging_location));
+  staged.record.manifest_size = static_cast<int64_t>(staged.bytes.size());
+  if (request.manifest_size && *request.manifest_size != *staged.record.manifest_size) {
+    return BadRequest("manifest_size {} differs from the staging manifest's {} bytes",
+                      *request.manifest_size, staged.bytes.size());
+  }
+  return lance::ValidateManifest(staged.bytes);
+}
+
 Result<bool> LanceVersions::PlaceFinal(const Staged& staged) {
   auto written = io_.WriteFileAtomic(staged.final_location, staged.bytes);
   if (written) return true;
@@ -196,13 +208,7 @@ Result<LanceVersionInfo> LanceVersions::CreateVersion(const LanceVersionRequest&
     if (recorded->requested_path == request.manifest_path) return InfoOf(*recorded);
     return CommitFailed("Version {} of {} already exists", request.version, table_name);
   }
-  CAIRN_ASSIGN_OR_RAISE(staged.bytes, io_.ReadFile(staged.staging_location));
-  staged.record.manifest_size = static_cast<int64_t>(staged.bytes.size());
-  if (request.manifest_size && *request.manifest_size != *staged.record.manifest_size) {
-    return BadRequest("manifest_size {} differs from the staging manifest's {} bytes",
-                      *request.manifest_size, staged.bytes.size());
-  }
-  CAIRN_RETURN_IF_ERROR(lance::ValidateManifest(staged.bytes));
+  CAIRN_RETURN_IF_ERROR(ReadStaging(request, staged));
   CAIRN_ASSIGN_OR_RAISE(bool placed, PlaceFinal(staged));
   if (!placed) {
     CAIRN_RETURN_IF_ERROR(RecordFound(staged.table, request.branch, request.version,
@@ -246,9 +252,7 @@ Result<std::vector<LanceVersionInfo>> LanceVersions::CreateVersions(
       return CommitFailed("Version {} of {} already exists", request.version,
                           FormatLanceId(request.id));
     }
-    CAIRN_ASSIGN_OR_RAISE(staged.bytes, io_.ReadFile(staged.staging_location));
-    CAIRN_RETURN_IF_ERROR(lance::ValidateManifest(staged.bytes));
-    staged.record.manifest_size = static_cast<int64_t>(staged.bytes.size());
+    CAIRN_RETURN_IF_ERROR(ReadStaging(request, staged));
     staged.record.timestamp_ms = NowMillis();
     batch.push_back(std::move(staged));
   }
@@ -261,15 +265,7 @@ Result<std::vector<LanceVersionInfo>> LanceVersions::CreateVersions(
     return CommitFailed("Version {} of {} already exists", requests[i].version,
                         FormatLanceId(requests[i].id));
   }
-  std::vector<LanceVersionInsert> inserts;
-  inserts.reserve(batch.size());
-  for (const auto& staged : batch) inserts.push_back({staged.key, staged.record});
-  CAIRN_ASSIGN_OR_RAISE(auto conflict, versions_.CreateLanceVersions(inserts, write));
-  if (conflict) {
-    return CommitFailed("Version {} of {} already exists",
-                        requests[conflict->index].version,
-                        FormatLanceId(requests[conflict->index].id));
-  }
+  CAIRN_RETURN_IF_ERROR(RecordPlaced(requests, batch, write));
   std::vector<LanceVersionInfo> out;
   out.reserve(batch.size());
   for (const auto& staged : batch) {
@@ -277,6 +273,32 @@ Result<std::vector<LanceVersionInfo>> LanceVersions::CreateVersions(
     out.push_back(InfoOf(staged.record));
   }
   return out;
+}
+
+Status LanceVersions::RecordPlaced(const std::vector<LanceVersionRequest>& requests,
+                                   const std::vector<Staged>& batch,
+                                   const WriteContext& write) {
+  // The final files are in place: the batch has happened. A version recorded meanwhile
+  // was recorded by a lookup that found the file this call placed (as in CreateVersion);
+  // the others are still to record. Each round drops one entry, so this ends.
+  std::vector<size_t> pending(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) pending[i] = i;
+  while (!pending.empty()) {
+    std::vector<LanceVersionInsert> inserts;
+    inserts.reserve(pending.size());
+    for (size_t i : pending) inserts.push_back({batch[i].key, batch[i].record});
+    CAIRN_ASSIGN_OR_RAISE(auto conflict, versions_.CreateLanceVersions(inserts, write));
+    if (!conflict) return Ok();
+    const size_t index = pending[conflict->index];
+    CAIRN_ASSIGN_OR_RAISE(auto now, versions_.GetLanceVersion(
+                                        batch[index].key, batch[index].record.version));
+    if (!now || now->manifest_path != batch[index].record.manifest_path) {
+      return CommitFailed("Version {} of {} already exists", requests[index].version,
+                          FormatLanceId(requests[index].id));
+    }
+    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(conflict->index));
+  }
+  return Ok();
 }
 
 Result<LanceVersionInfo> LanceVersions::DescribeVersion(const LanceId& id,

@@ -112,10 +112,19 @@ class LanceVersions {
 
   /// The managed table `id` (`kBadRequest` when it is not managed).
   Result<LanceTableInfo> ManagedTable(const LanceId& id);
-  /// Checks a request against its table and reads the staging file.
+  /// Checks a request against its table and names its staging and final files.
   Result<Staged> Stage(const LanceVersionRequest& request);
+  /// Reads the staging file into `staged`: `kNotFound` when it is missing, `kBadRequest`
+  /// when its size differs from the request's or it is not a manifest. Shared by the
+  /// single and batch commits so that both check the same.
+  Status ReadStaging(const LanceVersionRequest& request, Staged& staged);
   /// Puts the staged bytes at the final name; false when a file is there already.
   Result<bool> PlaceFinal(const Staged& staged);
+  /// Records the versions of a batch whose final files are all in place; those recorded
+  /// meanwhile from storage (the same final path) count as recorded. `kCommitFailed`
+  /// when one is recorded with another path.
+  Status RecordPlaced(const std::vector<LanceVersionRequest>& requests,
+                      const std::vector<Staged>& batch, const WriteContext& write);
   /// Records a final file found on storage that the store does not know.
   Status RecordFound(const LanceTableInfo& table, const std::string& branch,
                      int64_t version, const std::string& location);
