@@ -62,7 +62,12 @@ Result<Properties> LanceService::CreateNamespace(const LanceId& id, LanceCreateM
     return BadRequest("The root namespace always exists; it cannot be created");
   CAIRN_RETURN_IF_ERROR(ValidateNamespaceId(id));
   CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys(properties));
-  if (id.size() == 1) return CreateCatalog(id[0], mode, properties, write);
+  if (id.size() == 1) {
+    // A catalog's `managed_versioning` is every table's default: refuse a value no
+    // table could be declared with.
+    CAIRN_RETURN_IF_ERROR(ManagedVersioningOf(CatalogRecord{}, properties));
+    return CreateCatalog(id[0], mode, properties, write);
+  }
   const NamespacePath ns(id.begin() + 1, id.end());
   CAIRN_ASSIGN_OR_RAISE(auto catalog, ResolveCatalog(id[0]));
   auto created = catalogs_.CreateNamespace(catalog.name, ns, properties, write);

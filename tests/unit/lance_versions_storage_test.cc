@@ -160,6 +160,12 @@ TEST_F(LanceVersionsTest, AManagedVersioningValueOtherThanTrueOrFalseIsRefused) 
   }
   EXPECT_THAT(lance_->DescribeTable({"mv", "ns", "bad"}),
               IsError(ErrorKind::kNoSuchTable));
+  // Nor can a catalog be created with one: no table could be declared in it.
+  EXPECT_THAT(lance_->CreateNamespace({"badcat"}, LanceCreateMode::kCreate,
+                                      {{"managed_versioning", "yes"}}),
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(lance_->DescribeNamespace({"badcat"}),
+              IsError(ErrorKind::kNoSuchNamespace));
 }
 
 // --- batches --------------------------------------------------------------------------
