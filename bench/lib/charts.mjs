@@ -95,6 +95,14 @@ plot $d using 2:xtic(1) title 'p50', '' using 3 title 'p99', '' using 4 title 'p
     });
   }
 
+  if (has('W9')) {
+    const rows = [1, 4, 16].map((n) => [n, tput(`W9-commits-w${n}`), tput(`W9-ceiling-w${n}`)]);
+    versusCeiling('W9', 'W9: Lance CreateTableVersion (staging write included) vs the durable-commit ceiling', rows, {
+      xs: [1, 4, 16], xmax: 20, xlabel: 'writers (one table each)', ylabel: 'per second',
+      mine: 'commits/s', ceiling: 'durable ceiling ops/s', share: 0.5, targetTitle: '50% of the ceiling (target)',
+    });
+  }
+
   if (has('W4')) {
     const r = result('W4-commits-w8');
     const secs = r?.duration_s;

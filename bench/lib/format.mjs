@@ -49,7 +49,9 @@ export function throughput(result) {
   if (!result) return { value: undefined, unit: '' };
   switch (result.subcommand) {
     case 'get': return { value: result.throughput_rps, unit: 'req/s' };
-    case 'commits': return { value: result.throughput_cps, unit: 'commits/s' };
+    case 'commits':
+    case 'lance-commits': return { value: result.throughput_cps, unit: 'commits/s' };
+    case 'lance-setup': return { value: result.throughput_vps, unit: 'versions/s' };
     case 'durable-ceiling':
     case 's3-ceiling': return { value: result.throughput_ops, unit: 'ops/s' };
     case 'create-tables': return { value: result.throughput_tps, unit: 'tables/s' };

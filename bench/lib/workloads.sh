@@ -4,7 +4,8 @@
 # writes raw/<W>-*.json through measure/record (server.sh).
 #
 # Sizes come from bench/run: DURATION_S, WARMUP_S, TIMED (the options of every timed run),
-# W2_SNAPSHOTS, W5_NAMESPACES, W5_TABLES_PER_NAMESPACE, W5_WIDE_TABLES, WALK_REPEAT.
+# W2_SNAPSHOTS, W5_NAMESPACES, W5_TABLES_PER_NAMESPACE, W5_WIDE_TABLES, WALK_REPEAT,
+# W9_VERSIONS, W9_MANIFEST_BYTES.
 # W6 and W7 also need scripts/lib/postgres.sh and scripts/lib/rgw.sh (sourced by bench/run).
 # W8 also needs bench/lib/auth.mjs (tokens of its server with authentication on).
 
@@ -354,4 +355,52 @@ workload_W8() {
   record_server W8 store=sqlite io_threads="$(($(nproc) < 4 ? $(nproc) : 4))" \
     unauthenticated_status="$refused" open_peak_rss_kib="$(server_peak_rss_kib "$OTHER_PID")" \
     open_cpu_s="$(server_cpu_s "$OTHER_PID")" open_data_bytes="$(du -sb "$OTHER_DATA" | cut -f1)"
+}
+
+# W9's managed Lance tables: catalog `bench` (created with managed_versioning = "true"),
+# namespace `bench`. The id of a table as a path segment, levels joined by `$` (%24).
+W9_TABLE_PATH=/lance/v1/table/bench%24bench%24
+
+# N writers, each committing versions of its own fresh managed table (lance-commits: write
+# the staging manifest, then CreateTableVersion), then the durable-commit ceiling with the
+# same number of connections: write + fsync a file of the manifest's size, then a one-row
+# transaction in a fresh SQLite file.
+lance_commits_vs_ceiling() {
+  local n="$1" tables=() i
+  for ((i = 0; i < n; i++)); do tables+=("w9w${n}t$i"); done
+  measure "W9-commits-w$n" "$WARMUP_S" lance-commits --tables "$(IFS=,; echo "${tables[*]}")" \
+    --writers "$n" --manifest-bytes "$W9_MANIFEST_BYTES" "${TIMED[@]}"
+  local commits
+  commits="$(json_field "$RAW_DIR/W9-commits-w$n.json" result.commits)"
+  mkdir -p "$WORK_DIR/W9-ceiling-w$n"
+  measure "W9-ceiling-w$n" 0 durable-ceiling --dir "$WORK_DIR/W9-ceiling-w$n" \
+    --bytes "$W9_MANIFEST_BYTES" --count $((commits > 50 * n ? commits : 50 * n)) \
+    --connections "$n" --store "sqlite:$WORK_DIR/W9-ceiling-w$n.db"
+}
+
+# W9 (issue 16): Lance managed versioning. CreateTableVersion by 1, 4 and 16 writers, each
+# on its own table, against the durable-commit ceiling; then a table with W9_VERSIONS
+# recorded versions, and what a client reads of it — DescribeTable, DescribeTableVersion of
+# the latest, ListTableVersions newest first with limit=1 (LanceDB 0.39 at every open) —
+# at 1 and 16 connections, each against GET /health at the same concurrency.
+workload_W9() {
+  server_start "$WORK_DIR/W9"
+  local n
+  for n in 1 4 16; do
+    lance_commits_vs_ceiling "$n"
+  done
+  measure W9-setup 0 lance-setup --tables large --versions "$W9_VERSIONS" \
+    --manifest-bytes "$W9_MANIFEST_BYTES" --connections 8
+  local table="${W9_TABLE_PATH}large" body='{"id":["bench","bench","large"]}' c
+  for c in 1 16; do
+    measure "W9-describe-c$c" "$WARMUP_S" get --path "$table/describe?delimiter=%24" \
+      --body "$body" --connections "$c" "${TIMED[@]}"
+    measure "W9-latest-c$c" "$WARMUP_S" get --path "$table/version/describe?delimiter=%24" \
+      --body "$body" --connections "$c" "${TIMED[@]}"
+    measure "W9-list-c$c" "$WARMUP_S" get \
+      --path "$table/version/list?delimiter=%24&limit=1&descending=true" \
+      --body "$body" --connections "$c" "${TIMED[@]}"
+    measure "W9-health-c$c" "$WARMUP_S" get --path /health --connections "$c" "${TIMED[@]}"
+  done
+  record_server W9 store=sqlite versions="$W9_VERSIONS" manifest_bytes="$W9_MANIFEST_BYTES"
 }

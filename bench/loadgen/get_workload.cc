@@ -1,6 +1,6 @@
 // `get` and `etag`: closed-loop GET load on one path (or on several taking turns, on one
-// server or several), and the one-off ETag lookup that lets a later `get` send
-// If-None-Match.
+// server or several; a path with a --body is a POST of it), and the one-off ETag lookup
+// that lets a later `get` send If-None-Match.
 
 #include <algorithm>
 #include <deque>
@@ -60,8 +60,9 @@ std::pair<std::string, std::string> SplitOrigin(const std::string& path) {
 }
 
 Result<Request> GetRequest(const ServerTarget& target, const GetOptions& options,
-                           const std::string& path) {
-  Request request = MakeRequest(target, http::verb::get, path);
+                           const std::string& path, std::string body) {
+  const http::verb method = body.empty() ? http::verb::get : http::verb::post;
+  Request request = MakeRequest(target, method, path, std::move(body));
   for (const std::string& header : options.headers) {
     const size_t colon = header.find(':');
     // Not the header itself in the message: it may hold a credential.
@@ -166,13 +167,16 @@ Result<boost::json::object> RunGet(const CommonOptions& common,
                                    const GetOptions& options) {
   CAIRN_PRECHECK(!options.paths.empty() && options.paths.size() <= kMaxPaths,
                  "--path must be given 1 to {} times", kMaxPaths);
+  CAIRN_PRECHECK(options.bodies.size() <= options.paths.size(),
+                 "--body must not be given more often than --path");
   Targets targets;
   std::vector<Arm> arms;
-  for (const std::string& path : options.paths) {
-    auto [origin, resource] = SplitOrigin(path);
+  for (size_t i = 0; i < options.paths.size(); ++i) {
+    auto [origin, resource] = SplitOrigin(options.paths[i]);
     CAIRN_ASSIGN_OR_RAISE(const size_t target, targets.IndexOf(origin, common));
-    CAIRN_ASSIGN_OR_RAISE(Request request,
-                          GetRequest(targets.servers[target], options, resource));
+    std::string body = i < options.bodies.size() ? options.bodies[i] : std::string();
+    CAIRN_ASSIGN_OR_RAISE(Request request, GetRequest(targets.servers[target], options,
+                                                      resource, std::move(body)));
     arms.push_back(Arm{std::move(request), target});
   }
   const Window window = Window::FromNow(common.warmup_s, common.duration_s);

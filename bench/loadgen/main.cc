@@ -72,6 +72,20 @@ void AddS3Options(CLI::App& command, S3Options& s3) {
       ->capture_default_str();
 }
 
+/// The Lance catalog, namespace and tables of `lance-setup` and `lance-commits`.
+void AddLanceTableOptions(CLI::App& command, LanceTablesOptions& lance) {
+  command.add_option("--catalog", lance.catalog, "Created with managed_versioning=true")
+      ->capture_default_str();
+  command.add_option("--namespace", lance.ns)->capture_default_str();
+  command.add_option("--tables", lance.tables, "Comma-separated table names")
+      ->delimiter(',')
+      ->required();
+  command
+      .add_option("--manifest-bytes", lance.manifest_bytes,
+                  "Size of each staging manifest written")
+      ->capture_default_str();
+}
+
 /// The command line parsed and run; main() only keeps exceptions from escaping.
 int RunMain(int argc, char** argv) {
   // Responses of megabytes (W2) arrive in a fresh buffer each time; glibc would map and
@@ -97,6 +111,8 @@ int RunMain(int argc, char** argv) {
                    "With several --path: how long each keeps all connections")
       ->capture_default_str()
       ->check(CLI::Range(10, 60'000));
+  get_cmd->add_option("--body", get.bodies,
+                      "JSON body of the i-th --path, which is then a POST (repeatable)");
   get_cmd->add_option("--header", get.headers, "Extra header 'Name: value' (repeatable)");
   get_cmd->add_option("--expect", get.expect, "Statuses that count as success")
       ->delimiter(',')
@@ -158,6 +174,29 @@ int RunMain(int argc, char** argv) {
   walk_cmd->add_option("--repeat", walk.repeat, "Walks; each page reports its median")
       ->capture_default_str();
   walk_cmd->callback([&] { run = [&] { return RunWalk(common, walk); }; });
+
+  LanceSetupOptions lance_setup;
+  auto* lance_setup_cmd = app.add_subcommand(
+      "lance-setup", "Managed Lance catalog, namespace, tables; K versions each");
+  AddCommonOptions(*lance_setup_cmd, common, common.connections);
+  AddLanceTableOptions(*lance_setup_cmd, lance_setup.lance);
+  lance_setup_cmd
+      ->add_option("--versions", lance_setup.versions,
+                   "Versions committed to each table (over --connections)")
+      ->capture_default_str();
+  lance_setup_cmd->callback(
+      [&] { run = [&] { return RunLanceSetup(common, lance_setup); }; });
+
+  LanceCommitsOptions lance_commits;
+  auto* lance_commits_cmd = app.add_subcommand(
+      "lance-commits", "Timed CreateTableVersion commits, one writer per table");
+  AddCommonOptions(*lance_commits_cmd, common, common.connections);
+  AddLanceTableOptions(*lance_commits_cmd, lance_commits.lance);
+  lance_commits_cmd
+      ->add_option("--writers", lance_commits.writers, "Writer i commits to table i")
+      ->capture_default_str();
+  lance_commits_cmd->callback(
+      [&] { run = [&] { return RunLanceCommits(common, lance_commits); }; });
 
   DurableCeilingOptions ceiling;
   auto* ceiling_cmd = app.add_subcommand(

@@ -32,6 +32,9 @@ struct GetOptions {
   /// the same machine noise). A path may be a whole `http://HOST:PORT/path` URL, which
   /// goes to that server instead of `--url` (A/B comparisons of two servers).
   std::vector<std::string> paths;
+  /// The i-th body goes with the i-th path, which is then a POST of that JSON body (Lance
+  /// operations are POSTs); a path without a body is a GET.
+  std::vector<std::string> bodies;
   std::vector<std::string> headers;  ///< "Name: value"
   std::vector<unsigned> expect{200};
   int phase_ms = 100;
@@ -99,6 +102,24 @@ struct S3CeilingOptions {
   uint64_t count = 0;
   std::string store;  ///< "sqlite:PATH" or "postgresql://..."
   int connections = 1;
+};
+
+/// \brief The Lance catalog, namespace and tables of the managed-versioning workloads.
+struct LanceTablesOptions {
+  std::string catalog = "bench";  ///< created with managed_versioning = "true"
+  std::string ns = "bench";
+  std::vector<std::string> tables;
+  uint64_t manifest_bytes = 1024;  ///< size of each staging manifest written
+};
+
+struct LanceSetupOptions {
+  LanceTablesOptions lance;
+  int64_t versions = 0;  ///< versions committed to each table (after any it has)
+};
+
+struct LanceCommitsOptions {
+  LanceTablesOptions lance;
+  int writers = 1;  ///< writer i commits to table i: one writer per table
 };
 
 struct DurableCeilingOptions {

@@ -24,6 +24,10 @@ Result<boost::json::object> RunCreateTables(const CommonOptions& common,
                                             const CreateTablesOptions& options);
 Result<boost::json::object> RunWalk(const CommonOptions& common,
                                     const WalkOptions& options);
+Result<boost::json::object> RunLanceSetup(const CommonOptions& common,
+                                          const LanceSetupOptions& options);
+Result<boost::json::object> RunLanceCommits(const CommonOptions& common,
+                                            const LanceCommitsOptions& options);
 Result<boost::json::object> RunDurableCeiling(const DurableCeilingOptions& options);
 Result<boost::json::object> RunS3CreateBucket(const S3CreateBucketOptions& options);
 Result<boost::json::object> RunS3MeanSize(const S3MeanSizeOptions& options);
