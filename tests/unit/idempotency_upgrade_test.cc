@@ -40,8 +40,9 @@ Request KeyedRequest(std::string key) {
   return request;
 }
 
-/// The schema before the answer became opaque (undoing that migration and the two that
-/// followed it: orphan files, identity), with the answers of key `answered` and
+/// The schema before the answer became opaque (undoing that migration and the four that
+/// followed it: orphan files, identity, Lance versions, the transaction pruning index),
+/// with the answers of key `answered` and
 /// `pending` (whose effect committed, but not its answer) in the old columns. SQL that
 /// both SQLite and PostgreSQL run.
 constexpr const char* kDowngrade = R"sql(
@@ -60,7 +61,9 @@ constexpr const char* kDowngrade = R"sql(
   DROP TABLE roles;
   DROP TABLE signing_keys;
   DROP TABLE identity_generation;
-  DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 2 FROM schema_version);
+  DROP TABLE lance_versions;
+  DROP INDEX lance_transactions_by_update;
+  DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 4 FROM schema_version);
 )sql";
 
 using OpenStore = std::function<Result<std::unique_ptr<MetaStore>>()>;
