@@ -36,7 +36,7 @@ std::string FormatLanceId(const LanceId& id) {
 }
 
 LanceService::LanceService(MetaStore& store, CatalogService& catalogs, FileIO& io,
-                           LanceSettings settings, const StorageRegistry& storages)
+                           const LanceSettings& settings, const StorageRegistry& storages)
     : store_(store),
       catalogs_(catalogs),
       io_(io),

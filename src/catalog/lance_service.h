@@ -141,7 +141,8 @@ class LanceService {
   /// \brief All references must outlive the service.
   /// `storages` describes the object storages (none: every table is local).
   LanceService(MetaStore& store, CatalogService& catalogs, FileIO& io,
-               LanceSettings settings, const StorageRegistry& storages = NoStorages());
+               const LanceSettings& settings,
+               const StorageRegistry& storages = NoStorages());
   /// \brief Stops the background thread; work in progress stays RUNNING in the store and
   /// resumes at the next `Start` (see `LanceDropWorker`).
   ~LanceService();
