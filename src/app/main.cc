@@ -112,8 +112,12 @@ int Serve(const std::optional<std::string>& config_file,
 
   // Declared after the store and FileIO it uses, so it stops (and its background deleter
   // with it) before they go.
-  LanceService lance(**store, catalog, **file_io,
-                     LanceSettings{config.lance_async_drop_files, true}, **storages);
+  LanceService lance(
+      **store, catalog, **file_io,
+      LanceSettings{.async_drop_files = config.lance_async_drop_files,
+                    .run_background_work = true,
+                    .transaction_retention = config.lance_transaction_retention},
+      **storages);
   if (auto status = lance.Start(); !status) return FailStart(status.error());
 
   // This process beats in the store while it runs, so that an Idempotency-Key claim it

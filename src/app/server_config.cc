@@ -255,6 +255,14 @@ std::vector<Setting> BaseSettings() {
         "10000; 0 = always in the background)"},
        Integer(0, std::numeric_limits<uint32_t>::max(),
                [](ServerConfig& c, uint64_t v) { c.lance_async_drop_files = v; })},
+      {{"lance-transaction-retention-s",
+        "Seconds a finished (SUCCEEDED, FAILED or CANCELED) Lance transaction is kept "
+        "after its last change; then DescribeTransaction no longer finds it (default "
+        "604800 = 7 days; 0 = forever; at most 10 years)"},
+       Integer(0, 3650 * 24 * 3600,
+               [](ServerConfig& c, uint64_t v) {
+                 c.lance_transaction_retention = std::chrono::seconds(v);
+               })},
       {{"orphan-file-grace-s",
         "Seconds before a metadata file left unreferenced (an S3 write whose answer was "
         "lost) is deleted: longer than any late write takes to land (default 600)"},

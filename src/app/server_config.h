@@ -59,6 +59,8 @@ struct ServerConfig {
   /// A Lance drop whose datasets hold more files than this finishes in the background and
   /// answers with a transaction id (0: every drop of a non-empty dataset does).
   size_t lance_async_drop_files = 10000;
+  /// Finished Lance transactions unchanged for this long are forgotten (0: kept forever).
+  std::chrono::seconds lance_transaction_retention{7 * 24 * 3600};
   /// A metadata file left unreferenced (a write whose answer was lost) is deleted this
   /// long after it was recorded: longer than any late write takes to land.
   std::chrono::seconds orphan_file_grace{10 * 60};

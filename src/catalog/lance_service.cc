@@ -7,6 +7,7 @@
 // lance_drop_worker.cc.
 
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/ranges.h>
 
@@ -22,6 +23,12 @@ namespace {
 /// The catalog property that holds its warehouse location on the Lance wire.
 constexpr std::string_view kCatalogLocationProperty = "location";
 
+int64_t SystemMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace
 
 std::string FormatLanceId(const LanceId& id) {
@@ -29,7 +36,7 @@ std::string FormatLanceId(const LanceId& id) {
 }
 
 LanceService::LanceService(MetaStore& store, CatalogService& catalogs, FileIO& io,
-                           LanceSettings settings, const StorageRegistry& storages)
+                           const LanceSettings& settings, const StorageRegistry& storages)
     : store_(store),
       catalogs_(catalogs),
       io_(io),
@@ -37,6 +44,8 @@ LanceService::LanceService(MetaStore& store, CatalogService& catalogs, FileIO& i
       drop_worker_(store, io,
                    LanceDropWorkerSettings{settings.async_drop_files,
                                            settings.run_background_work}),
+      pruner_(store, settings.clock ? settings.clock : SystemMillis,
+              settings.transaction_retention),
       versions_(std::make_unique<LanceVersions>(store, *this, io)) {}
 
 LanceService::~LanceService() { drop_worker_.Stop(); }
@@ -49,7 +58,11 @@ Result<TableAccess> LanceService::AccessTo(const LanceTableInfo& table, bool ven
   return TableAccessOf(storages_, locations, vend, access);
 }
 
-Status LanceService::Start() { return drop_worker_.Start(); }
+Status LanceService::Start() {
+  CAIRN_RETURN_IF_ERROR(drop_worker_.Start());
+  pruner_.Start();
+  return Ok();
+}
 
 void LanceService::WaitForBackgroundWork() { drop_worker_.WaitUntilIdle(); }
 

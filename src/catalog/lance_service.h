@@ -17,10 +17,16 @@
 /// `WriteContext::Immediate()`: each write commits at once) and makes all its store
 /// writes in it.
 ///
-/// Thread-safe. Owns one background thread (its `LanceDropWorker`) between `Start` and
-/// destruction.
+/// Finished transactions are forgotten after `LanceSettings::transaction_retention` (see
+/// `LanceTransactionPruner`).
+///
+/// Thread-safe. Owns two background threads (its `LanceDropWorker`'s and its
+/// `LanceTransactionPruner`'s) between `Start` and destruction.
 
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +36,7 @@
 #include "catalog/catalog_service.h"
 #include "catalog/lance_drop_worker.h"
 #include "catalog/lance_transaction.h"
+#include "catalog/lance_transaction_pruner.h"
 #include "catalog/storage_registry.h"
 #include "catalog/table_access.h"
 #include "common/result.h"
@@ -68,6 +75,11 @@ struct LanceSettings {
   size_t async_drop_files = 10000;
   /// False keeps background work queued without running it (for tests).
   bool run_background_work = true;
+  /// Finished transactions (SUCCEEDED, FAILED, CANCELED) unchanged for this long are
+  /// forgotten (0: kept forever); see `LanceTransactionPruner`.
+  std::chrono::seconds transaction_retention = kDefaultLanceTransactionRetention;
+  /// Milliseconds since the epoch, for the retention (null: the system clock).
+  std::function<int64_t()> clock;
 };
 
 /// \brief A Lance table as the catalog knows it.
@@ -129,7 +141,8 @@ class LanceService {
   /// \brief All references must outlive the service.
   /// `storages` describes the object storages (none: every table is local).
   LanceService(MetaStore& store, CatalogService& catalogs, FileIO& io,
-               LanceSettings settings, const StorageRegistry& storages = NoStorages());
+               const LanceSettings& settings,
+               const StorageRegistry& storages = NoStorages());
   /// \brief Stops the background thread; work in progress stays RUNNING in the store and
   /// resumes at the next `Start` (see `LanceDropWorker`).
   ~LanceService();
@@ -137,7 +150,8 @@ class LanceService {
   LanceService& operator=(const LanceService&) = delete;
 
   /// \brief Queues every QUEUED or RUNNING transaction of the store (interrupted by a
-  /// stop or crash) and starts the background thread. Call once.
+  /// stop or crash) and starts the background threads (the pruner's prunes at once, in
+  /// the background). Call once. Errors: the store's.
   Status Start();
 
   /// \brief Blocks until the background thread has nothing queued or running (tests).
@@ -302,6 +316,7 @@ class LanceService {
   FileIO& io_;
   const StorageRegistry& storages_;
   LanceDropWorker drop_worker_;
+  LanceTransactionPruner pruner_;
   std::unique_ptr<LanceVersions> versions_;
 };
 

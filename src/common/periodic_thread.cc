@@ -14,9 +14,10 @@ PeriodicThread::~PeriodicThread() {
   thread_.join();
 }
 
-void PeriodicThread::Start(std::chrono::milliseconds interval,
-                           std::function<void()> task) {
-  thread_ = std::thread([this, interval, task = std::move(task)] {
+void PeriodicThread::Start(std::chrono::milliseconds interval, std::function<void()> task,
+                           bool run_at_start) {
+  thread_ = std::thread([this, interval, task = std::move(task), run_at_start] {
+    if (run_at_start) task();
     for (;;) {
       {
         MutexLock lock(mutex_);

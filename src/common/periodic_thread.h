@@ -13,8 +13,9 @@
 
 namespace cairn {
 
-/// \brief Runs `task` every `interval` (the first run one interval after `Start`) on its
-/// own thread. Destruction waits for a running task to end, then stops. Thread-safe.
+/// \brief Runs `task` every `interval` (the first run one interval after `Start`, or at
+/// once with `run_at_start`) on its own thread. Destruction waits for a running task to
+/// end, then stops. Thread-safe.
 class PeriodicThread {
  public:
   PeriodicThread() = default;
@@ -23,7 +24,8 @@ class PeriodicThread {
   PeriodicThread& operator=(const PeriodicThread&) = delete;
 
   /// \brief Starts the thread. Call at most once.
-  void Start(std::chrono::milliseconds interval, std::function<void()> task);
+  void Start(std::chrono::milliseconds interval, std::function<void()> task,
+             bool run_at_start = false);
 
  private:
   Mutex mutex_;

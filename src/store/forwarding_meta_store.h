@@ -211,6 +211,10 @@ class ForwardingMetaStore : public MetaStore {
       const WriteContext& write = WriteContext::Immediate()) override {
     return base_.DeleteTransaction(id, write);
   }
+  Result<int64_t> PruneTransactions(const std::vector<std::string>& statuses,
+                                    int64_t updated_before_ms, size_t limit) override {
+    return base_.PruneTransactions(statuses, updated_before_ms, limit);
+  }
   IdentityStore& identity() override { return base_.identity(); }
   LanceVersionStore& lance_versions() override { return base_.lance_versions(); }
 

@@ -237,6 +237,9 @@ struct TransactionRecord {
   int64_t updated_at_ms = 0;
 };
 
+/// \brief The most transaction records one `MetaStore::PruneTransactions` call removes.
+inline constexpr size_t kMaxTransactionPruneBatch = 10'000;
+
 /// \brief Decides, inside the store transaction of a drop, the transaction record to
 /// write with it from every entity the drop removes (nullopt: none). Must not call the
 /// store.
@@ -493,6 +496,14 @@ class MetaStore {
   /// \brief Removes a transaction record; false when there was none.
   virtual Result<bool> DeleteTransaction(
       std::string_view id, const WriteContext& write = WriteContext::Immediate()) = 0;
+
+  /// \brief Removes, with their properties, at most `limit` transaction records (above
+  /// `kMaxTransactionPruneBatch` counts as that many) whose status is one of `statuses`
+  /// and whose `updated_at_ms` is before `updated_before_ms`, oldest first; returns how
+  /// many it removed. Bounded work per call: callers repeat while full batches come back.
+  /// A record updated meanwhile (so no longer matching) is left alone.
+  virtual Result<int64_t> PruneTransactions(const std::vector<std::string>& statuses,
+                                            int64_t updated_before_ms, size_t limit) = 0;
 
   // --- Identity (issue 15).
 

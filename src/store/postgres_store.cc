@@ -227,6 +227,12 @@ const std::vector<const char*>& Migrations() {
         PRIMARY KEY (entity_id, branch, version)
       );
       )sql",
+      // v9: finished Lance transactions pruned by age (SQLite's v13): find the due ones
+      // of a status
+      // without reading every record of that status.
+      R"sql(
+      CREATE INDEX lance_transactions_by_update ON lance_transactions (status, updated_at_ms);
+      )sql",
   };
   return kMigrations;
 }

@@ -350,4 +350,33 @@ Result<bool> SqlStore::DeleteTransaction(std::string_view id, const WriteContext
   });
 }
 
+Result<int64_t> SqlStore::PruneTransactions(const std::vector<std::string>& statuses,
+                                            int64_t updated_before_ms, size_t limit) {
+  const auto bounded = static_cast<int64_t>(std::min(limit, kMaxTransactionPruneBatch));
+  return Write(
+      WriteContext::Immediate(),
+      [&](Lease& conn, WriteTransaction& txn) -> Result<int64_t> {
+        // The ids first, by the (status, updated_at_ms) index, so that one call reads
+        // and deletes at most `bounded` rows however many are due; properties go by ON
+        // DELETE CASCADE.
+        CAIRN_ASSIGN_OR_RAISE(
+            auto* prune,
+            conn->Prepare("DELETE FROM lance_transactions WHERE id IN (SELECT id FROM "
+                          "lance_transactions WHERE status = ? AND updated_at_ms < ? "
+                          "ORDER BY updated_at_ms LIMIT ?)"));
+        int64_t pruned = 0;
+        for (const auto& status : statuses) {
+          if (pruned >= bounded) break;
+          Query query(*conn, prune);
+          CAIRN_RETURN_IF_ERROR(query.Bind(status)
+                                    .Bind(updated_before_ms)
+                                    .Bind(bounded - pruned)
+                                    .Run("prune transactions"));
+          pruned += query.Changes();
+        }
+        CAIRN_RETURN_IF_ERROR(txn.Commit());
+        return pruned;
+      });
+}
+
 }  // namespace cairn::sql_internal

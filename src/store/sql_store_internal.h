@@ -394,6 +394,8 @@ class SqlStore final : public MetaStore {
   Result<std::vector<TransactionRecord>> ListTransactions(
       const std::vector<std::string>& statuses) override;
   Result<bool> DeleteTransaction(std::string_view id, const WriteContext& write) override;
+  Result<int64_t> PruneTransactions(const std::vector<std::string>& statuses,
+                                    int64_t updated_before_ms, size_t limit) override;
 
   IdentityStore& identity() override { return identity_; }
   LanceVersionStore& lance_versions() override { return lance_versions_; }

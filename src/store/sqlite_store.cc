@@ -236,6 +236,11 @@ const std::vector<const char*>& Migrations() {
         PRIMARY KEY (entity_id, branch, version)
       );
       )sql",
+      // v13: finished Lance transactions pruned by age: find the due ones of a status
+      // without reading every record of that status.
+      R"sql(
+      CREATE INDEX lance_transactions_by_update ON lance_transactions (status, updated_at_ms);
+      )sql",
   };
   return kMigrations;
 }

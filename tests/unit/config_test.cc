@@ -148,6 +148,13 @@ const std::vector<SettingCase>& SettingCases() {
        "0",
        "0",
        {"-1", "4294967296", "many", ""}},
+      {"lance-transaction-retention-s",
+       [](const ServerConfig& c) {
+         return std::to_string(c.lance_transaction_retention.count());
+       },
+       "0",
+       "0",
+       {"-1", "315360001", "week", ""}},
       {"orphan-file-grace-s",
        [](const ServerConfig& c) { return std::to_string(c.orphan_file_grace.count()); },
        "0",

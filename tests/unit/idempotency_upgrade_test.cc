@@ -40,8 +40,9 @@ Request KeyedRequest(std::string key) {
   return request;
 }
 
-/// The schema before the answer became opaque (undoing that migration and the three that
-/// followed it: orphan files, identity, Lance versions), with the answers of key `answered` and
+/// The schema before the answer became opaque (undoing that migration and the four that
+/// followed it: orphan files, identity, Lance versions, the transaction pruning index),
+/// with the answers of key `answered` and
 /// `pending` (whose effect committed, but not its answer) in the old columns. SQL that
 /// both SQLite and PostgreSQL run.
 constexpr const char* kDowngrade = R"sql(
@@ -61,7 +62,8 @@ constexpr const char* kDowngrade = R"sql(
   DROP TABLE signing_keys;
   DROP TABLE identity_generation;
   DROP TABLE lance_versions;
-  DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 3 FROM schema_version);
+  DROP INDEX lance_transactions_by_update;
+  DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 4 FROM schema_version);
 )sql";
 
 using OpenStore = std::function<Result<std::unique_ptr<MetaStore>>()>;

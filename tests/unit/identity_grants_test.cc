@@ -207,13 +207,13 @@ TEST_P(IdentityGrantsTest, AStoreOpenedOnADatabaseFromBeforeIdentityMigrates) {
   if (kind() == IdentityBackendKind::kSqliteMemory) GTEST_SKIP() << "not persistent";
   ASSERT_THAT(store_->CreateCatalog("main", "file:///warehouse/main", {}), IsOk());
   store_.reset();
-  // The schema before identity: its tables (and those of the migration after it) gone
-  // and their versions unrecorded.
+  // The schema before identity: its tables, and what later migrations added (Lance
+  // versions, the transaction pruning index), gone and their versions unrecorded.
   ASSERT_TRUE(
       RunSql("DROP TABLE principal_roles; DROP TABLE grants; DROP TABLE principals; "
              "DROP TABLE roles; DROP TABLE signing_keys; DROP TABLE identity_generation; "
-             "DROP TABLE lance_versions; "
-             "DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 1 FROM "
+             "DROP TABLE lance_versions; DROP INDEX lance_transactions_by_update; "
+             "DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 2 FROM "
              "schema_version)"));
   Reopen();
   EXPECT_THAT(store_->GetCatalog("main"), IsOk());

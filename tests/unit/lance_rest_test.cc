@@ -283,8 +283,9 @@ class LanceRoutesTest : public ::testing::Test {
         *store_,
         CatalogSettings{.default_catalog = "default", .warehouse_root = warehouse});
     ASSERT_THAT(catalogs_->EnsureDefaultCatalog(), IsOk());
-    lance_ = std::make_unique<LanceService>(*store_, *catalogs_, *io_,
-                                            LanceSettings{1000, false});
+    lance_ = std::make_unique<LanceService>(
+        *store_, *catalogs_, *io_,
+        LanceSettings{.async_drop_files = 1000, .run_background_work = false});
     ASSERT_THAT(lance_->Start(), IsOk());
     AddLanceRoutes(router_, *lance_);
   }

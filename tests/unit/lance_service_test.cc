@@ -5,11 +5,14 @@
 
 #include "catalog/lance_service.h"
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -86,7 +89,8 @@ class LanceServiceTest : public ::testing::Test {
   }
 
   LanceSettings Settings(size_t async_drop_files = 1000, bool background = true) {
-    return LanceSettings{async_drop_files, background};
+    return LanceSettings{.async_drop_files = async_drop_files,
+                         .run_background_work = background};
   }
 
   /// Stops the service (as a server shutdown does) and starts a new one on the same
@@ -729,6 +733,53 @@ TEST_F(LanceServiceTest, ListsTablesOfANamespaceAndOfAllCatalogs) {
                                LanceId{"default", "ns", "a"}, LanceId{"c2", "n", "z"}));
   EXPECT_THAT(lance_->ListAllTables(PageRequest{"x", 2}),
               IsError(ErrorKind::kBadRequest));
+}
+
+// --- pruning finished transactions -----------------------------------------------------
+
+TEST_F(LanceServiceTest, StartPrunesFinishedTransactionsOlderThanTheRetention) {
+  for (const char* id : {"tx-done", "tx-canceled"}) {
+    ASSERT_THAT(store_->CreateTransaction(
+                    {id,
+                     id == std::string("tx-done") ? "SUCCEEDED" : "CANCELED",
+                     "",
+                     {{"k", "v"}},
+                     0,
+                     0,
+                     0}),
+                IsOk());
+  }
+  ASSERT_THAT(lance_->DescribeTransaction("tx-done"), IsOk());
+  // The same records, seen from a clock a day after their retention of an hour ended.
+  LanceSettings settings = Settings();
+  settings.transaction_retention = std::chrono::hours(1);
+  settings.clock = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               (std::chrono::system_clock::now() + std::chrono::hours(25))
+                   .time_since_epoch())
+        .count();
+  };
+  Restart(settings);
+  // The first pruning runs at once, on the pruner's thread.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (lance_->DescribeTransaction("tx-canceled") &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_THAT(lance_->DescribeTransaction("tx-done"),
+              IsError(ErrorKind::kNoSuchTransaction));
+  EXPECT_THAT(lance_->DescribeTransaction("tx-canceled"),
+              IsError(ErrorKind::kNoSuchTransaction));
+}
+
+TEST_F(LanceServiceTest, ARetentionOfZeroKeepsFinishedTransactions) {
+  ASSERT_THAT(store_->CreateTransaction({"tx-done", "SUCCEEDED", "", {}, 0, 0, 0}),
+              IsOk());
+  LanceSettings settings = Settings();
+  settings.transaction_retention = std::chrono::seconds(0);
+  settings.clock = [] { return std::numeric_limits<int64_t>::max(); };
+  Restart(settings);
+  EXPECT_THAT(lance_->DescribeTransaction("tx-done"), IsOk());
 }
 
 }  // namespace

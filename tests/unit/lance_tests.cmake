@@ -4,4 +4,5 @@ set(CAIRN_LANCE_TESTS
   unit/lance_error_test.cc
   unit/lance_rest_test.cc
   unit/lance_service_test.cc
+  unit/lance_transaction_prune_test.cc
 )

@@ -110,8 +110,9 @@ class LanceVersionsTest : public ::testing::Test {
                                  .warehouse_root = FileUriOf(dir_.path().string()),
                                  .allowed_locations = {}});
     ASSERT_THAT(catalogs_->EnsureDefaultCatalog(), IsOk());
-    lance_ = std::make_unique<LanceService>(*store_, *catalogs_, *io_,
-                                            LanceSettings{1000, false});
+    lance_ = std::make_unique<LanceService>(
+        *store_, *catalogs_, *io_,
+        LanceSettings{.async_drop_files = 1000, .run_background_work = false});
     ASSERT_THAT(lance_->Start(), IsOk());
     ASSERT_THAT(lance_->CreateNamespace({"mv"}, LanceCreateMode::kCreate,
                                         {{"managed_versioning", "true"}}),

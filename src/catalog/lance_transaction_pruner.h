@@ -1,0 +1,60 @@
+#pragma once
+
+/// \file
+/// \brief Forgets finished Lance transactions (SUCCEEDED, FAILED, CANCELED) once they
+/// have not changed for the retention period, so that their records do not pile up in
+/// the store forever. QUEUED and RUNNING ones are never pruned: their work is not done.
+/// A pruned transaction is gone: DescribeTransaction answers that it does not exist.
+///
+/// Thread-safe. Owns one background thread between `Start` and destruction.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+
+#include "common/periodic_thread.h"
+#include "common/result.h"
+#include "store/meta_store.h"
+
+namespace cairn {
+
+/// \brief Default retention of finished Lance transactions: 7 days.
+inline constexpr std::chrono::seconds kDefaultLanceTransactionRetention{7 * 24 * 3600};
+
+class LanceTransactionPruner {
+ public:
+  /// \brief `store` must outlive the pruner; `clock` returns milliseconds since the
+  /// epoch. A `retention` of 0 keeps every transaction (`Start` does nothing).
+  LanceTransactionPruner(MetaStore& store, std::function<int64_t()> clock,
+                         std::chrono::seconds retention);
+  /// \brief Stops the thread after the pruning it is running.
+  ~LanceTransactionPruner() = default;
+  LanceTransactionPruner(const LanceTransactionPruner&) = delete;
+  LanceTransactionPruner& operator=(const LanceTransactionPruner&) = delete;
+
+  /// \brief Starts pruning on the background thread: at once, then every
+  /// `IntervalFor(retention)`. A failure is logged and retried at the next run. Call
+  /// once.
+  void Start();
+
+  /// \brief Prunes now, in the caller's thread: every finished transaction last updated
+  /// more than the retention ago, in batches. Returns how many it removed (0 with a
+  /// retention of 0). Errors: the store's.
+  Result<int64_t> PruneNow();
+
+  /// \brief Time between prunings: a tenth of the retention, at least a second and at
+  /// most an hour.
+  static std::chrono::milliseconds IntervalFor(std::chrono::seconds retention);
+
+ private:
+  /// One pruning, its outcome logged.
+  void PruneAndLog();
+
+  MetaStore& store_;
+  const std::function<int64_t()> clock_;
+  const std::chrono::seconds retention_;
+  /// Declared last: destroyed (stopped) first, while the members it uses still exist.
+  PeriodicThread thread_;
+};
+
+}  // namespace cairn
