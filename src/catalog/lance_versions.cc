@@ -148,7 +148,7 @@ Result<LanceVersions::Staged> LanceVersions::Stage(const LanceVersionRequest& re
 }
 
 Status LanceVersions::ReadStaging(const LanceVersionRequest& request, Staged& staged) {
-  CAIRN_ASSIGN_OR_RAISE(staged.bytes, io_.ReadFile(staged.staging_location));
+  CAIRN_ASSIGN_OR_RAISE(staged.bytes, io_.ReadFileNoLinks(staged.staging_location));
   staged.record.manifest_size = static_cast<int64_t>(staged.bytes.size());
   if (request.manifest_size && *request.manifest_size != *staged.record.manifest_size) {
     return BadRequest("manifest_size {} differs from the staging manifest's {} bytes",

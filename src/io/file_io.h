@@ -62,6 +62,15 @@ class FileIO {
   /// `MaxReadBytes()`; `kIOError` otherwise.
   virtual Result<std::string> ReadFile(std::string_view location) = 0;
 
+  /// \brief As `ReadFile`, but refuses (`kBadRequest`) a location reached through a
+  /// symbolic link anywhere below its allowed root: for files a client wrote that the
+  /// server copies somewhere the client can read (a Lance staging manifest), so that a
+  /// link cannot make it copy another table's file. Storage without links (S3) reads
+  /// as `ReadFile`.
+  virtual Result<std::string> ReadFileNoLinks(std::string_view location) {
+    return ReadFile(location);
+  }
+
   /// \brief The largest file `ReadFile` reads (a setting: `max-metadata-file-bytes`).
   /// Readers that inflate what they read bound the result by it too.
   virtual size_t MaxReadBytes() const { return kDefaultMaxReadBytes; }

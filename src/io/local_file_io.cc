@@ -176,11 +176,11 @@ Status RemoveTreeAt(int parent, const std::string& name, const fs::path& shown) 
 /// and fails (EXDEV) when `..` or a symbolic link would lead out of it. glibc 2.36 has no
 /// wrapper, hence the raw system call.
 int OpenBeneath(int dir, const std::string& relative, uint64_t flags, uint64_t mode = 0,
-                bool beneath = true) {
+                bool beneath = true, uint64_t extra_resolve = 0) {
   open_how how{};
   how.flags = flags | O_CLOEXEC;
   how.mode = mode;
-  how.resolve = RESOLVE_NO_MAGICLINKS | (beneath ? RESOLVE_BENEATH : 0);
+  how.resolve = RESOLVE_NO_MAGICLINKS | (beneath ? RESOLVE_BENEATH : 0) | extra_resolve;
   for (;;) {
     // NOLINTNEXTLINE(google-runtime-int): syscall(2) returns long.
     const long fd = ::syscall(SYS_openat2, dir, relative.empty() ? "." : relative.c_str(),
@@ -271,12 +271,21 @@ class LocalFileIO final : public FileIO {
   }
 
   Result<std::string> ReadFile(std::string_view location) override {
+    return Read(location, /*no_links=*/false);
+  }
+
+  Result<std::string> ReadFileNoLinks(std::string_view location) override {
+    return Read(location, /*no_links=*/true);
+  }
+
+  Result<std::string> Read(std::string_view location, bool no_links) const {
     CAIRN_ASSIGN_OR_RAISE(const std::string raw_path, LocalPathOf(location));
     const fs::path path = Normalized(raw_path);
     CAIRN_ASSIGN_OR_RAISE(const auto resolved, Resolve(path, location));
     // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOCTTY: a terminal must
     // not become ours. Neither changes anything for a regular file.
-    UniqueFd fd(resolved.Open(O_RDONLY | O_NONBLOCK | O_NOCTTY));
+    UniqueFd fd(resolved.Open(O_RDONLY | O_NONBLOCK | O_NOCTTY,
+                              no_links ? RESOLVE_NO_SYMLINKS : 0));
     if (!fd.valid()) {
       if (errno == ENOENT || errno == ENOTDIR) {
         return NotFound("Failed to open input stream for file: {}", location);
@@ -430,8 +439,8 @@ class LocalFileIO final : public FileIO {
     /// (which RESOLVE_BENEATH refuses) cannot lead out of it.
     bool beneath = true;
 
-    int Open(uint64_t flags) const {
-      return OpenBeneath(root.get(), relative, flags, 0, beneath);
+    int Open(uint64_t flags, uint64_t extra_resolve = 0) const {
+      return OpenBeneath(root.get(), relative, flags, 0, beneath, extra_resolve);
     }
   };
 

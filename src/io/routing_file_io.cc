@@ -25,6 +25,11 @@ class RoutingFileIO final : public FileIO {
     return io->ReadFile(location);
   }
 
+  Result<std::string> ReadFileNoLinks(std::string_view location) override {
+    CAIRN_ASSIGN_OR_RAISE(FileIO * io, Route(location));
+    return io->ReadFileNoLinks(location);
+  }
+
   size_t MaxReadBytes() const override {
     return local_            ? local_->MaxReadBytes()
            : mounts_.empty() ? kDefaultMaxReadBytes

@@ -399,6 +399,19 @@ TEST_F(ConfinedLocalFileIOTest, SymbolicLinksThatStayInsideWork) {
   EXPECT_EQ(Slurp(root_ / "real/t/g"), "g");
 }
 
+TEST_F(ConfinedLocalFileIOTest, ReadFileNoLinksRefusesEveryLinkBelowTheRoot) {
+  Spit(root_ / "real/t/f", "inside");
+  fs::create_directory_symlink("real", root_ / "alias");
+  fs::create_symlink("f", root_ / "real/t/link");
+  EXPECT_EQ(io_->ReadFileNoLinks((root_ / "real/t/f").string()), "inside");
+  for (const char* linked : {"alias/t/f", "real/t/link"}) {
+    EXPECT_EQ(io_->ReadFile((root_ / linked).string()), "inside") << linked;
+    EXPECT_THAT(io_->ReadFileNoLinks((root_ / linked).string()),
+                IsError(ErrorKind::kBadRequest))
+        << linked;
+  }
+}
+
 TEST_F(ConfinedLocalFileIOTest, TheRootItselfMayBeReachedThroughASymbolicLink) {
   const fs::path linked_root = dir_.path() / "linked";
   fs::create_directory_symlink(root_, linked_root);

@@ -78,6 +78,9 @@ class HookedFileIO : public FileIO {
   Result<std::string> ReadFile(std::string_view location) override {
     return local_->ReadFile(location);
   }
+  Result<std::string> ReadFileNoLinks(std::string_view location) override {
+    return local_->ReadFileNoLinks(location);
+  }
   Result<bool> Exists(std::string_view location) override {
     return local_->Exists(location);
   }

@@ -221,6 +221,31 @@ TEST_F(LanceVersionsRefusalTest, AMissingStagingFile) {
   ExpectNoTrace();
 }
 
+TEST_F(LanceVersionsRefusalTest, AStagingFileThatIsASymbolicLink) {
+  // A writer of this table links its staging name to another table's manifest: Cairn
+  // must not copy that manifest where the writer can read it.
+  const fs::path other = Declare({"mv", "ns", "other"});
+  const std::string secret = ManifestBytes("other table's manifest");
+  const fs::path target = VersionsFile(other, FinalName(1));
+  WriteLocalFile(target, secret);
+  auto request = Staged(table_id_, root_, 1, secret, "u");
+  const fs::path staging = VersionsFile(root_, FinalName(1) + "-u");
+  fs::remove(staging);
+  fs::create_symlink(target, staging);
+  EXPECT_THAT(versions().CreateVersion(request), IsError(ErrorKind::kBadRequest));
+  ExpectNoTrace();
+  // Nor through a linked directory on the way: this table's `_versions` made a link to
+  // the other table's, which holds a file of the staging name.
+  fs::remove_all(root_ / "_versions");
+  fs::create_directory_symlink(other / "_versions", root_ / "_versions");
+  WriteLocalFile(other / "_versions" / (FinalName(2) + "-u"), secret);
+  auto through_dir = Staged(table_id_, root_, 2, secret, "u2");
+  through_dir.manifest_path = ObjectPathOf(root_ / "_versions" / (FinalName(2) + "-u"));
+  EXPECT_THAT(versions().CreateVersion(through_dir), IsError(ErrorKind::kBadRequest));
+  EXPECT_EQ(Recorded(table_id_), 0U);
+  EXPECT_FALSE(fs::exists(other / "_versions" / FinalName(2)));
+}
+
 TEST_F(LanceVersionsRefusalTest, ASizeThatDiffersFromTheStagingFile) {
   const std::string bytes = ManifestBytes("x");
   auto request = Staged(table_id_, root_, 1, bytes, "u");
