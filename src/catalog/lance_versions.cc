@@ -164,7 +164,7 @@ Result<bool> LanceVersions::PlaceFinal(const Staged& staged) {
     return tl::unexpected(written.error());
   // A file is there: this same commit placed it before it was interrupted (the same
   // bytes), or the version exists.
-  CAIRN_ASSIGN_OR_RAISE(std::string existing, io_.ReadFile(staged.final_location));
+  CAIRN_ASSIGN_OR_RAISE(std::string existing, io_.ReadFileNoLinks(staged.final_location));
   return existing == staged.bytes;
 }
 
