@@ -22,26 +22,15 @@
 #include "store/identity_store.h"
 #include "store/meta_store.h"
 #include "store/postgres_store.h"
+#include "store_backends.h"
 #include "temp_dir.h"
 
 namespace cairn {
 
-enum class IdentityBackendKind { kSqliteMemory, kSqliteFile, kPostgres };
-
-struct IdentityBackend {
-  std::string name;  // a valid test-name suffix
-  IdentityBackendKind kind = IdentityBackendKind::kSqliteMemory;
-};
-
-inline void PrintTo(const IdentityBackend& backend, std::ostream* os) {
-  *os << backend.name;
-}
-
-inline std::vector<IdentityBackend> IdentityBackends() {
-  return {{"SqliteMemory", IdentityBackendKind::kSqliteMemory},
-          {"SqliteFile", IdentityBackendKind::kSqliteFile},
-          {"Postgres", IdentityBackendKind::kPostgres}};
-}
+// The backends, under the names the tests of this fixture use.
+using IdentityBackendKind = StoreBackendKind;
+using IdentityBackend = StoreBackend;
+inline std::vector<StoreBackend> IdentityBackends() { return StoreBackends(); }
 
 class IdentityStoreTest : public ::testing::TestWithParam<IdentityBackend> {
  protected:
@@ -59,22 +48,7 @@ class IdentityStoreTest : public ::testing::TestWithParam<IdentityBackend> {
   /// Opens the store (again: the same database unless it is in memory).
   void Reopen() {
     store_.reset();
-    Result<std::unique_ptr<MetaStore>> store;
-    switch (kind()) {
-      case IdentityBackendKind::kSqliteMemory:
-        store = OpenSqliteStore({.path = ":memory:"});
-        break;
-      case IdentityBackendKind::kSqliteFile:
-        store = OpenSqliteStore({.path = path_, .synchronous = "normal", .pool_size = 4});
-        break;
-      case IdentityBackendKind::kPostgres: {
-        PostgresOptions options;
-        options.uri = database_->uri();
-        options.pool_size = 4;
-        store = OpenPostgresStore(options);
-        break;
-      }
-    }
+    auto store = OpenBackendStore(kind(), path_, database_ ? &*database_ : nullptr);
     ASSERT_THAT(store, IsOk());
     store_ = std::move(*store);
   }

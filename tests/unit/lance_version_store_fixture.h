@@ -23,26 +23,15 @@
 #include "store/lance_version_store.h"
 #include "store/meta_store.h"
 #include "store/postgres_store.h"
+#include "store_backends.h"
 #include "temp_dir.h"
 
 namespace cairn {
 
-enum class LanceVersionBackendKind { kSqliteMemory, kSqliteFile, kPostgres };
-
-struct LanceVersionBackend {
-  std::string name;  // a valid test-name suffix
-  LanceVersionBackendKind kind = LanceVersionBackendKind::kSqliteMemory;
-};
-
-inline void PrintTo(const LanceVersionBackend& backend, std::ostream* os) {
-  *os << backend.name;
-}
-
-inline std::vector<LanceVersionBackend> LanceVersionBackends() {
-  return {{"SqliteMemory", LanceVersionBackendKind::kSqliteMemory},
-          {"SqliteFile", LanceVersionBackendKind::kSqliteFile},
-          {"Postgres", LanceVersionBackendKind::kPostgres}};
-}
+// The backends, under the names the tests of this fixture use.
+using LanceVersionBackendKind = StoreBackendKind;
+using LanceVersionBackend = StoreBackend;
+inline std::vector<StoreBackend> LanceVersionBackends() { return StoreBackends(); }
 
 class LanceVersionStoreTest : public ::testing::TestWithParam<LanceVersionBackend> {
  protected:
@@ -63,22 +52,7 @@ class LanceVersionStoreTest : public ::testing::TestWithParam<LanceVersionBacken
   LanceVersionBackendKind kind() const { return GetParam().kind; }
 
   void Open() {
-    Result<std::unique_ptr<MetaStore>> store;
-    switch (kind()) {
-      case LanceVersionBackendKind::kSqliteMemory:
-        store = OpenSqliteStore({.path = ":memory:"});
-        break;
-      case LanceVersionBackendKind::kSqliteFile:
-        store = OpenSqliteStore({.path = path_, .synchronous = "normal", .pool_size = 4});
-        break;
-      case LanceVersionBackendKind::kPostgres: {
-        PostgresOptions options;
-        options.uri = database_->uri();
-        options.pool_size = 4;
-        store = OpenPostgresStore(options);
-        break;
-      }
-    }
+    auto store = OpenBackendStore(kind(), path_, database_ ? &*database_ : nullptr);
     ASSERT_THAT(store, IsOk());
     store_ = std::move(*store);
   }
