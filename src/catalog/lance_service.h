@@ -79,7 +79,7 @@ struct LanceSettings {
   /// forgotten (0: kept forever); see `LanceTransactionPruner`.
   std::chrono::seconds transaction_retention = kDefaultLanceTransactionRetention;
   /// Milliseconds since the epoch, for the retention (null: the system clock).
-  std::function<int64_t()> clock;
+  std::function<int64_t()> clock = nullptr;
 };
 
 /// \brief A Lance table as the catalog knows it.
