@@ -35,6 +35,7 @@
 
 #include "catalog/catalog_service.h"
 #include "catalog/lance_drop_worker.h"
+#include "catalog/lance_manifest_cache.h"
 #include "catalog/lance_transaction.h"
 #include "catalog/lance_transaction_pruner.h"
 #include "catalog/storage_registry.h"
@@ -46,7 +47,8 @@
 
 namespace cairn {
 
-class LanceVersions;  // catalog/lance_versions.h
+class LanceVersions;   // catalog/lance_versions.h
+class LanceManifests;  // catalog/lance_manifests.h
 
 /// \brief The levels of a Lance identifier below the root, outermost first. Empty = root.
 using LanceId = std::vector<std::string>;
@@ -80,6 +82,8 @@ struct LanceSettings {
   std::chrono::seconds transaction_retention = kDefaultLanceTransactionRetention;
   /// Milliseconds since the epoch, for the retention (null: the system clock).
   std::function<int64_t()> clock = nullptr;
+  /// The bound of the parsed manifests kept in memory (see `LanceManifestCache`).
+  size_t manifest_cache_bytes = LanceManifestCache::kDefaultCapacityBytes;
 };
 
 /// \brief A Lance table as the catalog knows it.
@@ -256,6 +260,9 @@ class LanceService {
   /// \brief The versions of the tables whose versions Cairn manages.
   LanceVersions& versions() { return *versions_; }
 
+  /// \brief The manifests of the tables' versions (parsed, cached).
+  LanceManifests& manifests() { return *manifests_; }
+
   // --- transactions
   // ---------------------------------------------------------------------
 
@@ -318,6 +325,7 @@ class LanceService {
   LanceDropWorker drop_worker_;
   LanceTransactionPruner pruner_;
   std::unique_ptr<LanceVersions> versions_;
+  std::unique_ptr<LanceManifests> manifests_;
 };
 
 }  // namespace cairn
