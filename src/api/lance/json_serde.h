@@ -39,6 +39,7 @@ Result<CreateNamespaceRequest> CreateNamespaceRequestFromJson(std::string_view b
 Result<ListRequest> ListRequestFromJson(std::string_view body);
 Result<DropNamespaceRequest> DropNamespaceRequestFromJson(std::string_view body);
 Result<DescribeTableRequest> DescribeTableRequestFromJson(std::string_view body);
+Result<TableStatsRequest> TableStatsRequestFromJson(std::string_view body);
 Result<RegisterTableRequest> RegisterTableRequestFromJson(std::string_view body);
 Result<DeclareTableRequest> DeclareTableRequestFromJson(std::string_view body);
 Result<RenameTableRequest> RenameTableRequestFromJson(std::string_view body);
@@ -60,6 +61,11 @@ std::string TableToJson(const LanceTableInfo& table,
                         const std::optional<std::string>& table_uri = {},
                         std::optional<bool> is_only_declared = {},
                         const TableAccess& access = {});
+/// \brief `TableToJson`'s object, for answers that add to it.
+boost::json::object TableObject(const LanceTableInfo& table,
+                                const std::optional<std::string>& table_uri,
+                                std::optional<bool> is_only_declared,
+                                const TableAccess& access);
 /// \brief `{id, name, namespace, location, properties, transactionId?, transaction_id?}`.
 std::string DropTableToJson(const LanceId& id, const LanceDropOutcome& outcome);
 /// \brief `{location, properties, id, name, namespace}`, and `storage_options` for a

@@ -1,0 +1,123 @@
+#include "api/lance/manifest_handlers.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "api/lance/access_rules.h"
+#include "api/lance/json_serde.h"
+#include "api/lance/manifest_serde.h"
+#include "api/lance/request_util.h"
+#include "catalog/lance_manifests.h"
+#include "catalog/lance_versions.h"
+#include "common/macros.h"
+
+namespace cairn::lance_rest {
+namespace {
+
+constexpr std::string_view kLoadDetailedMetadata = "load_detailed_metadata";
+
+/// The path's table id; a body id must agree with it.
+Result<LanceId> TableIdOf(const Request& request, const std::optional<LanceId>& body_id) {
+  CAIRN_ASSIGN_OR_RAISE(std::string delimiter, DelimiterOf(request));
+  CAIRN_ASSIGN_OR_RAISE(LanceId id, PathIdOf(request, delimiter));
+  CAIRN_RETURN_IF_ERROR(CheckBodyId(id, body_id, delimiter));
+  return id;
+}
+
+/// The branch: the body's, else the query string's.
+std::string BranchOf(const Request& request, const std::optional<std::string>& body) {
+  if (body) return *body;
+  if (auto branch = request.QueryParam("branch")) return std::string(*branch);
+  return {};
+}
+
+/// The version a tag names, or nullopt when it cannot be told. The hook for tags
+/// (`_refs/tags/<name>.json`, another change): until they are read, DescribeTable with a
+/// tag answers as without detailed metadata, as it did before tags were looked at.
+Result<std::optional<int64_t>> TagVersion(LanceService& lance,
+                                          const LanceTableInfo& table,
+                                          const std::string& tag) {
+  (void)lance;
+  (void)table;
+  (void)tag;
+  return std::optional<int64_t>();
+}
+
+/// Whether to load detailed metadata: the query string's flag, else the body's, else
+/// when a version or branch is named.
+Result<bool> WantsDetails(const Request& request, const DescribeTableRequest& body) {
+  std::optional<bool> load = body.load_detailed_metadata;
+  if (request.QueryParam(kLoadDetailedMetadata)) {
+    CAIRN_ASSIGN_OR_RAISE(load, QueryFlag(request, kLoadDetailedMetadata, false));
+  }
+  return load.value_or(body.version.has_value() || body.branch.has_value());
+}
+
+/// The latest version Cairn recorded of a managed table (the basic answer shows it);
+/// none yet (only declared) is not an error.
+Status AddLatestRecorded(LanceService& lance, LanceTableInfo& table) {
+  auto latest = lance.versions().DescribeVersion(table.id, {}, std::nullopt);
+  if (latest) table.version = latest->version;
+  if (!latest && latest.error().kind != ErrorKind::kNoSuchTableVersion) {
+    return tl::unexpected(latest.error());
+  }
+  return Ok();
+}
+
+}  // namespace
+
+Result<Response> DescribeTable(LanceService& lance, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto body, DescribeTableRequestFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(LanceId id, TableIdOf(request, body.id));
+  CAIRN_ASSIGN_OR_RAISE(bool with_uri,
+                        QueryFlag(request, "with_table_uri", body.with_table_uri));
+  CAIRN_ASSIGN_OR_RAISE(bool check_declared,
+                        QueryFlag(request, "check_declared", body.check_declared));
+  CAIRN_ASSIGN_OR_RAISE(bool detailed, WantsDetails(request, body));
+  CAIRN_ASSIGN_OR_RAISE(auto table, lance.DescribeTable(id));
+  std::optional<int64_t> version = body.version;
+  if (body.tag) {
+    CAIRN_ASSIGN_OR_RAISE(version, TagVersion(lance, table, *body.tag));
+    if (!version) detailed = false;
+  }
+  std::optional<bool> only_declared;
+  std::shared_ptr<const lance::LanceManifest> manifest;
+  if (detailed) {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto where, lance.manifests().Locate(table, body.branch.value_or(""), version));
+    only_declared = !where.has_value();
+    if (where) {
+      CAIRN_ASSIGN_OR_RAISE(manifest, lance.manifests().Read(table, *where));
+      table.version = where->version;
+    }
+  } else {
+    if (table.managed_versioning) CAIRN_RETURN_IF_ERROR(AddLatestRecorded(lance, table));
+    if (check_declared) {
+      CAIRN_ASSIGN_OR_RAISE(only_declared, lance.IsOnlyDeclared(table));
+    }
+  }
+  std::optional<std::string> uri;
+  if (with_uri) uri = table.location;
+  CAIRN_ASSIGN_OR_RAISE(bool vend, QueryFlag(request, "vend_credentials",
+                                             body.vend_credentials.value_or(true)));
+  CAIRN_ASSIGN_OR_RAISE(
+      auto access,
+      lance.AccessTo(table, vend, VendedAccess(request, TableSecurable(id))));
+  return Response::Json(DescribedTableToJson(
+      TableObject(table, uri, only_declared, access), manifest.get()));
+}
+
+Result<Response> GetTableStats(LanceService& lance, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto body, TableStatsRequestFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(LanceId id, TableIdOf(request, body.id));
+  CAIRN_ASSIGN_OR_RAISE(auto table, lance.DescribeTable(id));
+  CAIRN_ASSIGN_OR_RAISE(
+      auto where,
+      lance.manifests().Locate(table, BranchOf(request, body.branch), std::nullopt));
+  if (!where) return Response::Json(TableStatsToJson(nullptr));
+  CAIRN_ASSIGN_OR_RAISE(auto manifest, lance.manifests().Read(table, *where));
+  return Response::Json(TableStatsToJson(&manifest->summary));
+}
+
+}  // namespace cairn::lance_rest
