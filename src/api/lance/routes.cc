@@ -51,8 +51,9 @@ constexpr const char* kNeedsEngine =
     "returns";
 /// Why the operations that write a new manifest are not served yet.
 constexpr const char* kNotYet =
-    "it writes a new version of the table, which Cairn does not do yet; clients such as "
-    "LanceDB do it themselves at the location DescribeTable returns";
+    "it writes a new version of the table, which Cairn does only for RestoreTable so "
+    "far; "
+    "clients such as LanceDB do it themselves at the location DescribeTable returns";
 
 /// Why BatchCommitTables is not served yet.
 constexpr const char* kBatchCommitNotYet =
@@ -132,6 +133,8 @@ constexpr std::array kEndpoints = {
     // Read from the table's manifest (catalog/lance_manifests.h).
     Endpoint{"POST", "/v1/table/{id}/stats", "GetTableStats", GetTableStats,
              Needs(Privilege::kTableRead, kTheTable), AccessOn::kTable},
+    Endpoint{"POST", "/v1/table/{id}/restore", "RestoreTable", RestoreTable,
+             Needs(Privilege::kTableWrite, kTheTable), AccessOn::kTable},
     // Managed versioning (catalog/lance_versions.h).
     Endpoint{"POST", "/v1/table/{id}/version/create", "CreateTableVersion",
              CreateTableVersion, Needs(Privilege::kTableWrite, kTheTable),
@@ -152,7 +155,6 @@ constexpr std::array kEndpoints = {
              Needs(Privilege::kTableWrite, "the service (not served yet)"),
              AccessOn::kService, kBatchCommitNotYet},
     // Metadata operations that write a new version.
-    NotYet("/v1/table/{id}/restore", "RestoreTable"),
     NotYet("/v1/table/{id}/schema_metadata/update", "UpdateTableSchemaMetadata"),
     NotYet("/v1/table/{id}/alter_columns", "AlterTableAlterColumns"),
     NotYet("/v1/table/{id}/update_field_metadata", "UpdateFieldMetadata"),
