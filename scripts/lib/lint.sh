@@ -35,7 +35,7 @@ import json, shlex, sys
 PCH_PAIRS = {"-include-pch", "-include"}  # each spelled -Xclang <flag> -Xclang <file>
 out = []
 for entry in json.load(open(sys.argv[1])):
-    if entry["file"].endswith(("cmake_pch.hxx.cxx", "cmake_pch.hxx.cc")):
+    if entry["file"].endswith("cmake_pch.hxx.cxx"):
         continue
     args = shlex.split(entry["command"])
     kept, i = [], 0
