@@ -95,7 +95,7 @@ class LanceServiceTest : public ::testing::Test {
 
   /// Stops the service (as a server shutdown does) and starts a new one on the same
   /// store.
-  void Restart(LanceSettings settings) {
+  void Restart(const LanceSettings& settings) {
     lance_.reset();
     lance_ = std::make_unique<LanceService>(*store_, *catalogs_, *io_, settings);
     ASSERT_THAT(lance_->Start(), IsOk());
