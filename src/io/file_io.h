@@ -53,6 +53,18 @@ class FileIO {
   virtual Status WriteFileAtomic(std::string_view location,
                                  std::string_view contents) = 0;
 
+  /// \brief Makes `location` hold exactly `contents`, replacing the file there if any,
+  /// all or nothing: a reader sees the old file or the new one, never a part of either.
+  /// Only for the few files a format rewrites in place (a Lance tag pointed at another
+  /// version); Cairn's own metadata files are never replaced (`WriteFileAtomic`).
+  ///
+  /// Errors: those of `WriteFileAtomic` but `kAlreadyExists`; `kUnsupported` from an
+  /// implementation that cannot replace files (the default).
+  virtual Status ReplaceFile(std::string_view location, std::string_view contents) {
+    (void)contents;
+    return Unsupported("This storage does not replace files ({})", location);
+  }
+
   /// \brief Reads the whole file at `location`, at most `MaxReadBytes()` of it. Opening
   /// never blocks (a FIFO or device is refused, not waited on).
   ///

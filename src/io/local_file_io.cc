@@ -118,6 +118,12 @@ int RenameNoReplaceAt(int dir, const std::string& from, const std::string& to) {
   return 0;
 }
 
+/// Moves `from` to `to` inside the open directory `dir`, replacing a file there
+/// atomically (a symbolic link there is replaced, never followed). Returns 0 or an errno.
+int RenameAt(int dir, const std::string& from, const std::string& to) {
+  return ::renameat(dir, from.c_str(), dir, to.c_str()) == 0 ? 0 : errno;
+}
+
 /// Deletes `name` inside the open directory `parent` and, if it is a directory, all it
 /// holds. Entries are opened relative to their parent's descriptor with O_NOFOLLOW, so a
 /// symlink met anywhere (even one swapped in concurrently) is unlinked, never followed.
@@ -209,6 +215,16 @@ class LocalFileIO final : public FileIO {
   size_t MaxReadBytes() const override { return max_read_bytes_; }
 
   Status WriteFileAtomic(std::string_view location, std::string_view contents) override {
+    return Write(location, contents, /*replace=*/false);
+  }
+
+  Status ReplaceFile(std::string_view location, std::string_view contents) override {
+    return Write(location, contents, /*replace=*/true);
+  }
+
+  /// Writes a temporary sibling, syncs it and moves it into place: over an existing
+  /// file only when `replace` (a rename replaces atomically), else never.
+  Status Write(std::string_view location, std::string_view contents, bool replace) {
     CAIRN_ASSIGN_OR_RAISE(const std::string raw_path, LocalPathOf(location));
     const fs::path path = Normalized(raw_path);
     const std::string name = path.filename().string();
@@ -252,7 +268,9 @@ class LocalFileIO final : public FileIO {
     if (fd.Close() != 0) {
       return cleanup(IOError("Failed to close file {}: {}", location, ErrnoText(errno)));
     }
-    if (const int err = RenameNoReplaceAt(dir.get(), temp, name); err != 0) {
+    const int err = replace ? RenameAt(dir.get(), temp, name)
+                            : RenameNoReplaceAt(dir.get(), temp, name);
+    if (err != 0) {
       if (err == EEXIST)
         return cleanup(AlreadyExists("File already exists: {}", location));
       if (err == EISDIR || err == ENOTDIR) {

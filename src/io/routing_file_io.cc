@@ -20,6 +20,11 @@ class RoutingFileIO final : public FileIO {
     return io->WriteFileAtomic(location, contents);
   }
 
+  Status ReplaceFile(std::string_view location, std::string_view contents) override {
+    CAIRN_ASSIGN_OR_RAISE(FileIO * io, Route(location));
+    return io->ReplaceFile(location, contents);
+  }
+
   Result<std::string> ReadFile(std::string_view location) override {
     CAIRN_ASSIGN_OR_RAISE(FileIO * io, Route(location));
     return io->ReadFile(location);

@@ -124,6 +124,16 @@ class CurlS3Client final : public S3Client {
     return Ok();
   }
 
+  Status PutObject(std::string_view bucket, std::string_view key,
+                   std::string_view body) override {
+    Call call("PUT", bucket, key);
+    call.body = body;  // retried as any call: a repeated PUT writes the same object
+    call.headers = {"Content-Type: application/octet-stream"};
+    CAIRN_ASSIGN_OR_RAISE(const Reply reply, Send(call));
+    if (!IsHttpSuccess(reply.status)) return tl::unexpected(ErrorOf(call, reply));
+    return Ok();
+  }
+
   Status DeleteObject(std::string_view bucket, std::string_view key) override {
     Call call("DELETE", bucket, key);
     CAIRN_ASSIGN_OR_RAISE(const Reply reply, Send(call));

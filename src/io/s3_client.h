@@ -105,6 +105,11 @@ class S3Client {
   virtual Status PutObjectIfAbsent(std::string_view bucket, std::string_view key,
                                    std::string_view body) = 0;
 
+  /// \brief Creates or replaces the object (an unconditional PUT), retried as any
+  /// idempotent call.
+  virtual Status PutObject(std::string_view bucket, std::string_view key,
+                           std::string_view body) = 0;
+
   /// \brief Deletes the object; a missing one (404) is not an error.
   virtual Status DeleteObject(std::string_view bucket, std::string_view key) = 0;
 

@@ -48,6 +48,15 @@ class S3FileIO final : public FileIO {
     return CheckOurWriteLanded(object, contents, location);
   }
 
+  Status ReplaceFile(std::string_view location, std::string_view contents) override {
+    CAIRN_ASSIGN_OR_RAISE(const S3Location object, Resolve(location));
+    if (object.key.empty() || object.trailing_slash) {
+      return BadRequest("Cannot write file {}: the location names a directory", location);
+    }
+    // A plain PUT replaces the object at once.
+    return client_->PutObject(object.bucket, object.key, contents);
+  }
+
   Result<std::string> ReadFile(std::string_view location) override {
     CAIRN_ASSIGN_OR_RAISE(const S3Location object, Resolve(location));
     if (object.key.empty() || object.trailing_slash) {

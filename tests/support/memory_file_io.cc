@@ -78,6 +78,18 @@ Status MemoryFileIO::WriteFileAtomic(std::string_view location,
   return Ok();
 }
 
+Status MemoryFileIO::ReplaceFile(std::string_view location, std::string_view contents) {
+  {
+    CAIRN_ASSIGN_OR_RAISE(std::string key, KeyOf(location));
+    MutexLock lock(mu_);
+    if (auto it = files_.find(key); it != files_.end()) {
+      it->second = std::string(contents);
+      return Ok();
+    }
+  }
+  return WriteFileAtomic(location, contents);
+}
+
 Result<std::string> MemoryFileIO::ReadFile(std::string_view location) {
   CAIRN_ASSIGN_OR_RAISE(const std::string key, KeyOf(location));
   MutexLock lock(mu_);

@@ -40,6 +40,7 @@ class MemoryFileIO final : public FileIO {
   MemoryFileIO() = default;
 
   Status WriteFileAtomic(std::string_view location, std::string_view contents) override;
+  Status ReplaceFile(std::string_view location, std::string_view contents) override;
   Result<std::string> ReadFile(std::string_view location) override;
   Result<bool> Exists(std::string_view location) override;
   Status DeleteFile(std::string_view location) override;

@@ -111,6 +111,19 @@ TEST_P(FileIOContractTest, RefusesToReplaceAnExistingFile) {
   EXPECT_THAT(ValueOf(ListOf(*io_, Uri("m"))), ElementsAre(Uri("m/v1.json")));
 }
 
+TEST_P(FileIOContractTest, ReplaceFileReplacesWholeOrCreates) {
+  ASSERT_THAT(io_->ReplaceFile(Uri("refs/t.json"), "first"), IsOk());
+  EXPECT_EQ(io_->ReadFile(Uri("refs/t.json")), "first");
+  ASSERT_THAT(io_->ReplaceFile(Uri("refs/t.json"), "second, longer"), IsOk());
+  ASSERT_THAT(io_->ReplaceFile(Path("refs/./t.json"), "third"), IsOk());
+  EXPECT_EQ(io_->ReadFile(Uri("refs/t.json")), "third");
+  // No temporary file is left beside it.
+  EXPECT_THAT(ValueOf(ListOf(*io_, Uri("refs"))), ElementsAre(Uri("refs/t.json")));
+  EXPECT_THAT(io_->ReplaceFile(Uri("refs/"), "x"), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(io_->ReplaceFile(Uri("refs/t.json/below"), "x"),
+              IsError(ErrorKind::kBadRequest));
+}
+
 TEST_P(FileIOContractTest, ReadOfMissingFileIsNotFoundWithTheReferenceMessage) {
   const std::string location = Uri("missing/v1.metadata.json");
   auto read = io_->ReadFile(location);

@@ -75,6 +75,9 @@ class HookedFileIO : public FileIO {
     if (written && after_write) after_write(location);
     return written;
   }
+  Status ReplaceFile(std::string_view location, std::string_view contents) override {
+    return local_->ReplaceFile(location, contents);
+  }
   Result<std::string> ReadFile(std::string_view location) override {
     return local_->ReadFile(location);
   }

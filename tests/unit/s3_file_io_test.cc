@@ -124,6 +124,13 @@ TEST_F(S3FileIOTest, ASecondWriteIsAlreadyExistsAndLeavesTheContent) {
   EXPECT_EQ(ValueOf(Stored("f.json")), "first");
 }
 
+TEST_F(S3FileIOTest, ReplaceFileReplacesTheObject) {
+  ASSERT_THAT(io_->ReplaceFile(Loc("tag.json"), "first"), IsOk());
+  ASSERT_THAT(io_->ReplaceFile(Loc("tag.json"), "second"), IsOk());
+  EXPECT_EQ(ValueOf(Stored("tag.json")), "second");
+  EXPECT_THAT(io_->ReplaceFile(Loc("dir/"), "x"), IsError(ErrorKind::kBadRequest));
+}
+
 TEST_F(S3FileIOTest, ConcurrentWritersToOneLocationExactlyOneWins) {
   std::atomic<int> won{0};
   std::atomic<int> lost{0};
@@ -590,6 +597,22 @@ TEST(S3FileIOFaultTest, A412OnTheFirstAttemptIsAlreadyExistsWithoutReadingBack) 
   EXPECT_THAT(io->WriteFileAtomic("s3://bucket/wh/m.json", "x"),
               IsError(ErrorKind::kAlreadyExists));
   EXPECT_EQ(server.requests().size(), 1U);
+}
+
+TEST(S3FileIOFaultTest, ReplaceFileIsAnUnconditionalPutThatIsRetried) {
+  std::atomic<int> calls{0};
+  FakeHttpServer server([&](const FakeHttpRequest& request) {
+    EXPECT_EQ(request.method, "PUT");
+    EXPECT_EQ(request.Header("if-none-match"), "");
+    if (calls++ == 0) return Answer(503, S3ErrorXml("ServiceUnavailable"));
+    return Answer(200);
+  });
+  auto io = FakeIO(server);
+  EXPECT_THAT(io->ReplaceFile("s3://bucket/wh/_refs/tags/t.json", "{}"), IsOk());
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_EQ(requests[1].target, "/bucket/wh/_refs/tags/t.json");
+  EXPECT_EQ(requests[1].body, "{}");
 }
 
 TEST(S3FileIOFaultTest, PutRetriesStopAtTheLimit) {
