@@ -35,11 +35,17 @@ enum class ErrorKind {
   kNoSuchView,          ///< view does not exist
   kNoSuchTransaction,   ///< Lance transaction does not exist
   kNoSuchTableVersion,  ///< a Lance table has no such version
+  kNoSuchTableTag,      ///< a Lance table has no such tag
+  kNoSuchTableBranch,   ///< a Lance table has no such branch
   kAlreadyExists,       ///< an object with that name exists
   kNamespaceAlreadyExists,  ///< a namespace (or catalog) with that name exists; Lance
                             ///< tells it apart from a taken table name, Iceberg does not
   kNamespaceNotEmpty,       ///< namespace still holds children
+  kTableTagAlreadyExists,   ///< a Lance table has a tag of that name; Lance tells it
+                            ///< apart from a taken table name
   kCommitFailed,            ///< a commit requirement failed / lost a race
+  kInvalidTableState,       ///< the table's state does not allow the operation (a
+                            ///< Lance branch that others were created from)
   kUnprocessableEntity,     ///< well-formed but semantically contradictory request
   kRequestTooLarge,         ///< body larger than the configured limit
   kUnsupported,             ///< operation not supported by this server
@@ -83,10 +89,14 @@ CAIRN_DEFINE_ERROR_FUNCTION(NoSuchNamespace)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTable)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchView)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTransaction)
+CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTableTag)
+CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTableBranch)
 CAIRN_DEFINE_ERROR_FUNCTION(AlreadyExists)
 CAIRN_DEFINE_ERROR_FUNCTION(NamespaceAlreadyExists)
 CAIRN_DEFINE_ERROR_FUNCTION(NamespaceNotEmpty)
+CAIRN_DEFINE_ERROR_FUNCTION(TableTagAlreadyExists)
 CAIRN_DEFINE_ERROR_FUNCTION(CommitFailed)
+CAIRN_DEFINE_ERROR_FUNCTION(InvalidTableState)
 CAIRN_DEFINE_ERROR_FUNCTION(UnprocessableEntity)
 CAIRN_DEFINE_ERROR_FUNCTION(RequestTooLarge)
 CAIRN_DEFINE_ERROR_FUNCTION(Unsupported)

@@ -14,6 +14,8 @@ constexpr int kLanceNamespaceAlreadyExists = 2;
 constexpr int kLanceNamespaceNotEmpty = 3;
 constexpr int kLanceTableNotFound = 4;
 constexpr int kLanceTableAlreadyExists = 5;
+constexpr int kLanceTableTagNotFound = 8;
+constexpr int kLanceTableTagAlreadyExists = 9;
 constexpr int kLanceTransactionNotFound = 10;
 constexpr int kLanceTableVersionNotFound = 11;
 constexpr int kLanceInvalidInput = 13;
@@ -22,6 +24,8 @@ constexpr int kLancePermissionDenied = 15;
 constexpr int kLanceUnauthenticated = 16;
 constexpr int kLanceServiceUnavailable = 17;
 constexpr int kLanceInternal = 18;
+constexpr int kLanceInvalidTableState = 19;
+constexpr int kLanceTableBranchNotFound = 22;
 
 constexpr std::array<std::string_view, 24> kLanceErrorNames = {
     "Unsupported",
@@ -124,14 +128,23 @@ ErrorMapping MapError(ErrorKind kind) {
       return {404, "NotFoundException", kLanceTransactionNotFound, 404};
     case ErrorKind::kNoSuchTableVersion:
       return {404, "NotFoundException", kLanceTableVersionNotFound, 404};
+    case ErrorKind::kNoSuchTableTag:
+      return {404, "NotFoundException", kLanceTableTagNotFound, 404};
+    case ErrorKind::kNoSuchTableBranch:
+      return {404, "NotFoundException", kLanceTableBranchNotFound, 404};
     case ErrorKind::kAlreadyExists:
       return {409, "AlreadyExistsException", kLanceTableAlreadyExists, 409};
     case ErrorKind::kNamespaceAlreadyExists:
       return {409, "AlreadyExistsException", kLanceNamespaceAlreadyExists, 409};
     case ErrorKind::kNamespaceNotEmpty:
       return {409, "NamespaceNotEmptyException", kLanceNamespaceNotEmpty, 409};
+    case ErrorKind::kTableTagAlreadyExists:
+      return {409, "AlreadyExistsException", kLanceTableTagAlreadyExists, 409};
     case ErrorKind::kCommitFailed:
       return {409, "CommitFailedException", kLanceConcurrentModification, 409};
+    // Iceberg has no such state; no Iceberg route answers it.
+    case ErrorKind::kInvalidTableState:
+      return {409, "CommitFailedException", kLanceInvalidTableState, 409};
     case ErrorKind::kUnprocessableEntity:
       return {422, "UnprocessableEntityException", kLanceInvalidInput, 400};
     case ErrorKind::kRequestTooLarge:

@@ -50,14 +50,22 @@ inline std::string_view ErrorKindName(ErrorKind kind) {
       return "kNoSuchTransaction";
     case ErrorKind::kNoSuchTableVersion:
       return "kNoSuchTableVersion";
+    case ErrorKind::kNoSuchTableTag:
+      return "kNoSuchTableTag";
+    case ErrorKind::kNoSuchTableBranch:
+      return "kNoSuchTableBranch";
     case ErrorKind::kAlreadyExists:
       return "kAlreadyExists";
     case ErrorKind::kNamespaceAlreadyExists:
       return "kNamespaceAlreadyExists";
     case ErrorKind::kNamespaceNotEmpty:
       return "kNamespaceNotEmpty";
+    case ErrorKind::kTableTagAlreadyExists:
+      return "kTableTagAlreadyExists";
     case ErrorKind::kCommitFailed:
       return "kCommitFailed";
+    case ErrorKind::kInvalidTableState:
+      return "kInvalidTableState";
     case ErrorKind::kUnprocessableEntity:
       return "kUnprocessableEntity";
     case ErrorKind::kRequestTooLarge:
