@@ -1,5 +1,6 @@
 #include "catalog/lance_service.h"
 
+#include "catalog/lance_refs.h"
 #include "catalog/lance_versions.h"
 
 // LanceService: its life cycle, the namespace tree (level 1 = catalog) and transactions.
@@ -46,7 +47,8 @@ LanceService::LanceService(MetaStore& store, CatalogService& catalogs, FileIO& i
                                            settings.run_background_work}),
       pruner_(store, settings.clock ? settings.clock : SystemMillis,
               settings.transaction_retention),
-      versions_(std::make_unique<LanceVersions>(store, *this, io)) {}
+      versions_(std::make_unique<LanceVersions>(store, *this, io)),
+      refs_(std::make_unique<LanceRefs>(*this, io)) {}
 
 LanceService::~LanceService() { drop_worker_.Stop(); }
 

@@ -47,6 +47,7 @@
 namespace cairn {
 
 class LanceVersions;  // catalog/lance_versions.h
+class LanceRefs;      // catalog/lance_refs.h
 
 /// \brief The levels of a Lance identifier below the root, outermost first. Empty = root.
 using LanceId = std::vector<std::string>;
@@ -256,6 +257,9 @@ class LanceService {
   /// \brief The versions of the tables whose versions Cairn manages.
   LanceVersions& versions() { return *versions_; }
 
+  /// \brief The tags and branches of the tables, in their datasets.
+  LanceRefs& refs() { return *refs_; }
+
   // --- transactions
   // ---------------------------------------------------------------------
 
@@ -318,6 +322,7 @@ class LanceService {
   LanceDropWorker drop_worker_;
   LanceTransactionPruner pruner_;
   std::unique_ptr<LanceVersions> versions_;
+  std::unique_ptr<LanceRefs> refs_;
 };
 
 }  // namespace cairn

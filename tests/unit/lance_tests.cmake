@@ -2,6 +2,7 @@
 set(CAIRN_LANCE_TESTS
   unit/lance_dataset_test.cc
   unit/lance_error_test.cc
+  unit/lance_refs_test.cc
   unit/lance_ref_names_test.cc
   unit/lance_rest_test.cc
   unit/lance_service_test.cc
