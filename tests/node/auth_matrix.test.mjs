@@ -111,6 +111,8 @@ const SAMPLES = {
     ].map((action) => [`POST /lance/v1/table/{id}/${action}`, { id: 'default$ns$lt', body: {} }]),
   ),
   'GET /lance/v1/table/{id}/count_rows': { id: 'default$ns$lt' },
+  'GET /lance/v1/table/{id}/tags/list': { id: 'default$ns$lt' },
+  'GET /lance/v1/table/{id}/branches/list': { id: 'default$ns$lt' },
   'POST /lance/v1/materialized_view/{id}/create': { id: 'default$ns$mv', body: {} },
   'POST /lance/v1/materialized_view/{id}/refresh': { id: 'default$ns$lt', body: {} },
   'POST /management/v1/principals': { body: { name: 'made-p' } },

@@ -331,9 +331,45 @@ TEST_F(LanceRoutesTest, ServesEveryOperationUnderLance) {
            "GET /lance/v1/namespace/{id}/table/list", "GET /lance/v1/table",
            "POST /lance/v1/table/{id}/declare", "POST /lance/v1/table/{id}/rename",
            "POST /lance/v1/transaction/{id}/alter"}));
-  // Every operation of the current spec (54), ListNamespaces also as POST (0.0.1) and
-  // CountTableRows also as GET (as the Rust client sends it).
-  EXPECT_EQ(LanceEndpoints().size(), 56u);
+  // Every operation of the current spec (54), ListNamespaces also as POST (0.0.1),
+  // CountTableRows, ListTableTags and ListTableBranches also as GET (as the Rust client
+  // sends them).
+  EXPECT_EQ(LanceEndpoints().size(), 58u);
+}
+
+TEST_F(LanceRoutesTest, TagsAndBranchesOfADeclaredTable) {
+  ASSERT_EQ(Post("/lance/v1/namespace/default%24ns1/create", "{}").status, 200);
+  ASSERT_EQ(Post("/lance/v1/table/default%24ns1%24t1/declare", "{}").status, 200);
+  for (const char* method : {"GET", "POST"}) {
+    auto tags = Call(method, "/lance/v1/table/default%24ns1%24t1/tags/list",
+                     {{"delimiter", "$"}}, "");
+    EXPECT_EQ(tags.status, 200) << tags.body;
+    EXPECT_EQ(Parse(tags.body), Parse(R"({"tags":{}})"));
+    auto branches = Call(method, "/lance/v1/table/default%24ns1%24t1/branches/list",
+                         {{"delimiter", "$"}, {"limit", "10"}}, "");
+    EXPECT_EQ(Parse(branches.body), Parse(R"({"branches":{}})"));
+  }
+  auto missing =
+      Post("/lance/v1/table/default%24ns1%24t1/tags/version", R"({"tag":"v1"})");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(Parse(missing.body).at("code"), 8);
+  auto no_version = Post("/lance/v1/table/default%24ns1%24t1/tags/create",
+                         R"({"tag":"v1","version":1})");
+  EXPECT_EQ(Parse(no_version.body).at("code"), 11);
+  auto bad = Post("/lance/v1/table/default%24ns1%24t1/tags/create",
+                  R"({"tag":"../v1","version":1})");
+  EXPECT_EQ(bad.status, 400);
+  auto other = Post("/lance/v1/table/default%24ns1%24t1/tags/delete",
+                    R"({"id":["default","ns1","t2"],"tag":"v1"})");
+  EXPECT_EQ(other.status, 400) << "a body id must agree with the path";
+  auto branch =
+      Post("/lance/v1/table/default%24ns1%24t1/branches/delete", R"({"name":"feat"})");
+  EXPECT_EQ(branch.status, 404);
+  EXPECT_EQ(Parse(branch.body).at("code"), 22);
+  auto create =
+      Post("/lance/v1/table/default%24ns1%24t1/branches/create", R"({"name":"feat"})");
+  EXPECT_EQ(create.status, 406);
+  EXPECT_THAT(create.body, HasSubstr("CreateTableBranch is not supported"));
 }
 
 TEST_F(LanceRoutesTest, CurrentClientSession) {

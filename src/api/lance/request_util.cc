@@ -61,6 +61,14 @@ Status CheckBodyId(const LanceId& path_id, const std::optional<LanceId>& body_id
   return Ok();
 }
 
+Result<LanceId> PathIdAgreeingWith(const Request& request,
+                                   const std::optional<LanceId>& body_id) {
+  CAIRN_ASSIGN_OR_RAISE(std::string delimiter, DelimiterOf(request));
+  CAIRN_ASSIGN_OR_RAISE(LanceId id, PathIdOf(request, delimiter));
+  CAIRN_RETURN_IF_ERROR(CheckBodyId(id, body_id, delimiter));
+  return id;
+}
+
 std::string KeywordKey(std::string_view keyword) {
   std::string out;
   out.reserve(keyword.size());

@@ -37,6 +37,12 @@ Result<LanceId> PathIdOf(const Request& request, std::string_view delimiter);
 Status CheckBodyId(const LanceId& path_id, const std::optional<LanceId>& body_id,
                    std::string_view delimiter);
 
+/// \brief The table (or other object) of the path's `{id}`, split with the request's
+/// delimiter; a body that names one must name the same. Errors: those of `DelimiterOf`,
+/// `PathIdOf` and `CheckBodyId`.
+Result<LanceId> PathIdAgreeingWith(const Request& request,
+                                   const std::optional<LanceId>& body_id);
+
 /// \brief A keyword folded for comparison: lower case, underscores dropped
 /// (`EXIST_OK`, `ExistOk`, `exist_ok` ⇒ `existok`).
 std::string KeywordKey(std::string_view keyword);

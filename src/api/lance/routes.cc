@@ -7,6 +7,7 @@
 
 #include "api/lance/access_rules.h"
 #include "api/lance/handlers.h"
+#include "api/lance/ref_handlers.h"
 #include "api/lance/version_handlers.h"
 #include "http/error_mapping.h"
 
@@ -52,6 +53,13 @@ constexpr const char* kNeedsEngine =
 constexpr const char* kNotYet =
     "it writes a new version of the table, which Cairn does not do yet; clients such as "
     "LanceDB do it themselves at the location DescribeTable returns";
+
+/// Why CreateTableBranch is not served.
+constexpr const char* kBranchNeedsEngine =
+    "creating a branch writes the branch's first manifest, a shallow clone of the source "
+    "version that refers to its data files, which takes the Lance engine; clients such "
+    "as LanceDB create branches themselves (ListTableBranches and DeleteTableBranch "
+    "serve them)";
 
 /// Why BatchCommitTables is not served yet.
 constexpr const char* kBatchCommitNotYet =
@@ -154,14 +162,33 @@ constexpr std::array kEndpoints = {
     NotYet("/v1/table/{id}/update_field_metadata", "UpdateFieldMetadata"),
     NotYet("/v1/table/{id}/drop_columns", "AlterTableDropColumns"),
     NotYet("/v1/table/{id}/stats", "GetTableStats", Privilege::kTableRead),
-    NotYet("/v1/table/{id}/tags/list", "ListTableTags", Privilege::kTableRead),
-    NotYet("/v1/table/{id}/tags/version", "GetTableTagVersion", Privilege::kTableRead),
-    NotYet("/v1/table/{id}/tags/create", "CreateTableTag"),
-    NotYet("/v1/table/{id}/tags/delete", "DeleteTableTag"),
-    NotYet("/v1/table/{id}/tags/update", "UpdateTableTag"),
-    NotYet("/v1/table/{id}/branches/list", "ListTableBranches", Privilege::kTableRead),
-    NotYet("/v1/table/{id}/branches/create", "CreateTableBranch"),
-    NotYet("/v1/table/{id}/branches/delete", "DeleteTableBranch"),
+    // Tags and branches, in the dataset's own files (catalog/lance_refs.h). The spec
+    // lists with POST; Lance's REST client sends ListTableTags as a GET.
+    Endpoint{"GET", "/v1/table/{id}/tags/list", "ListTableTags", ListTableTags,
+             Needs(Privilege::kTableRead, kTheTable), AccessOn::kTable},
+    Endpoint{"POST", "/v1/table/{id}/tags/list", "ListTableTags", ListTableTags,
+             Needs(Privilege::kTableRead, kTheTable), AccessOn::kTable},
+    Endpoint{"POST", "/v1/table/{id}/tags/version", "GetTableTagVersion",
+             GetTableTagVersion, Needs(Privilege::kTableRead, kTheTable),
+             AccessOn::kTable},
+    Endpoint{"POST", "/v1/table/{id}/tags/create", "CreateTableTag", CreateTableTag,
+             Needs(Privilege::kTableWrite, kTheTable), AccessOn::kTable},
+    Endpoint{"POST", "/v1/table/{id}/tags/delete", "DeleteTableTag", DeleteTableTag,
+             Needs(Privilege::kTableWrite, kTheTable), AccessOn::kTable},
+    Endpoint{"POST", "/v1/table/{id}/tags/update", "UpdateTableTag", UpdateTableTag,
+             Needs(Privilege::kTableWrite, kTheTable), AccessOn::kTable},
+    Endpoint{"GET", "/v1/table/{id}/branches/list", "ListTableBranches",
+             ListTableBranches, Needs(Privilege::kTableRead, kTheTable),
+             AccessOn::kTable},
+    Endpoint{"POST", "/v1/table/{id}/branches/list", "ListTableBranches",
+             ListTableBranches, Needs(Privilege::kTableRead, kTheTable),
+             AccessOn::kTable},
+    Endpoint{"POST", "/v1/table/{id}/branches/create", "CreateTableBranch", nullptr,
+             Needs(Privilege::kTableWrite, kTheTable), AccessOn::kTable,
+             kBranchNeedsEngine},
+    Endpoint{"POST", "/v1/table/{id}/branches/delete", "DeleteTableBranch",
+             DeleteTableBranch, Needs(Privilege::kTableWrite, kTheTable),
+             AccessOn::kTable},
     // Data, index and materialized-view operations: a query engine's work.
     EngineOnly("/v1/table/{id}/create", "CreateTable", Privilege::kTableCreate),
     EngineOnly("/v1/table/{id}/insert", "InsertIntoTable"),

@@ -12,14 +12,6 @@
 namespace cairn::lance_rest {
 namespace {
 
-/// The path's table id; a body id must agree with it.
-Result<LanceId> TableIdOf(const Request& request, const std::optional<LanceId>& body_id) {
-  CAIRN_ASSIGN_OR_RAISE(std::string delimiter, DelimiterOf(request));
-  CAIRN_ASSIGN_OR_RAISE(LanceId id, PathIdOf(request, delimiter));
-  CAIRN_RETURN_IF_ERROR(CheckBodyId(id, body_id, delimiter));
-  return id;
-}
-
 /// The branch: the body's, else the query string's (LanceDB sends it there on a list).
 std::string BranchOf(const Request& request, const std::optional<std::string>& body) {
   if (body) return *body;
@@ -31,7 +23,7 @@ std::string BranchOf(const Request& request, const std::optional<std::string>& b
 
 Result<Response> CreateTableVersion(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, CreateVersionFromJson(request.body));
-  CAIRN_ASSIGN_OR_RAISE(body.version.id, TableIdOf(request, body.id));
+  CAIRN_ASSIGN_OR_RAISE(body.version.id, PathIdAgreeingWith(request, body.id));
   CAIRN_ASSIGN_OR_RAISE(auto created, lance.versions().CreateVersion(
                                           body.version, request.write_context()));
   return Response::Json(VersionToJson(created));
@@ -39,7 +31,7 @@ Result<Response> CreateTableVersion(LanceService& lance, const Request& request)
 
 Result<Response> DescribeTableVersion(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, VersionQueryFromJson(request.body));
-  CAIRN_ASSIGN_OR_RAISE(LanceId id, TableIdOf(request, body.id));
+  CAIRN_ASSIGN_OR_RAISE(LanceId id, PathIdAgreeingWith(request, body.id));
   CAIRN_ASSIGN_OR_RAISE(
       auto version,
       lance.versions().DescribeVersion(id, BranchOf(request, body.branch), body.version));
@@ -48,7 +40,7 @@ Result<Response> DescribeTableVersion(LanceService& lance, const Request& reques
 
 Result<Response> ListTableVersions(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, VersionQueryFromJson(request.body));
-  CAIRN_ASSIGN_OR_RAISE(LanceId id, TableIdOf(request, body.id));
+  CAIRN_ASSIGN_OR_RAISE(LanceId id, PathIdAgreeingWith(request, body.id));
   PageRequest page;
   page.token = body.page_token.value_or("");
   if (auto token = request.QueryParam("page_token"); token && !body.page_token) {
@@ -69,7 +61,7 @@ Result<Response> ListTableVersions(LanceService& lance, const Request& request) 
 
 Result<Response> BatchDeleteTableVersions(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, DeleteVersionsFromJson(request.body));
-  CAIRN_ASSIGN_OR_RAISE(LanceId id, TableIdOf(request, body.id));
+  CAIRN_ASSIGN_OR_RAISE(LanceId id, PathIdAgreeingWith(request, body.id));
   CAIRN_ASSIGN_OR_RAISE(int64_t deleted, lance.versions().DeleteVersions(
                                              id, BranchOf(request, body.branch),
                                              body.ranges, request.write_context()));
