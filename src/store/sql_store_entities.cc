@@ -53,6 +53,56 @@ Result<int64_t> CatalogOfEntity(SqlConnection& conn, int64_t entity_id) {
   return query.Int(0);
 }
 
+Result<EntityRecord> InsertEntity(SqlConnection& conn, int64_t catalog_id,
+                                  const NamespacePath& ns, std::string_view name,
+                                  EntityKind kind, std::string_view metadata_location,
+                                  std::string_view metadata, const LocationClaim& claim) {
+  CAIRN_ASSIGN_OR_RAISE(auto ns_id, LockNamespace(conn, catalog_id, ns, false));
+  if (!ns_id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ns));
+  CAIRN_ASSIGN_OR_RAISE(auto existing, FindEntityKind(conn, *ns_id, name));
+  if (existing) {
+    return AlreadyExists("Name {}.{} is already used by an {}", DottedName(ns), name,
+                         EntityKindName(*existing));
+  }
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* insert,
+      conn.Prepare("INSERT INTO entities (namespace_id, name, kind, metadata_location, "
+                   "metadata, version, created_at_ms, updated_at_ms) "
+                   "VALUES (?, ?, ?, ?, ?, 0, ?, ?) RETURNING id"));
+  const int64_t now = NowMillis();
+  EntityRecord record{0,
+                      kind,
+                      ns,
+                      std::string(name),
+                      std::string(metadata_location),
+                      std::string(metadata),
+                      0};
+  {
+    Query query(conn, insert);
+    query.Bind(*ns_id)
+        .Bind(name)
+        .Bind(EntityKindName(kind))
+        .Bind(metadata_location)
+        .Bind(metadata)
+        .Bind(now)
+        .Bind(now);
+    CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("create entity"));
+    if (!row) return IOError("Creating {}.{} returned no id", DottedName(ns), name);
+    record.id = query.Int(0);
+  }
+  CAIRN_RETURN_IF_ERROR(ClaimLocations(conn, record.id, catalog_id, claim));
+  return record;
+}
+
+Result<bool> DeleteEntityById(SqlConnection& conn, int64_t entity_id, EntityKind kind) {
+  CAIRN_ASSIGN_OR_RAISE(auto* del,
+                        conn.Prepare("DELETE FROM entities WHERE id = ? AND kind = ?"));
+  Query query(conn, del);
+  CAIRN_RETURN_IF_ERROR(
+      query.Bind(entity_id).Bind(EntityKindName(kind)).Run("drop entity by id"));
+  return query.Changes() > 0;
+}
+
 Result<EntityRecord> SqlStore::CreateEntity(int64_t catalog_id, const NamespacePath& ns,
                                             std::string_view name, EntityKind kind,
                                             std::string_view metadata_location,
@@ -60,41 +110,9 @@ Result<EntityRecord> SqlStore::CreateEntity(int64_t catalog_id, const NamespaceP
                                             const LocationClaim& claim,
                                             const WriteContext& write) {
   return Write(write, [&](Lease& conn, WriteTransaction& txn) -> Result<EntityRecord> {
-    CAIRN_ASSIGN_OR_RAISE(auto ns_id, LockNamespace(*conn, catalog_id, ns, false));
-    if (!ns_id) return NoSuchNamespace("Namespace does not exist: {}", DottedName(ns));
-    CAIRN_ASSIGN_OR_RAISE(auto existing, FindEntityKind(*conn, *ns_id, name));
-    if (existing) {
-      return AlreadyExists("Name {}.{} is already used by an {}", DottedName(ns), name,
-                           EntityKindName(*existing));
-    }
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* insert,
-        conn->Prepare(
-            "INSERT INTO entities (namespace_id, name, kind, metadata_location, "
-            "metadata, version, created_at_ms, updated_at_ms) "
-            "VALUES (?, ?, ?, ?, ?, 0, ?, ?) RETURNING id"));
-    const int64_t now = NowMillis();
-    EntityRecord record{0,
-                        kind,
-                        ns,
-                        std::string(name),
-                        std::string(metadata_location),
-                        std::string(metadata),
-                        0};
-    {
-      Query query(*conn, insert);
-      query.Bind(*ns_id)
-          .Bind(name)
-          .Bind(EntityKindName(kind))
-          .Bind(metadata_location)
-          .Bind(metadata)
-          .Bind(now)
-          .Bind(now);
-      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("create entity"));
-      if (!row) return IOError("Creating {}.{} returned no id", DottedName(ns), name);
-      record.id = query.Int(0);
-    }
-    CAIRN_RETURN_IF_ERROR(ClaimLocations(*conn, record.id, catalog_id, claim));
+    CAIRN_ASSIGN_OR_RAISE(EntityRecord record,
+                          InsertEntity(*conn, catalog_id, ns, name, kind,
+                                       metadata_location, metadata, claim));
     CAIRN_RETURN_IF_ERROR(txn.Commit());
     return record;
   });

@@ -163,6 +163,15 @@ Result<std::optional<EntityKind>> FindEntityKind(SqlConnection& conn, int64_t ns
                                                  std::string_view name);
 /// The catalog of entity `entity_id`. Errors: `kInternal` when it has none.
 Result<int64_t> CatalogOfEntity(SqlConnection& conn, int64_t entity_id);
+/// Inside a write transaction: what `CreateEntity` writes — the entity row and its
+/// location claim, after locking its namespace. Errors as `MetaStore::CreateEntity`.
+Result<EntityRecord> InsertEntity(SqlConnection& conn, int64_t catalog_id,
+                                  const NamespacePath& ns, std::string_view name,
+                                  EntityKind kind, std::string_view metadata_location,
+                                  std::string_view metadata, const LocationClaim& claim);
+/// Inside a write transaction: removes entity `entity_id` if it is of `kind` (its claims
+/// and Lance versions go with it); false when there is no such entity.
+Result<bool> DeleteEntityById(SqlConnection& conn, int64_t entity_id, EntityKind kind);
 
 // --- Metadata stored split (sql_store_split.cc) -------------------------------------
 

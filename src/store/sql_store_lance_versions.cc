@@ -114,6 +114,108 @@ Status InsertVersion(SqlConnection& conn, const LanceVersionInsert& insert) {
   return query.Run("create Lance version");
 }
 
+/// Inside a write transaction: inserts every version of `inserts`, or stops at the
+/// first whose version is taken or repeats an earlier one's and returns it (the caller
+/// then rolls back).
+Result<std::optional<LanceVersionConflict>> InsertVersions(
+    SqlConnection& conn, const std::vector<LanceVersionInsert>& inserts) {
+  std::set<std::tuple<int64_t, std::string_view, int64_t>> seen;
+  std::set<int64_t> tables;
+  for (size_t i = 0; i < inserts.size(); ++i) {
+    const LanceVersionInsert& insert = inserts[i];
+    if (tables.insert(insert.key.entity_id).second) {
+      CAIRN_RETURN_IF_ERROR(RequireLanceTable(conn, insert.key.entity_id));
+    }
+    CAIRN_ASSIGN_OR_RAISE(bool exists, VersionExists(conn, insert));
+    const bool repeated =
+        !seen.emplace(insert.key.entity_id, insert.key.branch, insert.record.version)
+             .second;
+    if (exists || repeated) return LanceVersionConflict{i};
+    CAIRN_RETURN_IF_ERROR(InsertVersion(conn, insert));
+  }
+  return std::nullopt;
+}
+
+Status CheckRanges(const std::vector<LanceVersionRange>& ranges) {
+  for (const auto& range : ranges) {
+    CAIRN_PRECHECK(range.start >= 0, "A version range cannot start below 0");
+  }
+  return Ok();
+}
+
+/// Inside a write transaction: deletes the versions of `key` in `ranges`; how many went.
+Result<int64_t> DeleteRanges(SqlConnection& conn, const LanceVersionKey& key,
+                             const std::vector<LanceVersionRange>& ranges) {
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* stmt,
+      conn.Prepare("DELETE FROM lance_versions WHERE entity_id = ? AND branch = ? "
+                   "AND version >= ? AND version <= ?"));
+  int64_t deleted = 0;
+  for (const auto& range : ranges) {
+    Query query(conn, stmt);
+    query.Bind(key.entity_id)
+        .Bind(key.branch)
+        .Bind(range.start)
+        .Bind(range.end ? HighestBelow(*range.end) : kHighestVersion);
+    CAIRN_RETURN_IF_ERROR(query.Run("delete Lance versions"));
+    deleted += query.Changes();
+  }
+  return deleted;
+}
+
+/// Checks the bounds of a batch before its transaction starts.
+Status CheckBatch(const LanceTableBatch& batch) {
+  CAIRN_PRECHECK(batch.remove_tables.size() <= kMaxLanceVersionBatch &&
+                     batch.insert_tables.size() <= kMaxLanceVersionBatch &&
+                     batch.delete_versions.size() <= kMaxLanceVersionBatch &&
+                     batch.insert_versions.size() <= kMaxLanceVersionBatch,
+                 "A commit of Lance tables holds at most {} changes of each kind",
+                 kMaxLanceVersionBatch);
+  size_t ranges = 0;
+  for (const auto& deletion : batch.delete_versions) {
+    CAIRN_RETURN_IF_ERROR(CheckKey(deletion.key));
+    CAIRN_RETURN_IF_ERROR(CheckRanges(deletion.ranges));
+    ranges += deletion.ranges.size();
+  }
+  CAIRN_PRECHECK(ranges <= kMaxLanceVersionBatch,
+                 "A commit of Lance tables deletes at most {} version ranges",
+                 kMaxLanceVersionBatch);
+  for (const auto& insert : batch.insert_versions)
+    CAIRN_RETURN_IF_ERROR(CheckInsert(insert));
+  return Ok();
+}
+
+/// Inside a write transaction: the changes of `batch`, in the order its contract gives.
+/// Stops at a version conflict (the caller then rolls back).
+Result<LanceTableBatchOutcome> ApplyBatch(SqlConnection& conn,
+                                          const LanceTableBatch& batch) {
+  LanceTableBatchOutcome outcome;
+  for (const int64_t id : batch.remove_tables) {
+    CAIRN_ASSIGN_OR_RAISE(bool removed,
+                          DeleteEntityById(conn, id, EntityKind::kLanceTable));
+    if (!removed) return NotFound("The Lance table no longer exists");
+  }
+  for (const auto& table : batch.insert_tables) {
+    CAIRN_ASSIGN_OR_RAISE(EntityRecord created,
+                          InsertEntity(conn, table.catalog_id, table.ns, table.name,
+                                       EntityKind::kLanceTable, table.location,
+                                       table.metadata, table.claim));
+    outcome.table_ids.push_back(created.id);
+  }
+  for (const auto& deletion : batch.delete_versions) {
+    CAIRN_RETURN_IF_ERROR(RequireLanceTable(conn, deletion.key.entity_id));
+    CAIRN_ASSIGN_OR_RAISE(int64_t deleted,
+                          DeleteRanges(conn, deletion.key, deletion.ranges));
+    outcome.deleted_counts.push_back(deleted);
+  }
+  CAIRN_ASSIGN_OR_RAISE(outcome.conflict, InsertVersions(conn, batch.insert_versions));
+  if (outcome.conflict) {
+    outcome.table_ids.clear();
+    outcome.deleted_counts.clear();
+  }
+  return outcome;
+}
+
 }  // namespace
 
 Result<std::optional<LanceVersionConflict>> SqlLanceVersionStore::CreateLanceVersions(
@@ -121,30 +223,15 @@ Result<std::optional<LanceVersionConflict>> SqlLanceVersionStore::CreateLanceVer
   CAIRN_PRECHECK(inserts.size() <= kMaxLanceVersionBatch,
                  "At most {} versions can be created at once", kMaxLanceVersionBatch);
   for (const auto& insert : inserts) CAIRN_RETURN_IF_ERROR(CheckInsert(insert));
-  std::optional<LanceVersionConflict> conflict;
-  CAIRN_RETURN_IF_ERROR(
-      store_.Write(write, [&](Lease& conn, WriteTransaction& txn) -> Status {
-        conflict.reset();
-        std::set<std::tuple<int64_t, std::string_view, int64_t>> seen;
-        std::set<int64_t> tables;
-        for (size_t i = 0; i < inserts.size(); ++i) {
-          const LanceVersionInsert& insert = inserts[i];
-          if (tables.insert(insert.key.entity_id).second) {
-            CAIRN_RETURN_IF_ERROR(RequireLanceTable(*conn, insert.key.entity_id));
-          }
-          CAIRN_ASSIGN_OR_RAISE(bool exists, VersionExists(*conn, insert));
-          const bool repeated = !seen.emplace(insert.key.entity_id, insert.key.branch,
-                                              insert.record.version)
-                                     .second;
-          if (exists || repeated) {
-            conflict = LanceVersionConflict{i};
-            return Ok();  // rolls back: nothing of the batch is written
-          }
-          CAIRN_RETURN_IF_ERROR(InsertVersion(*conn, insert));
-        }
-        return txn.Commit();
-      }));
-  return conflict;
+  return store_.Write(
+      write,
+      [&](Lease& conn,
+          WriteTransaction& txn) -> Result<std::optional<LanceVersionConflict>> {
+        CAIRN_ASSIGN_OR_RAISE(auto conflict, InsertVersions(*conn, inserts));
+        // A conflict returns without committing: nothing of the batch is written.
+        if (!conflict) CAIRN_RETURN_IF_ERROR(txn.Commit());
+        return conflict;
+      });
 }
 
 Result<std::optional<LanceVersionRecord>> SqlLanceVersionStore::GetLanceVersion(
@@ -213,29 +300,24 @@ Result<int64_t> SqlLanceVersionStore::DeleteLanceVersions(
   CAIRN_PRECHECK(ranges.size() <= kMaxLanceVersionBatch,
                  "At most {} version ranges can be deleted at once",
                  kMaxLanceVersionBatch);
-  for (const auto& range : ranges) {
-    CAIRN_PRECHECK(range.start >= 0, "A version range cannot start below 0");
-  }
-  int64_t deleted = 0;
-  CAIRN_RETURN_IF_ERROR(
-      store_.Write(write, [&](Lease& conn, WriteTransaction& txn) -> Status {
-        deleted = 0;
-        CAIRN_ASSIGN_OR_RAISE(
-            auto* stmt,
-            conn->Prepare("DELETE FROM lance_versions WHERE entity_id = ? AND branch = ? "
-                          "AND version >= ? AND version <= ?"));
-        for (const auto& range : ranges) {
-          Query query(*conn, stmt);
-          query.Bind(key.entity_id)
-              .Bind(key.branch)
-              .Bind(range.start)
-              .Bind(range.end ? HighestBelow(*range.end) : kHighestVersion);
-          CAIRN_RETURN_IF_ERROR(query.Run("delete Lance versions"));
-          deleted += query.Changes();
-        }
-        return txn.Commit();
-      }));
-  return deleted;
+  CAIRN_RETURN_IF_ERROR(CheckRanges(ranges));
+  return store_.Write(write, [&](Lease& conn, WriteTransaction& txn) -> Result<int64_t> {
+    CAIRN_ASSIGN_OR_RAISE(int64_t deleted, DeleteRanges(*conn, key, ranges));
+    CAIRN_RETURN_IF_ERROR(txn.Commit());
+    return deleted;
+  });
+}
+
+Result<LanceTableBatchOutcome> SqlLanceVersionStore::CommitLanceTables(
+    const LanceTableBatch& batch, const WriteContext& write) {
+  CAIRN_RETURN_IF_ERROR(CheckBatch(batch));
+  return store_.Write(
+      write, [&](Lease& conn, WriteTransaction& txn) -> Result<LanceTableBatchOutcome> {
+        CAIRN_ASSIGN_OR_RAISE(LanceTableBatchOutcome outcome, ApplyBatch(*conn, batch));
+        // A conflict returns without committing: nothing of the batch is written.
+        if (!outcome.conflict) CAIRN_RETURN_IF_ERROR(txn.Commit());
+        return outcome;
+      });
 }
 
 #undef LANCE_VERSION_COLUMNS

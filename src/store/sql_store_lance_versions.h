@@ -8,7 +8,9 @@
 /// insert first looks for its row, and the transaction rolls back at the first one that
 /// exists. Two batches racing for the same row both miss it, and the second insert hits
 /// the primary key: a retryable failure, so `Write` runs that transaction again, which
-/// then finds the row and reports the conflict.
+/// then finds the row and reports the conflict. `CommitLanceTables` runs the same inserts
+/// in a transaction that also creates and removes tables (with the entity helpers of
+/// `sql_store_entities.cc`) and forgets versions.
 
 #include <cstddef>
 #include <cstdint>
@@ -27,8 +29,6 @@ class SqlStore;
 constexpr size_t kMaxLanceVersionTextBytes = 4096;
 constexpr size_t kMaxLanceBranchBytes = 1024;
 constexpr size_t kMaxLanceVersionMetadataBytes = size_t{1} << 20;
-/// Most inserts of one batch, ranges of one deletion, and versions of one page.
-constexpr size_t kMaxLanceVersionBatch = 1000;
 
 /// The Lance version rows of one `SqlStore`, which must outlive it.
 class SqlLanceVersionStore final : public LanceVersionStore {
@@ -45,6 +45,8 @@ class SqlLanceVersionStore final : public LanceVersionStore {
   Result<int64_t> DeleteLanceVersions(const LanceVersionKey& key,
                                       const std::vector<LanceVersionRange>& ranges,
                                       const WriteContext& write) override;
+  Result<LanceTableBatchOutcome> CommitLanceTables(const LanceTableBatch& batch,
+                                                   const WriteContext& write) override;
 
  private:
   SqlStore& store_;
