@@ -1,6 +1,7 @@
 #include "catalog/lance_service.h"
 
 #include "catalog/lance_refs.h"
+#include "catalog/lance_batch_commit.h"
 #include "catalog/lance_versions.h"
 
 // LanceService: its life cycle, the namespace tree (level 1 = catalog) and transactions.
@@ -48,7 +49,8 @@ LanceService::LanceService(MetaStore& store, CatalogService& catalogs, FileIO& i
       pruner_(store, settings.clock ? settings.clock : SystemMillis,
               settings.transaction_retention),
       versions_(std::make_unique<LanceVersions>(store, *this, io)),
-      refs_(std::make_unique<LanceRefs>(*this, io)) {}
+      refs_(std::make_unique<LanceRefs>(*this, io)),
+      batch_commit_(std::make_unique<LanceBatchCommit>(store, *this, io)) {}
 
 LanceService::~LanceService() { drop_worker_.Stop(); }
 

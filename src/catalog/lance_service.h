@@ -46,8 +46,9 @@
 
 namespace cairn {
 
-class LanceVersions;  // catalog/lance_versions.h
-class LanceRefs;      // catalog/lance_refs.h
+class LanceVersions;     // catalog/lance_versions.h
+class LanceRefs;         // catalog/lance_refs.h
+class LanceBatchCommit;  // catalog/lance_batch_commit.h
 
 /// \brief The levels of a Lance identifier below the root, outermost first. Empty = root.
 using LanceId = std::vector<std::string>;
@@ -110,6 +111,19 @@ inline constexpr std::string_view kManagedVersioningProperty = "managed_versioni
 /// catalog's, else false. Errors: `kBadRequest` for another value.
 Result<bool> ManagedVersioningOf(const CatalogRecord& catalog,
                                  const Properties& properties);
+
+/// \brief A declaration checked and its location chosen, not recorded yet: what
+/// `LanceService::DeclareTable` records (see `PlanDeclaration`).
+struct LanceTableDeclaration {
+  /// The table as it will be (its `entity_id` still 0).
+  LanceTableInfo table = {};
+  int64_t catalog_id = 0;
+  NamespacePath ns = {};
+  std::string name = {};
+  /// What the store keeps in the entity's metadata.
+  std::string metadata = {};
+  LocationClaim claim = {};
+};
 
 /// \brief One page of names.
 struct LanceNameListing {
@@ -212,6 +226,22 @@ class LanceService {
       const Properties& properties,
       const WriteContext& write = WriteContext::Immediate());
 
+  /// \brief Everything `DeclareTable` checks and decides, without recording the table:
+  /// for a commit that records it together with other changes (`LanceBatchCommit`).
+  /// Errors as `DeclareTable`, except a name taken, which only recording finds.
+  Result<LanceTableDeclaration> PlanDeclaration(
+      const LanceId& id, const std::optional<std::string>& location,
+      const Properties& properties);
+
+  /// \brief Checks that the namespace of a planned table exists and its name is free, as
+  /// recording it would find (one read each): for a commit that must refuse before it
+  /// writes any file. Errors: `kNoSuchNamespace`, `kAlreadyExists`.
+  Status CheckDeclarable(const LanceTableDeclaration& plan);
+
+  /// \brief The error DeclareTable answers when recording table `id` failed with
+  /// `error`: `kAlreadyExists` and `kNoSuchNamespace` worded for the table.
+  static Error DeclarationError(const LanceId& id, Error error);
+
   /// \brief Registers the Lance dataset at `location` (it must have a valid manifest
   /// under `_versions/`). Errors: `kBadRequest` (no Lance dataset there, invalid id or
   /// location), `kUnsupported` (storage without a FileIO), `kAlreadyExists` (name taken;
@@ -260,6 +290,9 @@ class LanceService {
   /// \brief The tags and branches of the tables, in their datasets.
   LanceRefs& refs() { return *refs_; }
 
+  /// \brief Commits of several table operations at once (BatchCommitTables).
+  LanceBatchCommit& batch_commit() { return *batch_commit_; }
+
   // --- transactions
   // ---------------------------------------------------------------------
 
@@ -296,10 +329,10 @@ class LanceService {
   /// `<catalog warehouse>/<namespace levels>/<name>.lance`, when the namespace exists and
   /// nothing uses or lies at that location.
   Result<std::string> FreeDefaultLocation(const TableRef& ref, const LanceId& id);
-  /// Records the Lance table; `kAlreadyExists` or `kNoSuchNamespace` worded for `id`.
-  Status InsertTable(const TableRef& ref, const LanceId& id, const std::string& location,
-                     const std::string& metadata, const LocationClaim& claim,
-                     const WriteContext& write);
+  /// Records the planned table; returns its entity id. Errors: `kAlreadyExists` or
+  /// `kNoSuchNamespace` worded for its id (`DeclarationError`).
+  Result<int64_t> InsertTable(const LanceTableDeclaration& plan,
+                              const WriteContext& write);
   /// The error for a table id that names no Lance table: a namespace, another kind, none.
   Error TableMissing(const TableRef& ref, const LanceId& id);
   /// The error for a namespace id that names no namespace: maybe it names a table.
@@ -323,6 +356,7 @@ class LanceService {
   LanceTransactionPruner pruner_;
   std::unique_ptr<LanceVersions> versions_;
   std::unique_ptr<LanceRefs> refs_;
+  std::unique_ptr<LanceBatchCommit> batch_commit_;
 };
 
 }  // namespace cairn

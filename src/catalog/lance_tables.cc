@@ -131,12 +131,14 @@ Result<LanceIdListing> LanceService::ListAllTables(const PageRequest& page) {
 
 // --- tables ----------------------------------------------------------------------------
 
-Result<LanceTableInfo> LanceService::DeclareTable(
+Result<LanceTableDeclaration> LanceService::PlanDeclaration(
     const LanceId& id, const std::optional<std::string>& location,
-    const Properties& properties, const WriteContext& write) {
+    const Properties& properties) {
   CAIRN_ASSIGN_OR_RAISE(auto ref, ResolveTable(id));
   CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys(properties));
-  LanceTableInfo table{id, {}, properties, !location.has_value()};
+  LanceTableDeclaration plan;
+  LanceTableInfo& table = plan.table;
+  table = LanceTableInfo{id, {}, properties, !location.has_value()};
   CAIRN_ASSIGN_OR_RAISE(table.managed_versioning,
                         ManagedVersioningOf(ref.catalog, properties));
   if (location) {
@@ -145,10 +147,20 @@ Result<LanceTableInfo> LanceService::DeclareTable(
   } else {
     CAIRN_ASSIGN_OR_RAISE(table.location, FreeDefaultLocation(ref, id));
   }
-  CAIRN_RETURN_IF_ERROR(InsertTable(ref, id, table.location, TableMetadataJson(table),
-                                    LocationPolicy::ClaimOf(ref.catalog, table.location),
-                                    write));
-  return table;
+  plan.catalog_id = ref.catalog.id;
+  plan.ns = std::move(ref.ns);
+  plan.name = std::move(ref.name);
+  plan.metadata = TableMetadataJson(table);
+  plan.claim = LocationPolicy::ClaimOf(ref.catalog, table.location);
+  return plan;
+}
+
+Result<LanceTableInfo> LanceService::DeclareTable(
+    const LanceId& id, const std::optional<std::string>& location,
+    const Properties& properties, const WriteContext& write) {
+  CAIRN_ASSIGN_OR_RAISE(auto plan, PlanDeclaration(id, location, properties));
+  CAIRN_ASSIGN_OR_RAISE(plan.table.entity_id, InsertTable(plan, write));
+  return std::move(plan.table);
 }
 
 Result<LanceTableInfo> LanceService::RegisterTable(const LanceId& id,
@@ -183,7 +195,9 @@ Result<LanceTableInfo> LanceService::RegisterTable(const LanceId& id,
       return table;
     }
   }
-  CAIRN_RETURN_IF_ERROR(InsertTable(ref, id, table.location, metadata, claim, write));
+  const LanceTableDeclaration plan{table,    ref.catalog.id, ref.ns,
+                                   ref.name, metadata,       claim};
+  CAIRN_ASSIGN_OR_RAISE(table.entity_id, InsertTable(plan, write));
   return table;
 }
 
@@ -293,8 +307,8 @@ Result<LanceService::TableRef> LanceService::ResolveTable(const LanceId& id) {
 Result<std::string> LanceService::FreeDefaultLocation(const TableRef& ref,
                                                       const LanceId& id) {
   // The namespace first, so that a missing one is reported as such, not as a location.
-  CAIRN_ASSIGN_OR_RAISE(bool ns_exists,
-                        catalogs_.NamespaceExists(ref.catalog.name, ref.ns));
+  // By the catalog's id: `ref` has resolved it already (once per request).
+  CAIRN_ASSIGN_OR_RAISE(bool ns_exists, store_.NamespaceExists(ref.catalog.id, ref.ns));
   if (!ns_exists) {
     return NoSuchNamespace("Namespace does not exist: {}",
                            FormatLanceId(LanceId(id.begin(), id.end() - 1)));
@@ -327,22 +341,44 @@ Result<std::string> LanceService::FreeDefaultLocation(const TableRef& ref,
   return location;
 }
 
-Status LanceService::InsertTable(const TableRef& ref, const LanceId& id,
-                                 const std::string& location, const std::string& metadata,
-                                 const LocationClaim& claim, const WriteContext& write) {
+Result<int64_t> LanceService::InsertTable(const LanceTableDeclaration& plan,
+                                          const WriteContext& write) {
   auto created =
-      store_.CreateEntity(ref.catalog.id, ref.ns, ref.name, EntityKind::kLanceTable,
-                          location, metadata, claim, write);
-  if (!created && created.error().kind == ErrorKind::kAlreadyExists) {
-    return AlreadyExists("Table already exists: {} ({})", FormatLanceId(id),
-                         created.error().message);
+      store_.CreateEntity(plan.catalog_id, plan.ns, plan.name, EntityKind::kLanceTable,
+                          plan.table.location, plan.metadata, plan.claim, write);
+  if (!created) return tl::unexpected(DeclarationError(plan.table.id, created.error()));
+  return created->id;
+}
+
+Status LanceService::CheckDeclarable(const LanceTableDeclaration& plan) {
+  CAIRN_ASSIGN_OR_RAISE(bool ns_exists, store_.NamespaceExists(plan.catalog_id, plan.ns));
+  if (!ns_exists) {
+    return tl::unexpected(DeclarationError(
+        plan.table.id, Error{ErrorKind::kNoSuchNamespace, "no such namespace"}));
   }
-  if (!created && created.error().kind == ErrorKind::kNoSuchNamespace) {
-    return NoSuchNamespace("Namespace does not exist: {}",
-                           FormatLanceId(LanceId(id.begin(), id.end() - 1)));
+  CAIRN_ASSIGN_OR_RAISE(auto kind,
+                        store_.EntityKindOf(plan.catalog_id, plan.ns, plan.name));
+  if (kind) {
+    return tl::unexpected(DeclarationError(
+        plan.table.id,
+        Error{ErrorKind::kAlreadyExists,
+              fmt::format("the name is used by an {}", EntityKindName(*kind))}));
   }
-  if (!created) return tl::unexpected(created.error());
   return Ok();
+}
+
+Error LanceService::DeclarationError(const LanceId& id, Error error) {
+  if (error.kind == ErrorKind::kAlreadyExists) {
+    return Error{
+        ErrorKind::kAlreadyExists,
+        fmt::format("Table already exists: {} ({})", FormatLanceId(id), error.message)};
+  }
+  if (error.kind == ErrorKind::kNoSuchNamespace) {
+    return Error{ErrorKind::kNoSuchNamespace,
+                 fmt::format("Namespace does not exist: {}",
+                             FormatLanceId(LanceId(id.begin(), id.end() - 1)))};
+  }
+  return error;
 }
 
 Result<LanceTableInfo> LanceService::LoadTable(const TableRef& ref, const LanceId& id) {

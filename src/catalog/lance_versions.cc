@@ -5,13 +5,13 @@
 #include <charconv>
 #include <chrono>
 #include <cstddef>
-#include <set>
 #include <utility>
 #include <vector>
 
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "catalog/lance_batch_commit.h"
 #include "common/json_util.h"
 #include "common/location.h"
 #include "common/macros.h"
@@ -22,8 +22,6 @@
 namespace cairn {
 namespace {
 
-/// Most entries of one batch (each reads a manifest into memory).
-constexpr size_t kMaxBatchEntries = 100;
 constexpr size_t kDefaultVersionPage = 100;
 /// Most files listed to find the latest manifest of a table the store knows nothing of.
 constexpr size_t kMaxListedManifests = 100000;
@@ -77,28 +75,29 @@ Result<int64_t> ParseVersionToken(const std::string& token) {
 
 }  // namespace
 
-/// A checked request: its table, where the staging and final files are, what to record.
-struct LanceVersions::Staged {
-  LanceTableInfo table;
-  LanceVersionKey key;
-  LanceVersionRecord record;
-  std::string staging_location;
-  std::string final_location;
-  std::string bytes;
-};
-
 LanceVersions::LanceVersions(MetaStore& store, LanceService& lance, FileIO& io)
     : versions_(store.lance_versions()), lance_(lance), io_(io) {}
 
 Result<LanceTableInfo> LanceVersions::ManagedTable(const LanceId& id) {
   CAIRN_ASSIGN_OR_RAISE(LanceTableInfo table, lance_.DescribeTable(id));
+  return Managed(std::move(table));
+}
+
+Result<LanceTableInfo> LanceVersions::Managed(LanceTableInfo table) {
   if (!table.managed_versioning) {
     return BadRequest(
         "Table {} does not have managed versioning: its versions are on storage only "
         "(set the property {} on the table or its catalog when declaring it)",
-        FormatLanceId(id), kManagedVersioningProperty);
+        FormatLanceId(table.id), kManagedVersioningProperty);
   }
   return table;
+}
+
+Result<LanceVersionKey> LanceVersions::ManagedKey(const LanceId& id,
+                                                  const std::string& branch) {
+  CAIRN_RETURN_IF_ERROR(lance::ValidateBranchName(branch));
+  CAIRN_ASSIGN_OR_RAISE(LanceTableInfo table, ManagedTable(id));
+  return LanceVersionKey{table.entity_id, branch};
 }
 
 LanceVersionInfo LanceVersions::InfoOf(const LanceVersionRecord& record) const {
@@ -144,6 +143,7 @@ Result<LanceVersions::Staged> LanceVersions::Stage(const LanceVersionRequest& re
   staged.record.e_tag = request.e_tag;
   staged.record.naming_scheme = std::string(lance::NamingSchemeName(scheme));
   staged.record.metadata = EncodeMetadata(request.metadata);
+  staged.record.timestamp_ms = NowMillis();
   return staged;
 }
 
@@ -236,76 +236,29 @@ Result<LanceVersionInfo> LanceVersions::CreateVersion(const LanceVersionRequest&
 
 Result<std::vector<LanceVersionInfo>> LanceVersions::CreateVersions(
     const std::vector<LanceVersionRequest>& requests, const WriteContext& write) {
-  CAIRN_PRECHECK(!requests.empty(), "A batch needs at least one version");
-  CAIRN_PRECHECK(requests.size() <= kMaxBatchEntries, "A batch holds at most {} versions",
-                 kMaxBatchEntries);
-  std::vector<Staged> batch;
-  std::set<std::pair<int64_t, std::string>> tables;
-  for (const auto& request : requests) {
-    CAIRN_ASSIGN_OR_RAISE(Staged staged, Stage(request));
-    CAIRN_PRECHECK(tables.emplace(staged.key.entity_id, staged.key.branch).second,
-                   "A batch holds one version per table and branch: {} comes twice",
-                   FormatLanceId(request.id));
-    CAIRN_ASSIGN_OR_RAISE(auto recorded,
-                          versions_.GetLanceVersion(staged.key, request.version));
-    if (recorded) {
-      return CommitFailed("Version {} of {} already exists", request.version,
-                          FormatLanceId(request.id));
-    }
-    CAIRN_RETURN_IF_ERROR(ReadStaging(request, staged));
-    staged.record.timestamp_ms = NowMillis();
-    batch.push_back(std::move(staged));
-  }
-  // Every final file first; a conflict takes back those placed so far.
-  for (size_t i = 0; i < batch.size(); ++i) {
-    auto placed = PlaceFinal(batch[i]);
-    if (placed && *placed) continue;
-    for (size_t j = 0; j < i; ++j) (void)io_.DeleteFile(batch[j].final_location);
-    if (!placed) return tl::unexpected(placed.error());
-    return CommitFailed("Version {} of {} already exists", requests[i].version,
-                        FormatLanceId(requests[i].id));
-  }
-  CAIRN_RETURN_IF_ERROR(RecordPlaced(requests, batch, write));
+  const std::vector<LanceCommitOperation> operations(requests.begin(), requests.end());
+  CAIRN_ASSIGN_OR_RAISE(auto results, lance_.batch_commit().Commit(operations, write));
   std::vector<LanceVersionInfo> out;
-  out.reserve(batch.size());
-  for (const auto& staged : batch) {
-    (void)io_.DeleteFile(staged.staging_location);
-    out.push_back(InfoOf(staged.record));
-  }
+  out.reserve(results.size());
+  for (auto& result : results)
+    out.push_back(std::get<LanceVersionInfo>(std::move(result)));
   return out;
-}
-
-Status LanceVersions::RecordPlaced(const std::vector<LanceVersionRequest>& requests,
-                                   const std::vector<Staged>& batch,
-                                   const WriteContext& write) {
-  // The final files are in place: the batch has happened. A version recorded meanwhile
-  // was recorded by a lookup that found the file this call placed (as in CreateVersion);
-  // the others are still to record. Each round drops one entry, so this ends.
-  std::vector<size_t> pending(batch.size());
-  for (size_t i = 0; i < batch.size(); ++i) pending[i] = i;
-  while (!pending.empty()) {
-    std::vector<LanceVersionInsert> inserts;
-    inserts.reserve(pending.size());
-    for (size_t i : pending) inserts.push_back({batch[i].key, batch[i].record});
-    CAIRN_ASSIGN_OR_RAISE(auto conflict, versions_.CreateLanceVersions(inserts, write));
-    if (!conflict) return Ok();
-    const size_t index = pending[conflict->index];
-    CAIRN_ASSIGN_OR_RAISE(auto now, versions_.GetLanceVersion(
-                                        batch[index].key, batch[index].record.version));
-    if (!now || now->manifest_path != batch[index].record.manifest_path) {
-      return CommitFailed("Version {} of {} already exists", requests[index].version,
-                          FormatLanceId(requests[index].id));
-    }
-    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(conflict->index));
-  }
-  return Ok();
 }
 
 Result<LanceVersionInfo> LanceVersions::DescribeVersion(const LanceId& id,
                                                         const std::string& branch,
                                                         std::optional<int64_t> version) {
   CAIRN_RETURN_IF_ERROR(lance::ValidateBranchName(branch));
-  CAIRN_ASSIGN_OR_RAISE(LanceTableInfo table, ManagedTable(id));
+  CAIRN_ASSIGN_OR_RAISE(LanceTableInfo table, lance_.DescribeTable(id));
+  return DescribeVersion(table, branch, version);
+}
+
+Result<LanceVersionInfo> LanceVersions::DescribeVersion(const LanceTableInfo& loaded,
+                                                        const std::string& branch,
+                                                        std::optional<int64_t> version) {
+  CAIRN_RETURN_IF_ERROR(lance::ValidateBranchName(branch));
+  CAIRN_ASSIGN_OR_RAISE(LanceTableInfo table, Managed(loaded));
+  const LanceId& id = table.id;
   const LanceVersionKey key{table.entity_id, branch};
   CAIRN_ASSIGN_OR_RAISE(auto recorded, versions_.GetLanceVersion(key, version));
   if (!recorded && version) {
@@ -340,8 +293,7 @@ Result<LanceVersionListing> LanceVersions::ListVersions(const LanceId& id,
                                                         const std::string& branch,
                                                         const PageRequest& page,
                                                         bool descending) {
-  CAIRN_RETURN_IF_ERROR(lance::ValidateBranchName(branch));
-  CAIRN_ASSIGN_OR_RAISE(LanceTableInfo table, ManagedTable(id));
+  CAIRN_ASSIGN_OR_RAISE(LanceVersionKey key, ManagedKey(id, branch));
   std::optional<int64_t> after;
   if (!page.token.empty()) {
     CAIRN_ASSIGN_OR_RAISE(after, ParseVersionToken(page.token));
@@ -349,10 +301,8 @@ Result<LanceVersionListing> LanceVersions::ListVersions(const LanceId& id,
   const size_t limit =
       std::min(page.page_size.value_or(kDefaultVersionPage), kMaxPageSize);
   CAIRN_PRECHECK(limit >= 1, "limit must be at least 1");
-  CAIRN_ASSIGN_OR_RAISE(
-      LanceVersionPage found,
-      versions_.ListLanceVersions(LanceVersionKey{table.entity_id, branch}, after, limit,
-                                  descending));
+  CAIRN_ASSIGN_OR_RAISE(LanceVersionPage found,
+                        versions_.ListLanceVersions(key, after, limit, descending));
   LanceVersionListing listing;
   for (const auto& record : found.versions) listing.versions.push_back(InfoOf(record));
   if (found.more && !found.versions.empty()) {
@@ -364,10 +314,8 @@ Result<LanceVersionListing> LanceVersions::ListVersions(const LanceId& id,
 Result<int64_t> LanceVersions::DeleteVersions(
     const LanceId& id, const std::string& branch,
     const std::vector<LanceVersionRange>& ranges, const WriteContext& write) {
-  CAIRN_RETURN_IF_ERROR(lance::ValidateBranchName(branch));
-  CAIRN_ASSIGN_OR_RAISE(LanceTableInfo table, ManagedTable(id));
-  return versions_.DeleteLanceVersions(LanceVersionKey{table.entity_id, branch}, ranges,
-                                       write);
+  CAIRN_ASSIGN_OR_RAISE(LanceVersionKey key, ManagedKey(id, branch));
+  return versions_.DeleteLanceVersions(key, ranges, write);
 }
 
 }  // namespace cairn

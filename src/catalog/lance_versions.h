@@ -81,10 +81,11 @@ class LanceVersions {
       const LanceVersionRequest& request,
       const WriteContext& write = WriteContext::Immediate());
 
-  /// \brief Commits versions of several tables all or none: every final file is put in
-  /// place first (on a conflict, those this call placed are removed again), then all are
-  /// recorded in one store transaction. At most 100 entries, one per table and branch.
-  /// Errors as `CreateVersion`.
+  /// \brief Commits versions of several tables all or none: a `LanceBatchCommit` of
+  /// version creations only (every final file is put in place first, then all are
+  /// recorded in one store transaction; on a failure the files this call placed are
+  /// removed again). At most 100 entries, one per table and branch. Errors as
+  /// `CreateVersion`.
   Result<std::vector<LanceVersionInfo>> CreateVersions(
       const std::vector<LanceVersionRequest>& requests,
       const WriteContext& write = WriteContext::Immediate());
@@ -92,6 +93,13 @@ class LanceVersions {
   /// \brief Version `version` of the table's `branch`, or its latest when unset.
   /// Errors: `kNoSuchTableVersion`, those of `LanceService::DescribeTable`.
   Result<LanceVersionInfo> DescribeVersion(const LanceId& id, const std::string& branch,
+                                           std::optional<int64_t> version);
+
+  /// \brief DescribeVersion of a table the caller has loaded already
+  /// (`LanceService::DescribeTable`), so that a request reads the table once. Errors:
+  /// `kBadRequest` (the table is not managed, an invalid branch), `kNoSuchTableVersion`.
+  Result<LanceVersionInfo> DescribeVersion(const LanceTableInfo& loaded,
+                                           const std::string& branch,
                                            std::optional<int64_t> version);
 
   /// \brief The recorded versions, ascending or descending, in pages (`page.limit`
@@ -107,11 +115,30 @@ class LanceVersions {
                                  const std::vector<LanceVersionRange>& ranges,
                                  const WriteContext& write = WriteContext::Immediate());
 
+  /// \brief The store's key of the versions of `branch` of the managed table `id`.
+  /// Errors: `kBadRequest` (an invalid branch, a table that is not managed), those of
+  /// `LanceService::DescribeTable`.
+  Result<LanceVersionKey> ManagedKey(const LanceId& id, const std::string& branch);
+
  private:
-  struct Staged;
+  // A batch commit runs the steps of a version commit (Stage, ReadStaging, PlaceFinal)
+  // for several versions, between which it records them all in one store transaction.
+  friend class LanceBatchCommit;
+
+  /// A checked request: its table, where the staging and final files are, what to record.
+  struct Staged {
+    LanceTableInfo table;
+    LanceVersionKey key;
+    LanceVersionRecord record;
+    std::string staging_location;
+    std::string final_location;
+    std::string bytes;
+  };
 
   /// The managed table `id` (`kBadRequest` when it is not managed).
   Result<LanceTableInfo> ManagedTable(const LanceId& id);
+  /// `table` when it is managed, else `kBadRequest`.
+  static Result<LanceTableInfo> Managed(LanceTableInfo table);
   /// Checks a request against its table and names its staging and final files.
   Result<Staged> Stage(const LanceVersionRequest& request);
   /// Reads the staging file into `staged`: `kNotFound` when it is missing, `kBadRequest`
@@ -120,11 +147,6 @@ class LanceVersions {
   Status ReadStaging(const LanceVersionRequest& request, Staged& staged);
   /// Puts the staged bytes at the final name; false when a file is there already.
   Result<bool> PlaceFinal(const Staged& staged);
-  /// Records the versions of a batch whose final files are all in place; those recorded
-  /// meanwhile from storage (the same final path) count as recorded. `kCommitFailed`
-  /// when one is recorded with another path.
-  Status RecordPlaced(const std::vector<LanceVersionRequest>& requests,
-                      const std::vector<Staged>& batch, const WriteContext& write);
   /// Records a final file found on storage that the store does not know.
   Status RecordFound(const LanceTableInfo& table, const std::string& branch,
                      int64_t version, const std::string& location);

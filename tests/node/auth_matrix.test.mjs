@@ -100,7 +100,14 @@ const SAMPLES = {
   'POST /lance/v1/table/version/batch-create': {
     body: { entries: [{ id: ['default', 'ns', 'lt'], version: 1, manifest_path: 'nowhere/x.manifest-x' }] },
   },
-  'POST /lance/v1/table/batch-commit': { body: { operations: [] } },
+  'POST /lance/v1/table/batch-commit': {
+    body: {
+      operations: [
+        { declare_table: { id: ['default', 'ns', 'ghost_decl'] } },
+        { deregister_table: { id: ['default', 'ns', 'ghost'] } },
+      ],
+    },
+  },
   ...Object.fromEntries(
     [
       'restore', 'schema_metadata/update', 'alter_columns', 'update_field_metadata', 'drop_columns', 'stats',

@@ -29,6 +29,15 @@ class HookedStore final : public ForwardingMetaStore {
   /// When set, every load of an entity (`LoadEntity`, `LoadEntityPointer`,
   /// `FindEntityPointer`) fails with this error.
   std::optional<Error> load_error;
+  /// How often a catalog and an entity were read (`GetCatalog`, `LoadEntity`): what a
+  /// request costs the store.
+  int get_catalog_calls = 0;
+  int load_entity_calls = 0;
+
+  Result<CatalogRecord> GetCatalog(std::string_view name) override {
+    ++get_catalog_calls;
+    return ForwardingMetaStore::GetCatalog(name);
+  }
 
   Result<EntityRecord> CreateEntity(int64_t catalog_id, const NamespacePath& ns,
                                     std::string_view name, EntityKind kind,
@@ -42,6 +51,7 @@ class HookedStore final : public ForwardingMetaStore {
   Result<std::optional<EntityRecord>> LoadEntity(int64_t catalog_id,
                                                  const NamespacePath& ns,
                                                  std::string_view name) override {
+    ++load_entity_calls;
     if (load_error) return tl::unexpected(*load_error);
     return ForwardingMetaStore::LoadEntity(catalog_id, ns, name);
   }

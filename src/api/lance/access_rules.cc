@@ -1,5 +1,9 @@
 #include "api/lance/access_rules.h"
 
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
 #include "api/lance/request_util.h"
 #include "common/macros.h"
 
@@ -25,6 +29,17 @@ Securable ParentSecurable(const LanceId& id) {
 StorageAccess VendedAccess(const Request& request, const Securable& table) {
   return Authorize(request, Privilege::kTableWrite, table) ? StorageAccess::kReadWrite
                                                            : StorageAccess::kReadOnly;
+}
+
+TableAccess DeclaredTableAccess(LanceService& lance, const Request& request,
+                                const LanceTableInfo& table, bool vend) {
+  const StorageAccess mode = VendedAccess(request, TableSecurable(table.id));
+  auto access = lance.AccessTo(table, vend, mode);
+  if (access) return std::move(*access);
+  spdlog::warn("declared Lance table {} without vended credentials: {}", table.location,
+               access.error().message);
+  access = lance.AccessTo(table, /*vend=*/false);
+  return access ? std::move(*access) : TableAccess{};
 }
 
 TargetOf LanceTarget(AccessOn on) {

@@ -23,6 +23,13 @@ Securable ParentSecurable(const LanceId& id);
 /// and write with TABLE_WRITE (or no caller), else read only.
 StorageAccess VendedAccess(const Request& request, const Securable& table);
 
+/// \brief The storage access a just-declared table is answered with: vended credentials
+/// when `vend` and its storage vends (`VendedAccess` decides what they may do), else —
+/// also when vending fails, since the table is declared by then — the storage without
+/// credentials (DescribeTable reports why).
+TableAccess DeclaredTableAccess(LanceService& lance, const Request& request,
+                                const LanceTableInfo& table, bool vend);
+
 /// \brief Where a route's rule applies.
 enum class AccessOn {
   kService,    ///< the whole service

@@ -1,7 +1,5 @@
 #include "api/lance/handlers.h"
 
-#include <spdlog/spdlog.h>
-
 #include "api/lance/access_rules.h"
 #include "api/lance/json_serde.h"
 #include "api/lance/request_util.h"
@@ -166,16 +164,9 @@ Result<Response> DeclareTable(LanceService& lance, const Request& request) {
                                            request.write_context()));
   // Unless told not to, a table on a storage that vends gets credentials: LanceDB then
   // needs no keys of its own.
-  const StorageAccess mode = VendedAccess(request, TableSecurable(target.id));
-  auto access = lance.AccessTo(table, body.vend_credentials.value_or(true), mode);
-  if (!access) {
-    // The table is declared now: answer without credentials (DescribeTable reports why).
-    spdlog::warn("declared Lance table {} without vended credentials: {}", table.location,
-                 access.error().message);
-    access = lance.AccessTo(table, /*vend=*/false);
-    if (!access) access = TableAccess{};
-  }
-  return Response::Json(DeclaredTableToJson(table, *access));
+  return Response::Json(DeclaredTableToJson(
+      table,
+      DeclaredTableAccess(lance, request, table, body.vend_credentials.value_or(true))));
 }
 
 Result<Response> DescribeTable(LanceService& lance, const Request& request) {
@@ -188,8 +179,9 @@ Result<Response> DescribeTable(LanceService& lance, const Request& request) {
                         QueryFlag(request, "check_declared", body.check_declared));
   CAIRN_ASSIGN_OR_RAISE(auto table, lance.DescribeTable(target.id));
   if (table.managed_versioning) {
-    // The latest version Cairn knows; none yet (only declared) is not an error.
-    auto latest = lance.versions().DescribeVersion(target.id, {}, std::nullopt);
+    // The latest version Cairn knows; none yet (only declared) is not an error. Of the
+    // table loaded above: a request reads its catalog and table once.
+    auto latest = lance.versions().DescribeVersion(table, {}, std::nullopt);
     if (latest) table.version = latest->version;
     if (!latest && latest.error().kind != ErrorKind::kNoSuchTableVersion) {
       return tl::unexpected(latest.error());

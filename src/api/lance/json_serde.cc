@@ -276,6 +276,10 @@ Result<IdRequest> NamespaceIdRequestFromJson(std::string_view body) {
 
 Result<IdRequest> TableIdRequestFromJson(std::string_view body) {
   CAIRN_ASSIGN_OR_RAISE(auto obj, BodyObject(body));
+  return TableIdRequestOf(obj);
+}
+
+Result<IdRequest> TableIdRequestOf(const json::object& obj) {
   IdRequest request;
   CAIRN_ASSIGN_OR_RAISE(request.id, IdOf(obj, NameStyle::kTable));
   return request;
@@ -353,6 +357,10 @@ Result<RegisterTableRequest> RegisterTableRequestFromJson(std::string_view body)
 
 Result<DeclareTableRequest> DeclareTableRequestFromJson(std::string_view body) {
   CAIRN_ASSIGN_OR_RAISE(auto obj, BodyObject(body));
+  return DeclareTableRequestOf(obj);
+}
+
+Result<DeclareTableRequest> DeclareTableRequestOf(const json::object& obj) {
   DeclareTableRequest request;
   CAIRN_ASSIGN_OR_RAISE(request.id, IdOf(obj, NameStyle::kTable));
   CAIRN_ASSIGN_OR_RAISE(request.location, GetOptionalString(obj, kLocation));
@@ -452,6 +460,12 @@ json::object StorageOptionsJson(const TableAccess& access) {
 std::string TableToJson(const LanceTableInfo& table,
                         const std::optional<std::string>& table_uri,
                         std::optional<bool> is_only_declared, const TableAccess& access) {
+  return json::serialize(TableJson(table, table_uri, is_only_declared, access));
+}
+
+json::object TableJson(const LanceTableInfo& table,
+                       const std::optional<std::string>& table_uri,
+                       std::optional<bool> is_only_declared, const TableAccess& access) {
   json::object out = TableNames(table.id);
   out[kLocation] = table.location;
   out[kProperties] = PropertiesJson(table.properties);
@@ -461,7 +475,7 @@ std::string TableToJson(const LanceTableInfo& table,
   if (table.version) out["version"] = *table.version;
   if (table_uri) out[kTableUri] = *table_uri;
   if (is_only_declared) out[kIsOnlyDeclared] = *is_only_declared;
-  return json::serialize(out);
+  return out;
 }
 
 std::string DropTableToJson(const LanceId& id, const LanceDropOutcome& outcome) {
@@ -474,13 +488,17 @@ std::string DropTableToJson(const LanceId& id, const LanceDropOutcome& outcome) 
 }
 
 std::string DeclaredTableToJson(const LanceTableInfo& table, const TableAccess& access) {
+  return json::serialize(DeclaredTableJson(table, access));
+}
+
+json::object DeclaredTableJson(const LanceTableInfo& table, const TableAccess& access) {
   json::object out = TableNames(table.id);
   out.erase(kTable);
   out[kLocation] = table.location;
   out[kProperties] = PropertiesJson(table.properties);
   if (access.storage != nullptr) out[kStorageOptions] = StorageOptionsJson(access);
   out[kManagedVersioning] = table.managed_versioning;
-  return json::serialize(out);
+  return out;
 }
 
 std::string TableListingToJson(const std::vector<std::string>& tables,

@@ -33,6 +33,8 @@ Result<IdRequest> NamespaceIdRequestFromJson(std::string_view body);
 /// \brief Body of DescribeTable / TableExists / DropTable / DeregisterTable
 /// (`name` + `namespace`, or `id`).
 Result<IdRequest> TableIdRequestFromJson(std::string_view body);
+/// \brief `TableIdRequestFromJson` of a parsed object (an operation of a batch).
+Result<IdRequest> TableIdRequestOf(const boost::json::object& obj);
 Result<CreateNamespaceRequest> CreateNamespaceRequestFromJson(std::string_view body);
 /// \brief The 0.0.1 POST body of ListNamespaces: `parent`, `pageToken`, `pageSize` (the
 /// current names `id`, `page_token`, `limit` are read too).
@@ -41,6 +43,8 @@ Result<DropNamespaceRequest> DropNamespaceRequestFromJson(std::string_view body)
 Result<DescribeTableRequest> DescribeTableRequestFromJson(std::string_view body);
 Result<RegisterTableRequest> RegisterTableRequestFromJson(std::string_view body);
 Result<DeclareTableRequest> DeclareTableRequestFromJson(std::string_view body);
+/// \brief `DeclareTableRequestFromJson` of a parsed object (an operation of a batch).
+Result<DeclareTableRequest> DeclareTableRequestOf(const boost::json::object& obj);
 Result<RenameTableRequest> RenameTableRequestFromJson(std::string_view body);
 Result<TransactionRequest> TransactionRequestFromJson(std::string_view body);
 Result<AlterTransactionRequest> AlterTransactionRequestFromJson(std::string_view body);
@@ -60,12 +64,20 @@ std::string TableToJson(const LanceTableInfo& table,
                         const std::optional<std::string>& table_uri = {},
                         std::optional<bool> is_only_declared = {},
                         const TableAccess& access = {});
+/// \brief `TableToJson` as an object (a result of a batch).
+boost::json::object TableJson(const LanceTableInfo& table,
+                              const std::optional<std::string>& table_uri = {},
+                              std::optional<bool> is_only_declared = {},
+                              const TableAccess& access = {});
 /// \brief `{id, name, namespace, location, properties, transactionId?, transaction_id?}`.
 std::string DropTableToJson(const LanceId& id, const LanceDropOutcome& outcome);
 /// \brief `{location, properties, id, name, namespace}`, and `storage_options` for a
 /// table on object storage.
 std::string DeclaredTableToJson(const LanceTableInfo& table,
                                 const TableAccess& access = {});
+/// \brief `DeclaredTableToJson` as an object (a result of a batch).
+boost::json::object DeclaredTableJson(const LanceTableInfo& table,
+                                      const TableAccess& access = {});
 /// \brief `storage_options` as Lance's object store reads them: `aws_endpoint`,
 /// `aws_region`, `allow_http`, `aws_virtual_hosted_style_request`, and with vended
 /// credentials `aws_access_key_id`, `aws_secret_access_key`, `aws_session_token`,

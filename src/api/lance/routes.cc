@@ -61,11 +61,6 @@ constexpr const char* kBranchNeedsEngine =
     "as LanceDB create branches themselves (ListTableBranches and DeleteTableBranch "
     "serve them)";
 
-/// Why BatchCommitTables is not served yet.
-constexpr const char* kBatchCommitNotYet =
-    "mixing declarations, deregistrations and versions in one commit is not served yet; "
-    "BatchCreateTableVersions commits versions of several tables atomically";
-
 /// A data operation of the table `{id}` that needs `privilege` on it.
 constexpr Endpoint EngineOnly(const char* path, const char* operation,
                               Privilege privilege = Privilege::kTableWrite) {
@@ -152,9 +147,12 @@ constexpr std::array kEndpoints = {
     Endpoint{"POST", "/v1/table/version/batch-create", "BatchCreateTableVersions",
              BatchCreateTableVersions, InHandler("TABLE_WRITE on every table named"),
              AccessOn::kService},
-    Endpoint{"POST", "/v1/table/batch-commit", "BatchCommitTables", nullptr,
-             Needs(Privilege::kTableWrite, "the service (not served yet)"),
-             AccessOn::kService, kBatchCommitNotYet},
+    Endpoint{"POST", "/v1/table/batch-commit", "BatchCommitTables", BatchCommitTables,
+             InHandler("per operation, what its own route needs: TABLE_CREATE on the "
+                       "namespace of a table declared, TABLE_WRITE on a table whose "
+                       "versions are created or deleted, TABLE_DROP on a table "
+                       "deregistered"),
+             AccessOn::kService},
     // Metadata operations that write a new version.
     NotYet("/v1/table/{id}/restore", "RestoreTable"),
     NotYet("/v1/table/{id}/schema_metadata/update", "UpdateTableSchemaMetadata"),

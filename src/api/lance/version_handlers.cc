@@ -4,13 +4,28 @@
 
 #include "api/access/guard.h"
 #include "api/lance/access_rules.h"
+#include "api/lance/batch_commit_serde.h"
 #include "api/lance/request_util.h"
 #include "api/lance/version_serde.h"
+#include "catalog/lance_batch_commit.h"
 #include "catalog/lance_versions.h"
 #include "common/macros.h"
 
 namespace cairn::lance_rest {
 namespace {
+
+/// What BatchCommitTables needs for one operation: what its own route needs.
+Status AuthorizeOperation(const Request& request, const LanceCommitOperation& operation) {
+  if (const auto* declare = std::get_if<LanceDeclareTable>(&operation)) {
+    return Authorize(request, Privilege::kTableCreate, ParentSecurable(declare->id));
+  }
+  if (const auto* deregister = std::get_if<LanceDeregisterTable>(&operation)) {
+    return Authorize(request, Privilege::kTableDrop, TableSecurable(deregister->id));
+  }
+  const LanceId& id =
+      std::visit([](const auto& op) -> const LanceId& { return op.id; }, operation);
+  return Authorize(request, Privilege::kTableWrite, TableSecurable(id));
+}
 
 /// The branch: the body's, else the query string's (LanceDB sends it there on a list).
 std::string BranchOf(const Request& request, const std::optional<std::string>& body) {
@@ -77,6 +92,24 @@ Result<Response> BatchCreateTableVersions(LanceService& lance, const Request& re
   CAIRN_ASSIGN_OR_RAISE(
       auto created, lance.versions().CreateVersions(entries, request.write_context()));
   return Response::Json(VersionsToJson(created));
+}
+
+Result<Response> BatchCommitTables(LanceService& lance, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto body, BatchCommitFromJson(request.body));
+  // Every operation's rights before anything is read: a denial tells nothing.
+  for (const auto& operation : body.operations) {
+    CAIRN_RETURN_IF_ERROR(AuthorizeOperation(request, operation));
+  }
+  CAIRN_ASSIGN_OR_RAISE(auto results, lance.batch_commit().Commit(
+                                          body.operations, request.write_context()));
+  std::vector<TableAccess> access(results.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (const auto* declared = std::get_if<LanceTableDeclared>(&results[i])) {
+      access[i] = DeclaredTableAccess(lance, request, declared->table,
+                                      body.vend_credentials[i].value_or(true));
+    }
+  }
+  return Response::Json(BatchCommitToJson(results, access));
 }
 
 }  // namespace cairn::lance_rest

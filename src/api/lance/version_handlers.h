@@ -23,5 +23,10 @@ Result<Response> ListTableVersions(LanceService& lance, const Request& request);
 Result<Response> BatchDeleteTableVersions(LanceService& lance, const Request& request);
 /// \brief `POST /v1/table/version/batch-create`: TABLE_WRITE on every table named.
 Result<Response> BatchCreateTableVersions(LanceService& lance, const Request& request);
+/// \brief `POST /v1/table/batch-commit`: several operations all or none (see
+/// `catalog/lance_batch_commit.h`); each needs what its own route needs — TABLE_CREATE
+/// on the namespace of a table declared, TABLE_WRITE on a table whose versions are
+/// created or deleted, TABLE_DROP on a table deregistered.
+Result<Response> BatchCommitTables(LanceService& lance, const Request& request);
 
 }  // namespace cairn::lance_rest

@@ -97,6 +97,10 @@ Result<VersionQuery> VersionQueryFromJson(std::string_view body) {
 
 Result<CreateVersionBody> CreateVersionFromJson(std::string_view body) {
   CAIRN_ASSIGN_OR_RAISE(auto obj, VersionBody(body));
+  return CreateVersionOf(obj);
+}
+
+Result<CreateVersionBody> CreateVersionOf(const json::object& obj) {
   CreateVersionBody out;
   CAIRN_ASSIGN_OR_RAISE(out.id, OptionalId(obj));
   CAIRN_ASSIGN_OR_RAISE(out.version, VersionRequestOf(obj));
@@ -105,6 +109,10 @@ Result<CreateVersionBody> CreateVersionFromJson(std::string_view body) {
 
 Result<DeleteVersionsBody> DeleteVersionsFromJson(std::string_view body) {
   CAIRN_ASSIGN_OR_RAISE(auto obj, VersionBody(body));
+  return DeleteVersionsOf(obj);
+}
+
+Result<DeleteVersionsBody> DeleteVersionsOf(const json::object& obj) {
   DeleteVersionsBody out;
   CAIRN_ASSIGN_OR_RAISE(out.id, OptionalId(obj));
   CAIRN_ASSIGN_OR_RAISE(out.branch, GetOptionalString(obj, "branch"));
@@ -148,9 +156,13 @@ Result<std::vector<LanceVersionRequest>> BatchCreateVersionsFromJson(
 }
 
 std::string VersionToJson(const LanceVersionInfo& version) {
+  return json::serialize(CreatedVersionJson(version));
+}
+
+json::object CreatedVersionJson(const LanceVersionInfo& version) {
   json::object out;
   out["version"] = VersionJson(version);
-  return json::serialize(out);
+  return out;
 }
 
 std::string VersionListingToJson(const LanceVersionListing& listing) {
@@ -172,9 +184,13 @@ std::string VersionsToJson(const std::vector<LanceVersionInfo>& versions) {
 }
 
 std::string DeletedVersionsToJson(int64_t deleted) {
+  return json::serialize(DeletedVersionsJson(deleted));
+}
+
+json::object DeletedVersionsJson(int64_t deleted) {
   json::object out;
   out["deleted_count"] = deleted;
-  return json::serialize(out);
+  return out;
 }
 
 }  // namespace cairn::lance_rest

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/json/object.hpp>
+
 #include "catalog/lance_versions.h"
 #include "common/result.h"
 
@@ -45,6 +47,10 @@ struct DeleteVersionsBody {
 Result<VersionQuery> VersionQueryFromJson(std::string_view body);
 Result<CreateVersionBody> CreateVersionFromJson(std::string_view body);
 Result<DeleteVersionsBody> DeleteVersionsFromJson(std::string_view body);
+/// \brief `CreateVersionFromJson` and `DeleteVersionsFromJson` of a parsed object (an
+/// operation of a batch).
+Result<CreateVersionBody> CreateVersionOf(const boost::json::object& obj);
+Result<DeleteVersionsBody> DeleteVersionsOf(const boost::json::object& obj);
 /// \brief `BatchCreateTableVersionsRequest`: every entry needs its `id`.
 Result<std::vector<LanceVersionRequest>> BatchCreateVersionsFromJson(
     std::string_view body);
@@ -57,5 +63,8 @@ std::string VersionListingToJson(const LanceVersionListing& listing);
 std::string VersionsToJson(const std::vector<LanceVersionInfo>& versions);
 /// \brief `{"deleted_count": n}`.
 std::string DeletedVersionsToJson(int64_t deleted);
+/// \brief `VersionToJson` and `DeletedVersionsToJson` as objects (results of a batch).
+boost::json::object CreatedVersionJson(const LanceVersionInfo& version);
+boost::json::object DeletedVersionsJson(int64_t deleted);
 
 }  // namespace cairn::lance_rest
