@@ -1,7 +1,8 @@
 #include "catalog/lance_service.h"
 
-#include "catalog/lance_refs.h"
 #include "catalog/lance_batch_commit.h"
+#include "catalog/lance_manifests.h"
+#include "catalog/lance_refs.h"
 #include "catalog/lance_versions.h"
 
 // LanceService: its life cycle, the namespace tree (level 1 = catalog) and transactions.
@@ -50,7 +51,9 @@ LanceService::LanceService(MetaStore& store, CatalogService& catalogs, FileIO& i
               settings.transaction_retention),
       versions_(std::make_unique<LanceVersions>(store, *this, io)),
       refs_(std::make_unique<LanceRefs>(*this, io)),
-      batch_commit_(std::make_unique<LanceBatchCommit>(store, *this, io)) {}
+      batch_commit_(std::make_unique<LanceBatchCommit>(store, *this, io)),
+      manifests_(
+          std::make_unique<LanceManifests>(*this, io, settings.manifest_cache_bytes)) {}
 
 LanceService::~LanceService() { drop_worker_.Stop(); }
 

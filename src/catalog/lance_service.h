@@ -35,6 +35,7 @@
 
 #include "catalog/catalog_service.h"
 #include "catalog/lance_drop_worker.h"
+#include "catalog/lance_manifest_cache.h"
 #include "catalog/lance_transaction.h"
 #include "catalog/lance_transaction_pruner.h"
 #include "catalog/storage_registry.h"
@@ -49,6 +50,7 @@ namespace cairn {
 class LanceVersions;     // catalog/lance_versions.h
 class LanceRefs;         // catalog/lance_refs.h
 class LanceBatchCommit;  // catalog/lance_batch_commit.h
+class LanceManifests;    // catalog/lance_manifests.h
 
 /// \brief The levels of a Lance identifier below the root, outermost first. Empty = root.
 using LanceId = std::vector<std::string>;
@@ -82,6 +84,8 @@ struct LanceSettings {
   std::chrono::seconds transaction_retention = kDefaultLanceTransactionRetention;
   /// Milliseconds since the epoch, for the retention (null: the system clock).
   std::function<int64_t()> clock = nullptr;
+  /// The bound of the parsed manifests kept in memory (see `LanceManifestCache`).
+  size_t manifest_cache_bytes = LanceManifestCache::kDefaultCapacityBytes;
 };
 
 /// \brief A Lance table as the catalog knows it.
@@ -293,6 +297,9 @@ class LanceService {
   /// \brief Commits of several table operations at once (BatchCommitTables).
   LanceBatchCommit& batch_commit() { return *batch_commit_; }
 
+  /// \brief The manifests of the tables' versions (parsed, cached).
+  LanceManifests& manifests() { return *manifests_; }
+
   // --- transactions
   // ---------------------------------------------------------------------
 
@@ -357,6 +364,7 @@ class LanceService {
   std::unique_ptr<LanceVersions> versions_;
   std::unique_ptr<LanceRefs> refs_;
   std::unique_ptr<LanceBatchCommit> batch_commit_;
+  std::unique_ptr<LanceManifests> manifests_;
 };
 
 }  // namespace cairn

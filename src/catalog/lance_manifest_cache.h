@@ -1,0 +1,69 @@
+#pragma once
+
+/// \file
+/// \brief Parsed Lance manifests kept in memory. A manifest file never changes once
+/// written, so its parsed form stays valid as long as it is kept; the key names the table
+/// (its store id, which a re-created table does not share) and the manifest's location
+/// (which names the branch and the version). What is current is never decided here: the
+/// caller resolves the version first (the store for managed tables, storage otherwise).
+/// Bounded by an estimate of the bytes the models take; least recently used entries go
+/// first, and one model larger than a quarter of the bound is not kept. Thread-safe.
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
+#include "lance/manifest.h"
+
+namespace cairn {
+
+class LanceManifestCache {
+ public:
+  /// \brief The default bound: thousands of versions of ordinary schemas.
+  static constexpr size_t kDefaultCapacityBytes = size_t{32} << 20;
+
+  explicit LanceManifestCache(size_t capacity_bytes = kDefaultCapacityBytes)
+      : capacity_(capacity_bytes) {}
+
+  /// \brief The key of the manifest at `location` of the table with store id `entity_id`.
+  static std::string KeyOf(int64_t entity_id, std::string_view location);
+
+  /// \brief The manifest kept under `key` (now the most recently used), or nullptr.
+  std::shared_ptr<const lance::LanceManifest> Find(const std::string& key)
+      CAIRN_EXCLUDES(mutex_);
+
+  /// \brief Keeps `manifest` under `key` (a key already kept keeps its entry: the same
+  /// file has the same content).
+  void Insert(const std::string& key,
+              std::shared_ptr<const lance::LanceManifest> manifest)
+      CAIRN_EXCLUDES(mutex_);
+
+  /// \brief Bytes (estimated) and entries held now.
+  size_t size_bytes() const CAIRN_EXCLUDES(mutex_);
+  size_t entries() const CAIRN_EXCLUDES(mutex_);
+
+  /// \brief The estimated bytes a model takes in memory.
+  static size_t CostOf(const lance::LanceManifest& manifest);
+
+ private:
+  struct Entry {
+    std::string key;
+    std::shared_ptr<const lance::LanceManifest> manifest;
+    size_t cost = 0;
+  };
+  using Lru = std::list<Entry>;
+
+  const size_t capacity_;
+  mutable Mutex mutex_;
+  Lru lru_ CAIRN_GUARDED_BY(mutex_);  ///< most recently used first
+  std::unordered_map<std::string_view, Lru::iterator> index_ CAIRN_GUARDED_BY(mutex_);
+  size_t size_ CAIRN_GUARDED_BY(mutex_) = 0;
+};
+
+}  // namespace cairn
