@@ -11,6 +11,7 @@ CAIRN_FUZZERS=(
   commit_table_fuzz
   transaction_fuzz
   lance_id_fuzz
+  lance_manifest_fuzz
   url_codec_fuzz
   jwt_fuzz
 )

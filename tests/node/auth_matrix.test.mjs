@@ -85,6 +85,7 @@ const SAMPLES = {
   'POST /lance/v1/table/{id}/declare': { id: 'default$ns$decl', body: {} },
   'POST /lance/v1/table/{id}/describe': { id: 'default$ns$lt', body: {} },
   'POST /lance/v1/table/{id}/exists': { id: 'default$ns$lt', body: {} },
+  'POST /lance/v1/table/{id}/stats': { id: 'default$ns$lt', body: {} },
   'POST /lance/v1/table/{id}/drop': { id: 'default$ns$ghost', body: {} },
   'POST /lance/v1/table/{id}/deregister': { id: 'default$ns$ghost', body: {} },
   'POST /lance/v1/table/{id}/rename': { id: 'default$ns$ghost', body: { new_table_name: 'ghost2' } },
@@ -110,7 +111,7 @@ const SAMPLES = {
   },
   ...Object.fromEntries(
     [
-      'restore', 'schema_metadata/update', 'alter_columns', 'update_field_metadata', 'drop_columns', 'stats',
+      'restore', 'schema_metadata/update', 'alter_columns', 'update_field_metadata', 'drop_columns',
       'tags/list', 'tags/version', 'tags/create', 'tags/delete', 'tags/update', 'branches/list',
       'branches/create', 'branches/delete', 'create', 'insert', 'merge_insert', 'update', 'delete', 'query',
       'count_rows', 'explain_plan', 'analyze_plan', 'add_columns', 'backfill_column', 'create_index',

@@ -169,38 +169,6 @@ Result<Response> DeclareTable(LanceService& lance, const Request& request) {
       DeclaredTableAccess(lance, request, table, body.vend_credentials.value_or(true))));
 }
 
-Result<Response> DescribeTable(LanceService& lance, const Request& request) {
-  CAIRN_ASSIGN_OR_RAISE(auto body, DescribeTableRequestFromJson(request.body));
-  CAIRN_ASSIGN_OR_RAISE(auto target, TargetAgreeingWith(request, body));
-  // The current REST mapping sends these flags as query parameters.
-  CAIRN_ASSIGN_OR_RAISE(bool with_uri,
-                        QueryFlag(request, "with_table_uri", body.with_table_uri));
-  CAIRN_ASSIGN_OR_RAISE(bool check_declared,
-                        QueryFlag(request, "check_declared", body.check_declared));
-  CAIRN_ASSIGN_OR_RAISE(auto table, lance.DescribeTable(target.id));
-  if (table.managed_versioning) {
-    // The latest version Cairn knows; none yet (only declared) is not an error. Of the
-    // table loaded above: a request reads its catalog and table once.
-    auto latest = lance.versions().DescribeVersion(table, {}, std::nullopt);
-    if (latest) table.version = latest->version;
-    if (!latest && latest.error().kind != ErrorKind::kNoSuchTableVersion) {
-      return tl::unexpected(latest.error());
-    }
-  }
-  std::optional<bool> only_declared;
-  if (check_declared) {
-    CAIRN_ASSIGN_OR_RAISE(only_declared, lance.IsOnlyDeclared(table));
-  }
-  std::optional<std::string> uri;
-  if (with_uri) uri = table.location;
-  CAIRN_ASSIGN_OR_RAISE(bool vend, QueryFlag(request, "vend_credentials",
-                                             body.vend_credentials.value_or(true)));
-  CAIRN_ASSIGN_OR_RAISE(
-      auto access,
-      lance.AccessTo(table, vend, VendedAccess(request, TableSecurable(target.id))));
-  return Response::Json(TableToJson(table, uri, only_declared, access));
-}
-
 Result<Response> TableExists(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, TableIdRequestFromJson(request.body));
   CAIRN_ASSIGN_OR_RAISE(auto target, TargetAgreeingWith(request, body));

@@ -30,8 +30,7 @@ Result<Response> ListAllTables(LanceService& lance, const Request& request);
 Result<Response> RegisterTable(LanceService& lance, const Request& request);
 /// \brief `POST /v1/table/{id}/declare`.
 Result<Response> DeclareTable(LanceService& lance, const Request& request);
-/// \brief `POST /v1/table/{id}/describe` (flags in the body or the query string).
-Result<Response> DescribeTable(LanceService& lance, const Request& request);
+// DescribeTable and GetTableStats: api/lance/manifest_handlers.h.
 /// \brief `POST /v1/table/{id}/exists`: 200 `{"exists": true}`, or a not-found error.
 Result<Response> TableExists(LanceService& lance, const Request& request);
 /// \brief `POST /v1/table/{id}/drop` (with or without a body).

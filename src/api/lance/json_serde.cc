@@ -34,6 +34,10 @@ constexpr std::string_view kWithTableUri = "with_table_uri";
 constexpr std::string_view kVendCredentials = "vend_credentials";
 constexpr std::string_view kStorageOptions = "storage_options";
 constexpr std::string_view kCheckDeclared = "check_declared";
+constexpr std::string_view kLoadDetailedMetadata = "load_detailed_metadata";
+constexpr std::string_view kVersion = "version";
+constexpr std::string_view kTag = "tag";
+constexpr std::string_view kBranch = "branch";
 constexpr std::string_view kNewTableName = "new_table_name";
 constexpr std::string_view kNewNamespaceId = "new_namespace_id";
 constexpr std::string_view kActions = "actions";
@@ -102,6 +106,19 @@ Result<std::optional<bool>> GetOptionalBool(const json::object& obj,
                       JsonKindName(*value));
   }
   return std::optional<bool>(value->as_bool());
+}
+
+Result<std::optional<int64_t>> GetOptionalNonNegative(const json::object& obj,
+                                                      std::string_view key) {
+  const auto* value = FindNonNull(obj, key);
+  if (value == nullptr) return std::optional<int64_t>{};
+  if (value->is_int64() && value->as_int64() >= 0) {
+    return std::optional<int64_t>(value->as_int64());
+  }
+  if (value->is_uint64() && value->as_uint64() <= uint64_t{INT64_MAX}) {
+    return std::optional<int64_t>(static_cast<int64_t>(value->as_uint64()));
+  }
+  return BadRequest("Invalid field '{}': expected a non-negative integer", key);
 }
 
 /// The first of `keys` present: a positive integer.
@@ -339,6 +356,22 @@ Result<DescribeTableRequest> DescribeTableRequestFromJson(std::string_view body)
   request.with_table_uri = with_uri.value_or(false);
   request.check_declared = check_declared.value_or(false);
   CAIRN_ASSIGN_OR_RAISE(request.vend_credentials, GetOptionalBool(obj, kVendCredentials));
+  CAIRN_ASSIGN_OR_RAISE(request.load_detailed_metadata,
+                        GetOptionalBool(obj, kLoadDetailedMetadata));
+  CAIRN_ASSIGN_OR_RAISE(request.version, GetOptionalNonNegative(obj, kVersion));
+  CAIRN_ASSIGN_OR_RAISE(request.tag, GetOptionalString(obj, kTag));
+  CAIRN_ASSIGN_OR_RAISE(request.branch, GetOptionalString(obj, kBranch));
+  CAIRN_PRECHECK(!request.tag || (!request.version && !request.branch),
+                 "Invalid field 'tag': it cannot be used together with 'version' or "
+                 "'branch'");
+  return request;
+}
+
+Result<TableStatsRequest> TableStatsRequestFromJson(std::string_view body) {
+  CAIRN_ASSIGN_OR_RAISE(auto obj, BodyObject(body));
+  TableStatsRequest request;
+  CAIRN_ASSIGN_OR_RAISE(request.id, IdOf(obj, NameStyle::kTable));
+  CAIRN_ASSIGN_OR_RAISE(request.branch, GetOptionalString(obj, kBranch));
   return request;
 }
 
@@ -472,7 +505,7 @@ json::object TableJson(const LanceTableInfo& table,
   if (access.storage != nullptr) out[kStorageOptions] = StorageOptionsJson(access);
   // Clients decide at every open whether to commit through the namespace: always say.
   out[kManagedVersioning] = table.managed_versioning;
-  if (table.version) out["version"] = *table.version;
+  if (table.version) out[kVersion] = *table.version;
   if (table_uri) out[kTableUri] = *table_uri;
   if (is_only_declared) out[kIsOnlyDeclared] = *is_only_declared;
   return out;

@@ -7,6 +7,7 @@
 
 #include "api/lance/access_rules.h"
 #include "api/lance/handlers.h"
+#include "api/lance/manifest_handlers.h"
 #include "api/lance/ref_handlers.h"
 #include "api/lance/version_handlers.h"
 #include "http/error_mapping.h"
@@ -131,6 +132,9 @@ constexpr std::array kEndpoints = {
              AccessOn::kService},
     Endpoint{"POST", "/v1/transaction/{id}/alter", "AlterTransaction", AlterTransaction,
              Needs(Privilege::kCatalogManage, kTransactions), AccessOn::kService},
+    // Read from the table's manifest (catalog/lance_manifests.h).
+    Endpoint{"POST", "/v1/table/{id}/stats", "GetTableStats", GetTableStats,
+             Needs(Privilege::kTableRead, kTheTable), AccessOn::kTable},
     // Managed versioning (catalog/lance_versions.h).
     Endpoint{"POST", "/v1/table/{id}/version/create", "CreateTableVersion",
              CreateTableVersion, Needs(Privilege::kTableWrite, kTheTable),
@@ -159,7 +163,6 @@ constexpr std::array kEndpoints = {
     NotYet("/v1/table/{id}/alter_columns", "AlterTableAlterColumns"),
     NotYet("/v1/table/{id}/update_field_metadata", "UpdateFieldMetadata"),
     NotYet("/v1/table/{id}/drop_columns", "AlterTableDropColumns"),
-    NotYet("/v1/table/{id}/stats", "GetTableStats", Privilege::kTableRead),
     // Tags and branches, in the dataset's own files (catalog/lance_refs.h). The spec
     // lists with POST; Lance's REST client sends ListTableTags as a GET.
     Endpoint{"GET", "/v1/table/{id}/tags/list", "ListTableTags", ListTableTags,

@@ -5,6 +5,7 @@
 /// versions map onto: the 0.0.1 spec's `name` + `parent`/`namespace` and the current
 /// spec's `id` list both become `id`. Their JSON forms live in `api/lance/json_serde`.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,21 @@ struct DescribeTableRequest {
   bool check_declared = false;
   /// nullopt: the server decides (Cairn vends when the storage does).
   std::optional<bool> vend_credentials;
+  /// nullopt: the server decides (Cairn loads them when a version or branch is asked).
+  std::optional<bool> load_detailed_metadata;
+  /// The version to describe (≥ 0); nullopt: the latest.
+  std::optional<int64_t> version;
+  /// A tag naming the version (not together with `version` or `branch`).
+  std::optional<std::string> tag;
+  /// nullopt: the main branch.
+  std::optional<std::string> branch;
+};
+
+/// \brief `GetTableStatsRequest`.
+struct TableStatsRequest {
+  std::optional<LanceId> id;
+  /// nullopt: the main branch.
+  std::optional<std::string> branch;
 };
 
 /// \brief `RegisterTableRequest`.
