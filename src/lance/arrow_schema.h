@@ -28,8 +28,9 @@ struct ArrowField;
 
 /// \brief `JsonArrowDataType`.
 struct ArrowDataType {
-  std::string type;
-  /// The child fields of nested types (list item, struct members, map entries).
+  std::string type = {};
+  /// The child fields of nested types (list item, struct members, map entries). (No
+  /// `= {}`: the element type is incomplete here, and a vector is empty by default.)
   std::vector<ArrowField> fields;
   /// Fixed sizes (`fixed_size_list`, `fixed_size_binary`) and encoded decimals.
   std::optional<int64_t> length = std::nullopt;
@@ -39,19 +40,19 @@ struct ArrowDataType {
 
 /// \brief `JsonArrowField`.
 struct ArrowField {
-  std::string name;
+  std::string name = {};
   ArrowDataType type;
   bool nullable = true;
   /// Valid UTF-8 (Lance's byte values are converted, invalid sequences replaced).
-  std::map<std::string, std::string> metadata;
+  std::map<std::string, std::string> metadata = {};
 
   bool operator==(const ArrowField&) const = default;
 };
 
 /// \brief `JsonArrowSchema`.
 struct ArrowSchema {
-  std::vector<ArrowField> fields;
-  std::map<std::string, std::string> metadata;
+  std::vector<ArrowField> fields = {};
+  std::map<std::string, std::string> metadata = {};
 
   bool operator==(const ArrowSchema&) const = default;
 };

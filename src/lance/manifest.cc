@@ -13,19 +13,11 @@
 
 #include "common/macros.h"
 #include "lance/dataset.h"
+#include "lance/manifest_internal.h"
 #include "lance/proto/manifest.pb.h"
 
 namespace cairn::lance {
-namespace {
-
-constexpr size_t kFooterBytes = 16;
-constexpr size_t kLengthPrefixBytes = 4;
-/// Protobuf's own default is 100; a manifest nests three messages deep (Manifest >
-/// DataFragment > DataFile), so anything deeper is garbage or an attack.
-constexpr int kProtobufRecursionLimit = 32;
-/// Lance keeps its own indices (fragment reuse, MemWAL) in the index section beside the
-/// user's; their names start with this.
-constexpr std::string_view kInternalIndexPrefix = "__lance";
+namespace internal {
 
 uint64_t ReadLittleEndian(std::string_view bytes, size_t offset, size_t width) {
   uint64_t value = 0;
@@ -36,17 +28,16 @@ uint64_t ReadLittleEndian(std::string_view bytes, size_t offset, size_t width) {
   return value;
 }
 
-uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
-  return a > std::numeric_limits<uint64_t>::max() - b
-             ? std::numeric_limits<uint64_t>::max()
-             : a + b;
+void PutLittleEndian(std::string& out, uint64_t value, size_t width) {
+  for (size_t i = 0; i < width; ++i) {
+    out.push_back(static_cast<char>((value >> (8 * i)) & 0xFFU));
+  }
 }
 
 tl::unexpected<Error> NotAManifest(std::string_view why) {
   return Internal("not a valid Lance manifest: {}", why);
 }
 
-/// The length-prefixed message at `position` of `file`, ending at or before `end`.
 Result<std::string_view> MessageAt(std::string_view file, uint64_t position, size_t end,
                                    std::string_view what) {
   if (position > end || end - position < kLengthPrefixBytes) {
@@ -62,8 +53,18 @@ Result<std::string_view> MessageAt(std::string_view file, uint64_t position, siz
   return file.substr(start, static_cast<size_t>(length));
 }
 
-/// Parses `bytes` into `message` with protobuf's parser, bounded by the recursion limit.
-/// False when the bytes are not a well-formed message of that type.
+Result<std::string_view> ManifestMessage(std::string_view file) {
+  if (file.size() > kMaxManifestBytes) {
+    return Internal("Lance manifest of {} bytes is larger than the {} bytes Cairn reads",
+                    file.size(), kMaxManifestBytes);
+  }
+  if (auto valid = ValidateManifest(file); !valid) {
+    return NotAManifest(valid.error().message);
+  }
+  const size_t footer = file.size() - kFooterBytes;
+  return MessageAt(file, ReadLittleEndian(file, footer, 8), footer, "manifest message");
+}
+
 bool ParseBounded(std::string_view bytes, google::protobuf::MessageLite& message) {
   // libprotobuf logs why a parse failed (invalid UTF-8 in a string field, say) to
   // stderr; the failure comes back as an error value naming the file, so the log line
@@ -74,6 +75,25 @@ bool ParseBounded(std::string_view bytes, google::protobuf::MessageLite& message
       reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
   in.SetRecursionLimit(kProtobufRecursionLimit);
   return message.ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::kFooterBytes;
+using internal::MessageAt;
+using internal::NotAManifest;
+using internal::ParseBounded;
+
+/// Lance keeps its own indices (fragment reuse, MemWAL) in the index section beside the
+/// user's; their names start with this.
+constexpr std::string_view kInternalIndexPrefix = "__lance";
+
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
+  return a > std::numeric_limits<uint64_t>::max() - b
+             ? std::numeric_limits<uint64_t>::max()
+             : a + b;
 }
 
 /// The version's timestamp in milliseconds; nullopt when unset or out of range.
@@ -181,17 +201,7 @@ Status SummarizeIndices(std::string_view file, uint64_t position,
 }
 
 Result<LanceManifest> Parse(std::string_view file) {
-  if (file.size() > kMaxManifestBytes) {
-    return Internal("Lance manifest of {} bytes is larger than the {} bytes Cairn reads",
-                    file.size(), kMaxManifestBytes);
-  }
-  if (auto valid = ValidateManifest(file); !valid) {
-    return NotAManifest(valid.error().message);
-  }
-  const size_t footer = file.size() - kFooterBytes;
-  CAIRN_ASSIGN_OR_RAISE(
-      std::string_view bytes,
-      MessageAt(file, ReadLittleEndian(file, footer, 8), footer, "manifest message"));
+  CAIRN_ASSIGN_OR_RAISE(std::string_view bytes, internal::ManifestMessage(file));
   pb::Manifest message;
   if (!ParseBounded(bytes, message)) {
     return NotAManifest("its Manifest message does not parse");
@@ -208,6 +218,7 @@ Result<LanceManifest> Parse(std::string_view file) {
   manifest.reader_feature_flags = message.reader_feature_flags();
   manifest.writer_feature_flags = message.writer_feature_flags();
   manifest.transaction_file = message.transaction_file();
+  if (message.has_max_fragment_id()) manifest.max_fragment_id = message.max_fragment_id();
   manifest.fields = FieldsOf(message);
   CAIRN_RETURN_IF_ERROR(CheckFieldTree(manifest.fields));
   manifest.schema_metadata = ToMap(message.schema_metadata());

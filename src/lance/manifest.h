@@ -38,13 +38,13 @@ struct LanceField {
   int32_t id = 0;
   /// Negative (-1) for a top-level column.
   int32_t parent_id = -1;
-  std::string name;
+  std::string name = {};
   /// The parameterised Arrow type as Lance spells it: "int64", "string",
   /// "timestamp:us:UTC", "fixed_size_list:float:128", "struct", "list", ...
-  std::string logical_type;
+  std::string logical_type = {};
   bool nullable = false;
   /// Field metadata; the values are bytes as Lance stores them.
-  std::map<std::string, std::string> metadata;
+  std::map<std::string, std::string> metadata = {};
 
   bool operator==(const LanceField&) const = default;
 };
@@ -99,25 +99,28 @@ struct LanceManifest {
   /// When the version was written (milliseconds since the epoch), when recorded.
   std::optional<int64_t> timestamp_ms = std::nullopt;
   /// The version's tag (`Manifest.tag`; Lance's named tags live in `_refs/tags`).
-  std::string tag;
+  std::string tag = {};
   /// The branch the version belongs to; unset on the main branch.
   std::optional<std::string> branch = std::nullopt;
-  std::string writer_library;
-  std::string writer_version;
-  std::string data_format;
-  std::string data_format_version;
+  std::string writer_library = {};
+  std::string writer_version = {};
+  std::string data_format = {};
+  std::string data_format_version = {};
   uint64_t reader_feature_flags = 0;
   uint64_t writer_feature_flags = 0;
+  /// The highest fragment id used so far (in this or an earlier version); unset when no
+  /// fragment was ever written.
+  std::optional<uint32_t> max_fragment_id = std::nullopt;
   /// Relative to `_transactions/`; empty when none was written.
-  std::string transaction_file;
+  std::string transaction_file = {};
   /// Every field, nested ones included, in the manifest's order.
-  std::vector<LanceField> fields;
+  std::vector<LanceField> fields = {};
   /// Schema metadata (values are bytes as Lance stores them).
-  std::map<std::string, std::string> schema_metadata;
+  std::map<std::string, std::string> schema_metadata = {};
   /// Table metadata: what DescribeTable reports as `metadata`.
-  std::map<std::string, std::string> table_metadata;
+  std::map<std::string, std::string> table_metadata = {};
   /// Table config (`lance.*` keys belong to Lance).
-  std::map<std::string, std::string> config;
+  std::map<std::string, std::string> config = {};
   ManifestSummary summary;
 
   bool operator==(const LanceManifest&) const = default;

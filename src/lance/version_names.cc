@@ -77,6 +77,11 @@ std::string VersionsDirOf(std::string_view branch) {
   return fmt::format("tree/{}/_versions", branch);
 }
 
+std::string TransactionsDirOf(std::string_view branch) {
+  if (branch.empty()) return "_transactions";
+  return fmt::format("tree/{}/_transactions", branch);
+}
+
 bool IsStagingNameOf(std::string_view file_name, std::string_view final_name) {
   if (!file_name.starts_with(final_name)) return false;
   std::string_view rest = file_name.substr(final_name.size());

@@ -39,6 +39,11 @@ Status ValidateBranchName(std::string_view branch);
 /// `_versions` for the main branch, `tree/<branch>/_versions` otherwise.
 std::string VersionsDirOf(std::string_view branch);
 
+/// \brief The directory of a branch's transaction files, relative to the dataset root:
+/// `_transactions` for the main branch, `tree/<branch>/_transactions` otherwise (a
+/// manifest's `transaction_file` is relative to it).
+std::string TransactionsDirOf(std::string_view branch);
+
 /// \brief Whether `file_name` is the staging name of `final_name`: `final_name`, `-`,
 /// then 1 to 64 letters, digits and `-` (a client writes `<final>-<uuid>`).
 bool IsStagingNameOf(std::string_view file_name, std::string_view final_name);

@@ -37,6 +37,7 @@ TEST(LanceManifestTest, ReadsVersionTwoAsLanceDbReportedIt) {
   EXPECT_EQ(manifest->transaction_file, "1-49d4499f-ab20-4435-9aa3-b96df0557b17.txn");
   EXPECT_THAT(manifest->timestamp_ms, Optional(int64_t{1796226237053}));
   EXPECT_EQ(manifest->branch, std::nullopt);
+  EXPECT_THAT(manifest->max_fragment_id, Optional(1u));
   EXPECT_THAT(manifest->schema_metadata, ElementsAre(Pair("owner", "cairn-test")));
   EXPECT_TRUE(manifest->table_metadata.empty());
 

@@ -3,6 +3,7 @@ set(CAIRN_LANCE_TESTS
   unit/lance_arrow_schema_test.cc
   unit/lance_dataset_test.cc
   unit/lance_manifest_cache_test.cc
+  unit/lance_manifest_rewrite_test.cc
   unit/lance_manifest_serde_test.cc
   unit/lance_manifest_test.cc
   unit/lance_manifests_test.cc
