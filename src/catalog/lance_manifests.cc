@@ -88,12 +88,16 @@ Result<std::optional<LanceManifestLocation>> LanceManifests::LocateOnStorage(
                                manifests.front()};
 }
 
+Result<std::string> LanceManifests::ReadBytes(const LanceManifestLocation& where) {
+  // A client wrote the file: a link must not make Cairn read something else.
+  return io_.ReadFileNoLinks(where.location);
+}
+
 Result<std::shared_ptr<const lance::LanceManifest>> LanceManifests::Read(
     const LanceTableInfo& table, const LanceManifestLocation& where) {
   const std::string key = LanceManifestCache::KeyOf(table.entity_id, where.location);
   if (auto kept = cache_.Find(key)) return kept;
-  // A client wrote the file: a link must not make Cairn read something else.
-  CAIRN_ASSIGN_OR_RAISE(std::string bytes, io_.ReadFileNoLinks(where.location));
+  CAIRN_ASSIGN_OR_RAISE(std::string bytes, ReadBytes(where));
   auto parsed = lance::ParseManifest(bytes);
   if (!parsed) {
     return Internal("Manifest {} of {}: {}", ShortLocation(where.location),

@@ -24,7 +24,7 @@ namespace cairn {
 struct LanceManifestLocation {
   int64_t version = 0;
   /// The manifest file (absolute URI or path, as the table's location is).
-  std::string location;
+  std::string location = {};
 
   bool operator==(const LanceManifestLocation&) const = default;
 };
@@ -49,6 +49,10 @@ class LanceManifests {
   /// storage errors (`kNotFound` when the file is gone).
   Result<std::shared_ptr<const lance::LanceManifest>> Read(
       const LanceTableInfo& table, const LanceManifestLocation& where);
+
+  /// \brief The bytes of the manifest file at `where` (never cached: for a rewrite).
+  /// Errors: storage errors.
+  Result<std::string> ReadBytes(const LanceManifestLocation& where);
 
   /// \brief The cache (for tests and metrics).
   const LanceManifestCache& cache() const { return cache_; }

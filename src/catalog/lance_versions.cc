@@ -234,6 +234,63 @@ Result<LanceVersionInfo> LanceVersions::CreateVersion(const LanceVersionRequest&
   return InfoOf(staged.record);
 }
 
+Result<LanceVersionInfo> LanceVersions::CommitManifest(const LanceTableInfo& table,
+                                                       LanceManifestCommit commit,
+                                                       const WriteContext& write) {
+  CAIRN_RETURN_IF_ERROR(lance::ValidateBranchName(commit.branch));
+  const std::string final_name =
+      lance::ManifestFileName(static_cast<uint64_t>(commit.version), commit.scheme);
+  const std::string dir = lance::VersionsDirOf(commit.branch);
+  const std::string root = StripTrailingSlashes(table.location);
+  CAIRN_ASSIGN_OR_RAISE(std::string table_path, ObjectStorePath(table.location));
+  Staged staged;
+  staged.table = table;
+  staged.key = LanceVersionKey{table.entity_id, commit.branch};
+  staged.final_location = root + "/" + dir + "/" + final_name;
+  staged.bytes = std::move(commit.manifest);
+  staged.record.version = commit.version;
+  staged.record.manifest_path = table_path + "/" + dir + "/" + final_name;
+  staged.record.manifest_size = static_cast<int64_t>(staged.bytes.size());
+  staged.record.naming_scheme = std::string(lance::NamingSchemeName(commit.scheme));
+  const std::string table_name = FormatLanceId(table.id);
+  const auto exists = [&] {
+    return CommitFailed("Version {} of {} already exists", commit.version, table_name);
+  };
+  if (table.managed_versioning) {
+    CAIRN_ASSIGN_OR_RAISE(auto recorded,
+                          versions_.GetLanceVersion(staged.key, commit.version));
+    if (recorded) return exists();
+  }
+  std::string transaction_location;
+  if (!commit.transaction_file.empty()) {
+    transaction_location = root + "/" + lance::TransactionsDirOf(commit.branch) + "/" +
+                           commit.transaction_file;
+    CAIRN_RETURN_IF_ERROR(io_.WriteFileAtomic(transaction_location, commit.transaction));
+  }
+  auto placed = PlaceFinal(staged);
+  if (!placed || !*placed) {
+    if (!transaction_location.empty()) (void)io_.DeleteFile(transaction_location);
+    if (!placed) return tl::unexpected(placed.error());
+    if (table.managed_versioning) {
+      CAIRN_RETURN_IF_ERROR(
+          RecordFound(table, commit.branch, commit.version, staged.final_location));
+    }
+    return exists();
+  }
+  staged.record.timestamp_ms = NowMillis();
+  if (!table.managed_versioning) return InfoOf(staged.record);
+  CAIRN_ASSIGN_OR_RAISE(auto conflict,
+                        versions_.CreateLanceVersions(
+                            {LanceVersionInsert{staged.key, staged.record}}, write));
+  if (conflict) {
+    // Recorded meanwhile by a lookup that found the file this call placed.
+    CAIRN_ASSIGN_OR_RAISE(auto now,
+                          versions_.GetLanceVersion(staged.key, commit.version));
+    if (!now || now->manifest_path != staged.record.manifest_path) return exists();
+  }
+  return InfoOf(staged.record);
+}
+
 Result<std::vector<LanceVersionInfo>> LanceVersions::CreateVersions(
     const std::vector<LanceVersionRequest>& requests, const WriteContext& write) {
   const std::vector<LanceCommitOperation> operations(requests.begin(), requests.end());

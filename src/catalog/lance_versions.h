@@ -29,6 +29,7 @@
 #include "catalog/lance_service.h"
 #include "common/result.h"
 #include "io/file_io.h"
+#include "lance/version_names.h"
 #include "store/lance_version_store.h"
 #include "store/meta_store.h"
 #include "store/write_context.h"
@@ -46,6 +47,19 @@ struct LanceVersionRequest {
   std::optional<std::string> e_tag;
   std::optional<std::string> naming_scheme;
   Properties metadata;
+};
+
+/// \brief A version whose manifest Cairn wrote itself (RestoreTable).
+struct LanceManifestCommit {
+  std::string branch = {};  ///< empty: the main branch
+  int64_t version = 0;
+  lance::NamingScheme scheme = lance::NamingScheme::kV2;
+  /// The manifest file's bytes.
+  std::string manifest = {};
+  /// The version's transaction file, relative to the branch's transactions directory,
+  /// and its bytes; empty: none.
+  std::string transaction_file = {};
+  std::string transaction = {};
 };
 
 /// \brief A version as the wire shows it (`TableVersion`).
@@ -88,6 +102,17 @@ class LanceVersions {
   /// `CreateVersion`.
   Result<std::vector<LanceVersionInfo>> CreateVersions(
       const std::vector<LanceVersionRequest>& requests,
+      const WriteContext& write = WriteContext::Immediate());
+
+  /// \brief Commits a manifest Cairn wrote itself (RestoreTable): writes its transaction
+  /// file (a new name), then puts the manifest at the final name of the version under
+  /// its naming scheme in the branch's directory of `table` if no file is there (the
+  /// storage's put-if-absent, as a client's commit), and records the version when the
+  /// table's versions are managed (the same compare-and-swap as CreateVersion). A commit
+  /// that loses deletes its transaction file again. Errors: `kCommitFailed` (the version
+  /// exists), `kBadRequest` (branch name), storage errors.
+  Result<LanceVersionInfo> CommitManifest(
+      const LanceTableInfo& table, LanceManifestCommit commit,
       const WriteContext& write = WriteContext::Immediate());
 
   /// \brief Version `version` of the table's `branch`, or its latest when unset.

@@ -86,6 +86,7 @@ const SAMPLES = {
   'POST /lance/v1/table/{id}/describe': { id: 'default$ns$lt', body: {} },
   'POST /lance/v1/table/{id}/exists': { id: 'default$ns$lt', body: {} },
   'POST /lance/v1/table/{id}/stats': { id: 'default$ns$lt', body: {} },
+  'POST /lance/v1/table/{id}/restore': { id: 'default$ns$lt', body: { version: 1 } },
   'POST /lance/v1/table/{id}/drop': { id: 'default$ns$ghost', body: {} },
   'POST /lance/v1/table/{id}/deregister': { id: 'default$ns$ghost', body: {} },
   'POST /lance/v1/table/{id}/rename': { id: 'default$ns$ghost', body: { new_table_name: 'ghost2' } },
@@ -111,7 +112,7 @@ const SAMPLES = {
   },
   ...Object.fromEntries(
     [
-      'restore', 'schema_metadata/update', 'alter_columns', 'update_field_metadata', 'drop_columns',
+      'schema_metadata/update', 'alter_columns', 'update_field_metadata', 'drop_columns',
       'tags/list', 'tags/version', 'tags/create', 'tags/delete', 'tags/update', 'branches/list',
       'branches/create', 'branches/delete', 'create', 'insert', 'merge_insert', 'update', 'delete', 'query',
       'count_rows', 'explain_plan', 'analyze_plan', 'add_columns', 'backfill_column', 'create_index',

@@ -7,6 +7,7 @@ set(CAIRN_LANCE_TESTS
   unit/lance_manifest_serde_test.cc
   unit/lance_manifest_test.cc
   unit/lance_manifests_test.cc
+  unit/lance_restore_test.cc
   unit/lance_error_test.cc
   unit/lance_refs_test.cc
   unit/lance_ref_names_test.cc

@@ -375,6 +375,17 @@ Result<TableStatsRequest> TableStatsRequestFromJson(std::string_view body) {
   return request;
 }
 
+Result<RestoreTableRequest> RestoreTableRequestFromJson(std::string_view body) {
+  CAIRN_ASSIGN_OR_RAISE(auto obj, BodyObject(body));
+  RestoreTableRequest request;
+  CAIRN_ASSIGN_OR_RAISE(request.id, IdOf(obj, NameStyle::kTable));
+  CAIRN_ASSIGN_OR_RAISE(auto version, GetOptionalNonNegative(obj, kVersion));
+  CAIRN_PRECHECK(version.has_value(), "Missing field 'version': the version to restore");
+  request.version = *version;
+  CAIRN_ASSIGN_OR_RAISE(request.branch, GetOptionalString(obj, kBranch));
+  return request;
+}
+
 Result<RegisterTableRequest> RegisterTableRequestFromJson(std::string_view body) {
   CAIRN_ASSIGN_OR_RAISE(auto obj, BodyObject(body));
   RegisterTableRequest request;

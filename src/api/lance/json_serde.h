@@ -42,6 +42,7 @@ Result<ListRequest> ListRequestFromJson(std::string_view body);
 Result<DropNamespaceRequest> DropNamespaceRequestFromJson(std::string_view body);
 Result<DescribeTableRequest> DescribeTableRequestFromJson(std::string_view body);
 Result<TableStatsRequest> TableStatsRequestFromJson(std::string_view body);
+Result<RestoreTableRequest> RestoreTableRequestFromJson(std::string_view body);
 Result<RegisterTableRequest> RegisterTableRequestFromJson(std::string_view body);
 Result<DeclareTableRequest> DeclareTableRequestFromJson(std::string_view body);
 /// \brief `DeclareTableRequestFromJson` of a parsed object (an operation of a batch).

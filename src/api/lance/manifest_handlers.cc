@@ -10,6 +10,7 @@
 #include "api/lance/request_util.h"
 #include "catalog/lance_manifests.h"
 #include "catalog/lance_refs.h"
+#include "catalog/lance_restore.h"
 #include "catalog/lance_versions.h"
 #include "common/macros.h"
 
@@ -104,6 +105,15 @@ Result<Response> GetTableStats(LanceService& lance, const Request& request) {
   if (!where) return Response::Json(TableStatsToJson(nullptr));
   CAIRN_ASSIGN_OR_RAISE(auto manifest, lance.manifests().Read(table, *where));
   return Response::Json(TableStatsToJson(&manifest->summary));
+}
+
+Result<Response> RestoreTable(LanceService& lance, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto body, RestoreTableRequestFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(LanceId id, TableIdOf(request, body.id));
+  CAIRN_ASSIGN_OR_RAISE(int64_t version,
+                        RestoreLanceTable(lance, id, BranchOf(request, body.branch),
+                                          body.version, request.write_context()));
+  return Response::Json(RestoredTableToJson(version));
 }
 
 }  // namespace cairn::lance_rest

@@ -26,4 +26,9 @@ Result<Response> DescribeTable(LanceService& lance, const Request& request);
 /// body or query string) summed up; all zero for a table with no version yet.
 Result<Response> GetTableStats(LanceService& lance, const Request& request);
 
+/// \brief `POST /v1/table/{id}/restore`: `{version, branch?}` becomes the branch's next
+/// version (`catalog/lance_restore.h`); answers `{version}` with the new version's
+/// number.
+Result<Response> RestoreTable(LanceService& lance, const Request& request);
+
 }  // namespace cairn::lance_rest

@@ -88,4 +88,8 @@ std::string TableStatsToJson(const lance::ManifestSummary* summary) {
   return json::serialize(out);
 }
 
+std::string RestoredTableToJson(int64_t version) {
+  return json::serialize(json::object{{"version", version}});
+}
+
 }  // namespace cairn::lance_rest

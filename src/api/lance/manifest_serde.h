@@ -5,6 +5,7 @@
 /// metadata (`version`, `schema` as a `JsonArrowSchema`, `stats` as `TableBasicStats`,
 /// `metadata`) and GetTableStats' answer (`GetTableStatsResponse`).
 
+#include <cstdint>
 #include <string>
 
 #include <boost/json/object.hpp>
@@ -31,5 +32,9 @@ std::string DescribedTableToJson(boost::json::object table,
 /// and index files whose sizes the manifest records, as LanceDB's own statistics do;
 /// deletion files are not counted (the manifest does not record their sizes).
 std::string TableStatsToJson(const lance::ManifestSummary* summary);
+
+/// \brief `RestoreTableResponse`, with the restored table's new `version` beside the
+/// spec's (optional, unset) `transaction_id`.
+std::string RestoredTableToJson(int64_t version);
 
 }  // namespace cairn::lance_rest

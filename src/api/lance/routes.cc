@@ -52,8 +52,9 @@ constexpr const char* kNeedsEngine =
     "returns";
 /// Why the operations that write a new manifest are not served yet.
 constexpr const char* kNotYet =
-    "it writes a new version of the table, which Cairn does not do yet; clients such as "
-    "LanceDB do it themselves at the location DescribeTable returns";
+    "it writes a new version of the table, which Cairn does only for RestoreTable so "
+    "far; "
+    "clients such as LanceDB do it themselves at the location DescribeTable returns";
 
 /// Why CreateTableBranch is not served.
 constexpr const char* kBranchNeedsEngine =
@@ -135,6 +136,8 @@ constexpr std::array kEndpoints = {
     // Read from the table's manifest (catalog/lance_manifests.h).
     Endpoint{"POST", "/v1/table/{id}/stats", "GetTableStats", GetTableStats,
              Needs(Privilege::kTableRead, kTheTable), AccessOn::kTable},
+    Endpoint{"POST", "/v1/table/{id}/restore", "RestoreTable", RestoreTable,
+             Needs(Privilege::kTableWrite, kTheTable), AccessOn::kTable},
     // Managed versioning (catalog/lance_versions.h).
     Endpoint{"POST", "/v1/table/{id}/version/create", "CreateTableVersion",
              CreateTableVersion, Needs(Privilege::kTableWrite, kTheTable),
@@ -158,7 +161,6 @@ constexpr std::array kEndpoints = {
                        "deregistered"),
              AccessOn::kService},
     // Metadata operations that write a new version.
-    NotYet("/v1/table/{id}/restore", "RestoreTable"),
     NotYet("/v1/table/{id}/schema_metadata/update", "UpdateTableSchemaMetadata"),
     NotYet("/v1/table/{id}/alter_columns", "AlterTableAlterColumns"),
     NotYet("/v1/table/{id}/update_field_metadata", "UpdateFieldMetadata"),

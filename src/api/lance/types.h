@@ -58,6 +58,14 @@ struct DescribeTableRequest {
   std::optional<std::string> branch;
 };
 
+/// \brief `RestoreTableRequest`.
+struct RestoreTableRequest {
+  std::optional<LanceId> id;
+  int64_t version = 0;  ///< required, ≥ 0
+  /// nullopt: the main branch.
+  std::optional<std::string> branch;
+};
+
 /// \brief `GetTableStatsRequest`.
 struct TableStatsRequest {
   std::optional<LanceId> id;
