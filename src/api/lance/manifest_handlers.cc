@@ -19,13 +19,6 @@ namespace {
 
 constexpr std::string_view kLoadDetailedMetadata = "load_detailed_metadata";
 
-/// The branch: the body's, else the query string's.
-std::string BranchOf(const Request& request, const std::optional<std::string>& body) {
-  if (body) return *body;
-  if (auto branch = request.QueryParam("branch")) return std::string(*branch);
-  return {};
-}
-
 /// Whether to load detailed metadata: the query string's flag, else the body's, else
 /// when a version, branch or tag is named.
 Result<bool> WantsDetails(const Request& request, const DescribeTableRequest& body) {
@@ -109,7 +102,7 @@ Result<Response> GetTableStats(LanceService& lance, const Request& request) {
 
 Result<Response> RestoreTable(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto body, RestoreTableRequestFromJson(request.body));
-  CAIRN_ASSIGN_OR_RAISE(LanceId id, TableIdOf(request, body.id));
+  CAIRN_ASSIGN_OR_RAISE(LanceId id, PathIdAgreeingWith(request, body.id));
   CAIRN_ASSIGN_OR_RAISE(int64_t version,
                         RestoreLanceTable(lance, id, BranchOf(request, body.branch),
                                           body.version, request.write_context()));

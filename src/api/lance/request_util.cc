@@ -69,6 +69,12 @@ Result<LanceId> PathIdAgreeingWith(const Request& request,
   return id;
 }
 
+std::string BranchOf(const Request& request, const std::optional<std::string>& body) {
+  if (body) return *body;
+  if (auto branch = request.QueryParam("branch")) return std::string(*branch);
+  return {};
+}
+
 std::string KeywordKey(std::string_view keyword) {
   std::string out;
   out.reserve(keyword.size());

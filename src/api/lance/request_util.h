@@ -43,6 +43,10 @@ Status CheckBodyId(const LanceId& path_id, const std::optional<LanceId>& body_id
 Result<LanceId> PathIdAgreeingWith(const Request& request,
                                    const std::optional<LanceId>& body_id);
 
+/// \brief The branch a request names: the body's, else the query string's `branch`
+/// (LanceDB sends it there on a list); empty for the main branch.
+std::string BranchOf(const Request& request, const std::optional<std::string>& body);
+
 /// \brief A keyword folded for comparison: lower case, underscores dropped
 /// (`EXIST_OK`, `ExistOk`, `exist_ok` ⇒ `existok`).
 std::string KeywordKey(std::string_view keyword);

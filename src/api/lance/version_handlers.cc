@@ -27,13 +27,6 @@ Status AuthorizeOperation(const Request& request, const LanceCommitOperation& op
   return Authorize(request, Privilege::kTableWrite, TableSecurable(id));
 }
 
-/// The branch: the body's, else the query string's (LanceDB sends it there on a list).
-std::string BranchOf(const Request& request, const std::optional<std::string>& body) {
-  if (body) return *body;
-  if (auto branch = request.QueryParam("branch")) return std::string(*branch);
-  return {};
-}
-
 }  // namespace
 
 Result<Response> CreateTableVersion(LanceService& lance, const Request& request) {
