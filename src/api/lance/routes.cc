@@ -53,8 +53,7 @@ constexpr const char* kNeedsEngine =
 /// Why the operations that write a new manifest are not served yet.
 constexpr const char* kNotYet =
     "it writes a new version of the table, which Cairn does only for RestoreTable so "
-    "far; "
-    "clients such as LanceDB do it themselves at the location DescribeTable returns";
+    "far; clients such as LanceDB do it themselves at the location DescribeTable returns";
 
 /// Why CreateTableBranch is not served.
 constexpr const char* kBranchNeedsEngine =
