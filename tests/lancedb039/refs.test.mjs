@@ -91,6 +91,24 @@ test('a tag LanceDB created is listed and resolved by the namespace', withServer
   assert.deepEqual(version.json, { version: 2 });
 }));
 
+test('DescribeTable with a tag describes the tagged version; a missing tag is code 8', withServerLog(() => server, async () => {
+  const { table, levels } = await threeVersions(['refs', 'ns'], 'described_by_tag');
+  await (await table.tags()).create('second', 2);
+  const describe = (body, query = '') => api.op('table', levels, 'describe', {
+    body: { id: levels, ...body }, query, spec: 'latest',
+  });
+
+  const tagged = await describe({ tag: 'second' });
+  assert.equal(tagged.status, 200, tagged.text);
+  assert.equal(tagged.json.version, 2);
+  assert.ok(tagged.json.schema?.fields?.length > 0, tagged.text);
+  const latest = await describe({}, 'load_detailed_metadata=true');
+  assert.equal(latest.json.version, 3);
+
+  const missing = await describe({ tag: 'no_such_tag' });
+  assertLanceError(missing, 404, 8);
+}));
+
 test('a tag created through the namespace is LanceDB\'s to list, resolve and check out', withServerLog(() => server, async () => {
   const { table, levels, dir } = await threeVersions(['refs', 'ns'], 'by_cairn');
   const created = await tagOp(levels, 'create', { tag: 'stable', version: 2 });

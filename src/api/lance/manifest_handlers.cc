@@ -27,7 +27,7 @@ Result<bool> WantsDetails(const Request& request, const DescribeTableRequest& bo
     CAIRN_ASSIGN_OR_RAISE(load, QueryFlag(request, kLoadDetailedMetadata, false));
   }
   return load.value_or(body.version.has_value() || body.branch.has_value() ||
-                      body.tag.has_value());
+                       body.tag.has_value());
 }
 
 /// The latest version Cairn recorded of a managed table (the basic answer shows it);
@@ -64,8 +64,7 @@ Result<Response> DescribeTable(LanceService& lance, const Request& request) {
   std::optional<bool> only_declared;
   std::shared_ptr<const lance::LanceManifest> manifest;
   if (detailed) {
-    CAIRN_ASSIGN_OR_RAISE(
-        auto where, lance.manifests().Locate(table, branch, version));
+    CAIRN_ASSIGN_OR_RAISE(auto where, lance.manifests().Locate(table, branch, version));
     only_declared = !where.has_value();
     if (where) {
       CAIRN_ASSIGN_OR_RAISE(manifest, lance.manifests().Read(table, *where));
@@ -84,8 +83,8 @@ Result<Response> DescribeTable(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(
       auto access,
       lance.AccessTo(table, vend, VendedAccess(request, TableSecurable(id))));
-  return Response::Json(DescribedTableToJson(
-      TableJson(table, uri, only_declared, access), manifest.get()));
+  return Response::Json(
+      DescribedTableToJson(TableJson(table, uri, only_declared, access), manifest.get()));
 }
 
 Result<Response> GetTableStats(LanceService& lance, const Request& request) {
