@@ -183,9 +183,13 @@ std::optional<ArrowDataType> Parameterised(std::string_view logical_type) {
 }
 
 /// The fields of a manifest as a tree: the children of each field id, in manifest order.
+/// Each field is converted once at most: a damaged manifest that repeats a field id (so
+/// that a field is its own descendant many times over) yields a finite tree, built in
+/// time linear in the number of fields rather than exponential in the depth.
 class FieldTree {
  public:
-  explicit FieldTree(const std::vector<LanceField>& fields) : fields_(fields) {
+  explicit FieldTree(const std::vector<LanceField>& fields)
+      : fields_(fields), converted_(fields.size(), false) {
     for (size_t i = 0; i < fields.size(); ++i) {
       if (fields[i].parent_id < 0) {
         roots_.push_back(i);
@@ -195,13 +199,22 @@ class FieldTree {
     }
   }
 
-  std::vector<ArrowField> Roots() const { return Convert(roots_, 1); }
+  std::vector<ArrowField> Roots() { return Convert(roots_, 1); }
 
  private:
-  std::vector<ArrowField> Convert(const std::vector<size_t>& indices, int depth) const {
+  std::vector<ArrowField> Convert(const std::vector<size_t>& indices, int depth) {
+    // Siblings are claimed before any is descended into, so a repeated id makes a field
+    // a sibling where it first appears rather than a child of its own sibling.
+    std::vector<size_t> fresh;
+    fresh.reserve(indices.size());
+    for (size_t i : indices) {
+      if (converted_[i]) continue;
+      converted_[i] = true;
+      fresh.push_back(i);
+    }
     std::vector<ArrowField> out;
-    out.reserve(indices.size());
-    for (size_t i : indices) out.push_back(Convert(fields_[i], depth));
+    out.reserve(fresh.size());
+    for (size_t i : fresh) out.push_back(Convert(fields_[i], depth));
     return out;
   }
 
@@ -211,7 +224,7 @@ class FieldTree {
     return it == children_.end() ? std::vector<size_t>{} : it->second;
   }
 
-  ArrowField Convert(const LanceField& field, int depth) const {
+  ArrowField Convert(const LanceField& field, int depth) {
     ArrowField out{.name = ValidUtf8(field.name),
                    .type = {},
                    .nullable = field.nullable,
@@ -248,6 +261,7 @@ class FieldTree {
   }
 
   const std::vector<LanceField>& fields_;
+  std::vector<bool> converted_;
   std::vector<size_t> roots_;
   std::unordered_map<int32_t, std::vector<size_t>> children_;
 };

@@ -178,10 +178,28 @@ TEST(LanceArrowSchemaTest, LeavesOutOrphansAndCutsCyclesAndDepth) {
                                     Lance(2, 2, "self", "struct")};
   EXPECT_EQ(ToArrowSchema(fields, {}).fields, (std::vector{Field("a", Type("int8"))}));
 
-  // Two fields sharing an id: a loop the depth bound ends.
+  // Two fields sharing an id: a loop, cut where a field would appear a second time.
   std::vector<LanceField> loop = {Lance(0, -1, "s", "struct"),
                                   Lance(0, 0, "t", "struct")};
-  const ArrowSchema cut = ToArrowSchema(loop, {});
+  EXPECT_EQ(ToArrowSchema(loop, {}).fields,
+            (std::vector{Field("s", Type("struct", {Field("t", Type("struct"))}))}));
+
+  // Three fields sharing an id, two of them its children: without the once-per-field rule
+  // each level doubles (2^63 fields at the depth bound; a fuzzer found it). Each field
+  // appears once.
+  std::vector<LanceField> doubling = {Lance(7, -1, "r", "struct"),
+                                      Lance(7, 7, "a", "struct"),
+                                      Lance(7, 7, "b", "struct")};
+  EXPECT_EQ(ToArrowSchema(doubling, {}).fields,
+            (std::vector{Field("r", Type("struct", {Field("a", Type("struct")),
+                                                    Field("b", Type("struct"))}))}));
+
+  // A chain deeper than the bound is cut at the bound.
+  std::vector<LanceField> chain = {Lance(0, -1, "c0", "struct")};
+  for (int32_t id = 1; id < 2 * kMaxFieldDepth; ++id) {
+    chain.push_back(Lance(id, id - 1, "c" + std::to_string(id), "struct"));
+  }
+  const ArrowSchema cut = ToArrowSchema(chain, {});
   int depth = 0;
   for (const ArrowField* f = &cut.fields[0]; !f->type.fields.empty();
        f = &f->type.fields[0]) {
