@@ -8,7 +8,8 @@
 /// that it conflicts), through the commit every version goes through
 /// (`LanceVersions::CommitManifest`: put-if-absent of the final manifest, recorded in the
 /// store for a managed table). When another writer takes that version first, the restore
-/// is tried again on top of it, a few times. Thread-safe.
+/// is tried again on top of it, a few times (`catalog/lance_next_version.h`).
+/// Thread-safe.
 
 #include <cstdint>
 #include <functional>
@@ -19,9 +20,6 @@
 #include "store/write_context.h"
 
 namespace cairn {
-
-/// \brief How many times RestoreTable tries when other writers take the next version.
-inline constexpr int kMaxRestoreAttempts = 5;
 
 /// \brief Restores version `version` of the `branch` of table `id` as its next version;
 /// returns the new version's number. `clock` gives the new version's timestamp

@@ -138,4 +138,15 @@ std::string ToJsonText(const boost::json::value& value) {
   return boost::json::serialize(value);
 }
 
+Result<std::optional<bool>> GetOptionalBool(const boost::json::object& obj,
+                                            std::string_view key) {
+  const auto* value = FindNonNull(obj, key);
+  if (value == nullptr) return std::optional<bool>{};
+  if (!value->is_bool()) {
+    return BadRequest("Invalid field '{}': expected a boolean, got {}", key,
+                      JsonKindName(*value));
+  }
+  return std::optional<bool>(value->as_bool());
+}
+
 }  // namespace cairn

@@ -44,6 +44,11 @@ Result<std::optional<std::string>> GetOptionalString(const boost::json::object& 
 Result<std::vector<std::string>> GetStringArray(const boost::json::object& obj,
                                                 std::string_view key);
 
+/// \brief Optional boolean field (absent or null ⇒ nullopt). Errors: `kBadRequest` on a
+/// wrong type (the message names it).
+Result<std::optional<bool>> GetOptionalBool(const boost::json::object& obj,
+                                            std::string_view key);
+
 /// \brief Optional array of strings (absent or null ⇒ empty).
 Result<std::vector<std::string>> GetOptionalStringArray(const boost::json::object& obj,
                                                         std::string_view key);

@@ -37,6 +37,7 @@ enum class ErrorKind {
   kNoSuchTableVersion,  ///< a Lance table has no such version
   kNoSuchTableTag,      ///< a Lance table has no such tag
   kNoSuchTableBranch,   ///< a Lance table has no such branch
+  kNoSuchTableColumn,   ///< a Lance table has no such field
   kAlreadyExists,       ///< an object with that name exists
   kNamespaceAlreadyExists,  ///< a namespace (or catalog) with that name exists; Lance
                             ///< tells it apart from a taken table name, Iceberg does not
@@ -91,6 +92,7 @@ CAIRN_DEFINE_ERROR_FUNCTION(NoSuchView)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTransaction)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTableTag)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTableBranch)
+CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTableColumn)
 CAIRN_DEFINE_ERROR_FUNCTION(AlreadyExists)
 CAIRN_DEFINE_ERROR_FUNCTION(NamespaceAlreadyExists)
 CAIRN_DEFINE_ERROR_FUNCTION(NamespaceNotEmpty)

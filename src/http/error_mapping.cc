@@ -18,6 +18,7 @@ constexpr int kLanceTableTagNotFound = 8;
 constexpr int kLanceTableTagAlreadyExists = 9;
 constexpr int kLanceTransactionNotFound = 10;
 constexpr int kLanceTableVersionNotFound = 11;
+constexpr int kLanceTableColumnNotFound = 12;
 constexpr int kLanceInvalidInput = 13;
 constexpr int kLanceConcurrentModification = 14;
 constexpr int kLancePermissionDenied = 15;
@@ -132,6 +133,8 @@ ErrorMapping MapError(ErrorKind kind) {
       return {404, "NotFoundException", kLanceTableTagNotFound, 404};
     case ErrorKind::kNoSuchTableBranch:
       return {404, "NotFoundException", kLanceTableBranchNotFound, 404};
+    case ErrorKind::kNoSuchTableColumn:
+      return {404, "NotFoundException", kLanceTableColumnNotFound, 404};
     case ErrorKind::kAlreadyExists:
       return {409, "AlreadyExistsException", kLanceTableAlreadyExists, 409};
     case ErrorKind::kNamespaceAlreadyExists:

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <exception>
 #include <new>
+#include <optional>
+#include <string>
 
 #include "common/macros.h"
 #include "lance/manifest_internal.h"
+#include "lance/manifest_rewrite_internal.h"
 #include "lance/proto/manifest.pb.h"
 
 namespace cairn::lance {
@@ -39,21 +42,28 @@ void Reversion(pb::Manifest& manifest, const ManifestRewrite& rewrite) {
   }
 }
 
-Result<std::string> Rewrite(std::string_view file, const ManifestRewrite& rewrite) {
+Result<std::string> Rewrite(std::string_view file, const ManifestRewrite& rewrite,
+                            const internal::ManifestEditor& edit) {
   CAIRN_ASSIGN_OR_RAISE(std::string_view bytes, internal::ManifestMessage(file));
   pb::Manifest manifest;
   if (!internal::ParseBounded(bytes, manifest)) {
     return internal::NotAManifest("its Manifest message does not parse");
   }
-  std::string out;
+  std::optional<std::string> index_section;
   if (manifest.has_index_section()) {
     CAIRN_ASSIGN_OR_RAISE(
         std::string_view section,
         internal::MessageAt(file, manifest.index_section(), file.size() - kFooterBytes,
                             "index section"));
+    index_section = std::string(section);
+  }
+  if (edit) CAIRN_RETURN_IF_ERROR(edit(manifest, index_section));
+  std::string out;
+  if (index_section) {
+    // The section is copied into the new file and pointed at there.
     manifest.set_index_section(0);
-    PutLittleEndian(out, section.size(), internal::kLengthPrefixBytes);
-    out += section;
+    PutLittleEndian(out, index_section->size(), internal::kLengthPrefixBytes);
+    out += *index_section;
   }
   Reversion(manifest, rewrite);
   const std::string message = manifest.SerializeAsString();
@@ -64,6 +74,19 @@ Result<std::string> Rewrite(std::string_view file, const ManifestRewrite& rewrit
   // The format version and the magic, as the original has them.
   out += file.substr(file.size() - 8);
   return out;
+}
+
+/// Protobuf throws only when memory runs out or on a bug: neither may take the server.
+template <typename Fn>
+Result<std::string> Guarded(size_t file_size, Fn&& rewrite) {
+  try {
+    return rewrite();
+  } catch (const std::bad_alloc&) {
+    return Internal("Lance manifest of {} bytes: out of memory while rewriting it",
+                    file_size);
+  } catch (const std::exception& e) {
+    return Internal("Lance manifest cannot be rewritten: {}", e.what());
+  }
 }
 
 }  // namespace
@@ -80,14 +103,18 @@ RestoreTransaction MakeRestoreTransaction(uint64_t read_version, std::string_vie
 
 Result<std::string> RewriteManifest(std::string_view file_bytes,
                                     const ManifestRewrite& rewrite) {
-  try {
-    return Rewrite(file_bytes, rewrite);
-  } catch (const std::bad_alloc&) {
-    return Internal("Lance manifest of {} bytes: out of memory while rewriting it",
-                    file_bytes.size());
-  } catch (const std::exception& e) {
-    return Internal("Lance manifest cannot be rewritten: {}", e.what());
-  }
+  return Guarded(file_bytes.size(),
+                 [&] { return Rewrite(file_bytes, rewrite, nullptr); });
 }
+
+namespace internal {
+
+Result<std::string> RewriteManifestWith(std::string_view file_bytes,
+                                        const ManifestRewrite& rewrite,
+                                        const ManifestEditor& edit) {
+  return Guarded(file_bytes.size(), [&] { return Rewrite(file_bytes, rewrite, edit); });
+}
+
+}  // namespace internal
 
 }  // namespace cairn::lance

@@ -38,6 +38,7 @@ const std::vector<MappingCase>& MappingCases() {
       {ErrorKind::kNoSuchTableVersion, 404, "NotFoundException"},
       {ErrorKind::kNoSuchTableTag, 404, "NotFoundException"},
       {ErrorKind::kNoSuchTableBranch, 404, "NotFoundException"},
+      {ErrorKind::kNoSuchTableColumn, 404, "NotFoundException"},
       {ErrorKind::kAlreadyExists, 409, "AlreadyExistsException"},
       {ErrorKind::kNamespaceAlreadyExists, 409, "AlreadyExistsException"},
       {ErrorKind::kNamespaceNotEmpty, 409, "NamespaceNotEmptyException"},

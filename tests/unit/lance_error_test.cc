@@ -40,6 +40,7 @@ const std::vector<LanceCase>& LanceCases() {
       {ErrorKind::kNoSuchTableVersion, 11, 404, "/errors/table-version-not-found"},
       {ErrorKind::kNoSuchTableTag, 8, 404, "/errors/table-tag-not-found"},
       {ErrorKind::kNoSuchTableBranch, 22, 404, "/errors/table-branch-not-found"},
+      {ErrorKind::kNoSuchTableColumn, 12, 404, "/errors/table-column-not-found"},
       {ErrorKind::kAlreadyExists, 5, 409, "/errors/table-already-exists"},
       {ErrorKind::kNamespaceAlreadyExists, 2, 409, "/errors/namespace-already-exists"},
       {ErrorKind::kNamespaceNotEmpty, 3, 409, "/errors/namespace-not-empty"},

@@ -54,6 +54,8 @@ inline std::string_view ErrorKindName(ErrorKind kind) {
       return "kNoSuchTableTag";
     case ErrorKind::kNoSuchTableBranch:
       return "kNoSuchTableBranch";
+    case ErrorKind::kNoSuchTableColumn:
+      return "kNoSuchTableColumn";
     case ErrorKind::kAlreadyExists:
       return "kAlreadyExists";
     case ErrorKind::kNamespaceAlreadyExists:

@@ -97,17 +97,6 @@ Result<std::optional<LanceId>> IdOf(const json::object& obj, NameStyle style) {
   return std::optional<LanceId>(std::move(id));
 }
 
-Result<std::optional<bool>> GetOptionalBool(const json::object& obj,
-                                            std::string_view key) {
-  const auto* value = FindNonNull(obj, key);
-  if (value == nullptr) return std::optional<bool>{};
-  if (!value->is_bool()) {
-    return BadRequest("Invalid field '{}': expected a boolean, got {}", key,
-                      JsonKindName(*value));
-  }
-  return std::optional<bool>(value->as_bool());
-}
-
 Result<std::optional<int64_t>> GetOptionalNonNegative(const json::object& obj,
                                                       std::string_view key) {
   const auto* value = FindNonNull(obj, key);

@@ -105,7 +105,7 @@ Result<Response> RestoreTable(LanceService& lance, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(int64_t version,
                         RestoreLanceTable(lance, id, BranchOf(request, body.branch),
                                           body.version, request.write_context()));
-  return Response::Json(RestoredTableToJson(version));
+  return Response::Json(NewVersionToJson(version));
 }
 
 }  // namespace cairn::lance_rest

@@ -88,7 +88,7 @@ std::string TableStatsToJson(const lance::ManifestSummary* summary) {
   return json::serialize(out);
 }
 
-std::string RestoredTableToJson(int64_t version) {
+std::string NewVersionToJson(int64_t version) {
   return json::serialize(json::object{{"version", version}});
 }
 

@@ -33,8 +33,9 @@ std::string DescribedTableToJson(boost::json::object table,
 /// deletion files are not counted (the manifest does not record their sizes).
 std::string TableStatsToJson(const lance::ManifestSummary* summary);
 
-/// \brief `RestoreTableResponse`, with the restored table's new `version` beside the
-/// spec's (optional, unset) `transaction_id`.
-std::string RestoredTableToJson(int64_t version);
+/// \brief `{"version": N}`: the answer of an operation that committed version N
+/// (`RestoreTableResponse`, `AlterTableAlterColumnsResponse`,
+/// `AlterTableDropColumnsResponse`; their optional `transaction_id` is left unset).
+std::string NewVersionToJson(int64_t version);
 
 }  // namespace cairn::lance_rest

@@ -9,6 +9,7 @@
 #include "api/lance/handlers.h"
 #include "api/lance/manifest_handlers.h"
 #include "api/lance/ref_handlers.h"
+#include "api/lance/schema_handlers.h"
 #include "api/lance/version_handlers.h"
 #include "http/error_mapping.h"
 
@@ -50,10 +51,6 @@ constexpr const char* kNeedsEngine =
     "it reads or writes the table's data, which takes the Lance engine; Cairn is a "
     "catalog: clients such as LanceDB do this themselves at the location DescribeTable "
     "returns";
-/// Why the operations that write a new manifest are not served yet.
-constexpr const char* kNotYet =
-    "it writes a new version of the table, which Cairn does only for RestoreTable so "
-    "far; clients such as LanceDB do it themselves at the location DescribeTable returns";
 
 /// Why CreateTableBranch is not served.
 constexpr const char* kBranchNeedsEngine =
@@ -67,12 +64,6 @@ constexpr Endpoint EngineOnly(const char* path, const char* operation,
                               Privilege privilege = Privilege::kTableWrite) {
   return {"POST",           path,        operation, nullptr, Needs(privilege, kTheTable),
           AccessOn::kTable, kNeedsEngine};
-}
-/// A metadata operation of the table `{id}` not served yet.
-constexpr Endpoint NotYet(const char* path, const char* operation,
-                          Privilege privilege = Privilege::kTableWrite) {
-  return {"POST",           path,   operation, nullptr, Needs(privilege, kTheTable),
-          AccessOn::kTable, kNotYet};
 }
 
 constexpr std::array kEndpoints = {
@@ -160,10 +151,19 @@ constexpr std::array kEndpoints = {
                        "deregistered"),
              AccessOn::kService},
     // Metadata operations that write a new version.
-    NotYet("/v1/table/{id}/schema_metadata/update", "UpdateTableSchemaMetadata"),
-    NotYet("/v1/table/{id}/alter_columns", "AlterTableAlterColumns"),
-    NotYet("/v1/table/{id}/update_field_metadata", "UpdateFieldMetadata"),
-    NotYet("/v1/table/{id}/drop_columns", "AlterTableDropColumns"),
+    // Schema edits, each a new version (catalog/lance_schema_edit.h).
+    Endpoint{"POST", "/v1/table/{id}/schema_metadata/update", "UpdateTableSchemaMetadata",
+             UpdateTableSchemaMetadata, Needs(Privilege::kTableWrite, kTheTable),
+             AccessOn::kTable},
+    Endpoint{"POST", "/v1/table/{id}/alter_columns", "AlterTableAlterColumns",
+             AlterTableAlterColumns, Needs(Privilege::kTableWrite, kTheTable),
+             AccessOn::kTable},
+    Endpoint{"POST", "/v1/table/{id}/update_field_metadata", "UpdateFieldMetadata",
+             UpdateFieldMetadata, Needs(Privilege::kTableWrite, kTheTable),
+             AccessOn::kTable},
+    Endpoint{"POST", "/v1/table/{id}/drop_columns", "AlterTableDropColumns",
+             AlterTableDropColumns, Needs(Privilege::kTableWrite, kTheTable),
+             AccessOn::kTable},
     // Tags and branches, in the dataset's own files (catalog/lance_refs.h). The spec
     // lists with POST; Lance's REST client sends ListTableTags as a GET.
     Endpoint{"GET", "/v1/table/{id}/tags/list", "ListTableTags", ListTableTags,

@@ -42,13 +42,6 @@ Result<std::optional<LanceId>> OptionalId(const json::object& obj) {
   return std::optional<LanceId>(std::move(id));
 }
 
-Result<std::optional<bool>> OptionalBool(const json::object& obj, std::string_view key) {
-  const auto* value = FindNonNull(obj, key);
-  if (value == nullptr) return std::optional<bool>{};
-  if (!value->is_bool()) return BadRequest("Invalid field '{}': expected a boolean", key);
-  return std::optional<bool>(value->as_bool());
-}
-
 /// The fields of one version to create (`CreateTableVersionRequest` and a batch entry).
 Result<LanceVersionRequest> VersionRequestOf(const json::object& obj) {
   LanceVersionRequest request;
@@ -88,7 +81,7 @@ Result<VersionQuery> VersionQueryFromJson(std::string_view body) {
   CAIRN_ASSIGN_OR_RAISE(query.id, OptionalId(obj));
   CAIRN_ASSIGN_OR_RAISE(query.branch, GetOptionalString(obj, "branch"));
   CAIRN_ASSIGN_OR_RAISE(query.version, OptionalInt(obj, "version", 0));
-  CAIRN_ASSIGN_OR_RAISE(query.descending, OptionalBool(obj, "descending"));
+  CAIRN_ASSIGN_OR_RAISE(query.descending, GetOptionalBool(obj, "descending"));
   CAIRN_ASSIGN_OR_RAISE(auto limit, OptionalInt(obj, "limit", 1));
   if (limit) query.limit = static_cast<size_t>(*limit);
   CAIRN_ASSIGN_OR_RAISE(query.page_token, GetOptionalString(obj, "page_token"));
