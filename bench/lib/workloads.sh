@@ -380,9 +380,12 @@ lance_commits_vs_ceiling() {
 
 # W9 (issue 16): Lance managed versioning. CreateTableVersion by 1, 4 and 16 writers, each
 # on its own table, against the durable-commit ceiling; then a table with W9_VERSIONS
-# recorded versions, and what a client reads of it — DescribeTable, DescribeTableVersion of
-# the latest, ListTableVersions newest first with limit=1 (LanceDB 0.39 at every open) —
-# at 1 and 16 connections, each against GET /health at the same concurrency.
+# recorded versions, each a real LanceDB 0.39 manifest (the test fixture of version 5,
+# rewritten as each version), and what a client reads of it — DescribeTable, the same
+# with its detailed metadata (version, schema, stats of the latest manifest, cached),
+# DescribeTableVersion of the latest, ListTableVersions newest first with limit=1
+# (LanceDB 0.39 at every open) — at 1 and 16 connections, each against GET /health at the
+# same concurrency.
 workload_W9() {
   server_start "$WORK_DIR/W9"
   local n
@@ -390,10 +393,13 @@ workload_W9() {
     lance_commits_vs_ceiling "$n"
   done
   measure W9-setup 0 lance-setup --tables large --versions "$W9_VERSIONS" \
-    --manifest-bytes "$W9_MANIFEST_BYTES" --connections 8
+    --manifest-template "$W9_MANIFEST_TEMPLATE" --connections 8
   local table="${W9_TABLE_PATH}large" body='{"id":["bench","bench","large"]}' c
   for c in 1 16; do
     measure "W9-describe-c$c" "$WARMUP_S" get --path "$table/describe?delimiter=%24" \
+      --body "$body" --connections "$c" "${TIMED[@]}"
+    measure "W9-detailed-c$c" "$WARMUP_S" get \
+      --path "$table/describe?delimiter=%24&load_detailed_metadata=true" \
       --body "$body" --connections "$c" "${TIMED[@]}"
     measure "W9-latest-c$c" "$WARMUP_S" get --path "$table/version/describe?delimiter=%24" \
       --body "$body" --connections "$c" "${TIMED[@]}"

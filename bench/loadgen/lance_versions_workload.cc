@@ -4,7 +4,10 @@
 // them — write the staging manifest into `_versions/`, then CreateTableVersion — with
 // one writer per table, each committing that table's next version in turn.
 
+#include <chrono>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "common/macros.h"
+#include "lance/manifest_rewrite.h"
 #include "loadgen/catalog_calls.h"
 #include "loadgen/driver.h"
 #include "loadgen/lance_calls.h"
@@ -101,24 +105,70 @@ asio::awaitable<Result<std::vector<std::pair<LanceTable, int64_t>>>> PrepareTabl
   co_return out;
 }
 
+/// What each version's staging manifest holds: the same random bytes for every version,
+/// or a real manifest rewritten as the version (what DescribeTable's detailed metadata
+/// then reads and caches).
+class ManifestSource {
+ public:
+  static Result<ManifestSource> Make(const LanceTablesOptions& lance,
+                                     std::mt19937_64& random) {
+    ManifestSource source;
+    source.is_template_ = !lance.manifest_template.empty();
+    if (!source.is_template_) {
+      CAIRN_ASSIGN_OR_RAISE(source.bytes_, MakeManifest(lance.manifest_bytes, random));
+      return source;
+    }
+    std::ifstream in(lance.manifest_template, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    CAIRN_PRECHECK(in.good() || in.eof(), "--manifest-template {}: cannot be read",
+                   lance.manifest_template);
+    source.bytes_ = std::move(bytes).str();
+    CAIRN_PRECHECK(source.bytes_.size() <= kMaxManifestBytes,
+                   "--manifest-template {}: larger than {} bytes",
+                   lance.manifest_template, kMaxManifestBytes);
+    // Checked once here: a file that is no manifest fails before any commit.
+    CAIRN_RETURN_IF_ERROR(source.For(1));
+    return source;
+  }
+
+  /// The manifest of `version`.
+  Result<std::string> For(int64_t version) const {
+    if (!is_template_) return bytes_;
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::system_clock::now().time_since_epoch());
+    return lance::RewriteManifest(
+        bytes_, {.version = static_cast<uint64_t>(version), .timestamp_ms = now.count()});
+  }
+
+  size_t size() const { return bytes_.size(); }
+
+ private:
+  bool is_template_ = false;
+  std::string bytes_;
+};
+
 /// One connection committing versions of one table.
 class VersionWriter {
  public:
   VersionWriter(asio::any_io_executor executor, const ServerTarget& target,
                 const CommonOptions& common, const LanceTable& table,
-                std::string manifest, uint64_t seed, CommitTally& tally)
+                const ManifestSource& manifest, uint64_t seed, CommitTally& tally)
       : connection_(std::move(executor), target,
                     std::chrono::milliseconds(common.timeout_ms)),
         target_(target),
         table_(table),
-        manifest_(std::move(manifest)),
+        manifest_(manifest),
         random_(seed),
         tally_(tally) {}
 
   /// Writes the staging manifest of `version` and commits it; counted when `recorded`.
   asio::awaitable<void> Commit(int64_t version, bool recorded) {
     const auto start = Clock::now();
-    auto staged = WriteStagingManifest(table_, version, RandomSuffix(random_), manifest_);
+    auto bytes = manifest_.For(version);
+    auto staged =
+        bytes ? WriteStagingManifest(table_, version, RandomSuffix(random_), *bytes)
+              : Result<std::string>(tl::unexpected(bytes.error()));
     if (!staged) {
       Error(recorded, 0, staged.error().message);
       co_await Pause(kErrorPause);
@@ -154,7 +204,7 @@ class VersionWriter {
   HttpConnection connection_;
   const ServerTarget& target_;
   const LanceTable& table_;
-  std::string manifest_;
+  const ManifestSource& manifest_;
   std::mt19937_64 random_;
   CommitTally& tally_;
 };
@@ -191,8 +241,8 @@ Result<boost::json::object> RunLanceSetup(const CommonOptions& common,
   CAIRN_ASSIGN_OR_RAISE(auto tables,
                         RunBlocking(PrepareTables(target, common, options.lance)));
   std::mt19937_64 random(std::random_device{}());
-  CAIRN_ASSIGN_OR_RAISE(const std::string manifest,
-                        MakeManifest(options.lance.manifest_bytes, random));
+  CAIRN_ASSIGN_OR_RAISE(const ManifestSource manifest,
+                        ManifestSource::Make(options.lance, random));
   // Versions of a table need not be committed in order: `--connections` loops share
   // each table's versions (loop k commits the k-th, then every connections-th after it).
   const uint64_t seed_base = random();  // loops run on several threads: no shared engine
@@ -225,7 +275,8 @@ Result<boost::json::object> RunLanceSetup(const CommonOptions& common,
       {"subcommand", "lance-setup"},
       {"tables", TablesJson(tables)},
       {"versions_per_table", options.versions},
-      {"manifest_bytes", options.lance.manifest_bytes},
+      {"manifest_bytes", manifest.size()},
+      {"manifest_template", options.lance.manifest_template},
       {"connections", common.connections},
       {"seconds", Rounded(seconds, 3)},
       {"throughput_vps", Rounded(Rate(total.commits.ok(), seconds), 1)},
@@ -244,8 +295,8 @@ Result<boost::json::object> RunLanceCommits(const CommonOptions& common,
   CAIRN_ASSIGN_OR_RAISE(const auto tables,
                         RunBlocking(PrepareTables(target, common, options.lance)));
   std::mt19937_64 random(std::random_device{}());
-  CAIRN_ASSIGN_OR_RAISE(const std::string manifest,
-                        MakeManifest(options.lance.manifest_bytes, random));
+  CAIRN_ASSIGN_OR_RAISE(const ManifestSource manifest,
+                        ManifestSource::Make(options.lance, random));
   std::vector<uint64_t> seeds;
   seeds.reserve(static_cast<size_t>(options.writers));
   for (int w = 0; w < options.writers; ++w) seeds.push_back(random());

@@ -84,6 +84,9 @@ void AddLanceTableOptions(CLI::App& command, LanceTablesOptions& lance) {
       .add_option("--manifest-bytes", lance.manifest_bytes,
                   "Size of each staging manifest written")
       ->capture_default_str();
+  command.add_option("--manifest-template", lance.manifest_template,
+                     "A real Lance manifest file, rewritten as each version (instead of "
+                     "--manifest-bytes of random bytes)");
 }
 
 /// The command line parsed and run; main() only keeps exceptions from escaping.

@@ -110,6 +110,9 @@ struct LanceTablesOptions {
   std::string ns = "bench";
   std::vector<std::string> tables;
   uint64_t manifest_bytes = 1024;  ///< size of each staging manifest written
+  /// A real Lance manifest file: when set, each version's staging manifest is this one
+  /// rewritten as that version (`--manifest-bytes` is then unused).
+  std::string manifest_template = {};
 };
 
 struct LanceSetupOptions {
