@@ -179,6 +179,39 @@ test('DeclareTable: managed_versioning follows the catalog unless the table prop
   }
 }));
 
-// Not covered yet: a table written unmanaged, then opened as managed (DescribeTableVersion for
-// versions written before the table was managed, answered from the files). Cairn has no way
-// described yet to switch an existing table to managed; the lead adds that test with it.
+// Switching an existing table to managed: a table LanceDB wrote unmanaged is deregistered
+// (its files stay) and registered again with managed_versioning = "true". Its versions
+// are on storage, none recorded: LanceDB opens it (the latest found on storage and
+// recorded then), reads the old versions, and its next commit is a CreateTableVersion.
+test('an unmanaged table registered again as managed keeps its versions and commits through Cairn', withServerLog(() => server, async () => {
+  const ns = ['plain', 'switch'];
+  await db.createNamespace(ns);
+  const levels = [...ns, 't'];
+  const table = await db.createTable('t', rows(0, 3), ns); // v1, unmanaged
+  await table.add(rows(10, 2)); // v2
+  assert.equal((await describeTable(api, levels)).managed_versioning ?? false, false);
+  const dir = await tableDir(api, levels);
+  const location = (await describeTable(api, levels)).location;
+  await api.must('table', levels, 'deregister', { body: { id: levels }, spec: 'latest' });
+
+  const registered = await api.must('table', levels, 'register', {
+    body: { id: levels, location, properties: { managed_versioning: 'true' } },
+    spec: 'latest',
+  });
+  assert.equal(registered.location, location);
+  assert.equal((await describeTable(api, levels)).managed_versioning, true);
+  // Nothing was recorded: the latest is found on storage (and recorded then).
+  assert.equal((await latestRecorded(api, levels))?.version, 2);
+
+  const reader = await (await connect(server)).openTable('t', ns);
+  assert.equal(await reader.version(), 2);
+  assert.equal(await reader.countRows(), 5);
+  await reader.checkout(1);
+  assert.equal(await reader.countRows(), 3);
+  await reader.checkoutLatest();
+  await reader.add(rows(20, 1)); // v3, through CreateTableVersion
+  await assertCommitted(levels, dir, 3);
+  const listed = await api.must('table', levels, 'version/list', { body: { id: levels }, spec: 'latest' });
+  assert.ok(listed.versions.some((v) => v.version === 3), JSON.stringify(listed));
+  assert.equal(await (await (await connect(server)).openTable('t', ns)).countRows(), 6);
+}));
