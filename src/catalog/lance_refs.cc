@@ -170,15 +170,20 @@ std::string LanceRefs::Now() const { return lance::FormatRfc3339Nanos(clock_());
 
 Result<LanceTableInfo> LanceRefs::TableOf(const LanceId& id) {
   CAIRN_ASSIGN_OR_RAISE(LanceTableInfo table, lance_.DescribeTable(id));
+  CAIRN_RETURN_IF_ERROR(CheckRefFormat(table));
+  return table;
+}
+
+Status LanceRefs::CheckRefFormat(const LanceTableInfo& table) {
   CAIRN_ASSIGN_OR_RAISE(const FileListing catalog,
                         io_.List(Under(table, lance::kRefCatalogDir), 1));
   if (!catalog.files.empty()) {
     return Unsupported(
         "Table {} keeps its tags and branches in the reference catalog of newer Lance "
         "releases ({}/), which Cairn does not read",
-        FormatLanceId(id), lance::kRefCatalogDir);
+        FormatLanceId(table.id), lance::kRefCatalogDir);
   }
-  return table;
+  return Ok();
 }
 
 Result<uint64_t> LanceRefs::ManifestSize(const LanceTableInfo& table,
@@ -221,13 +226,21 @@ Result<LanceTagListing> LanceRefs::ListTags(const LanceId& id, const PageRequest
 
 Result<lance::TagContents> LanceRefs::GetTag(const LanceId& id, std::string_view tag) {
   CAIRN_RETURN_IF_ERROR(lance::ValidateTagName(tag));
-  CAIRN_ASSIGN_OR_RAISE(LanceTableInfo table, TableOf(id));
-  CAIRN_ASSIGN_OR_RAISE(auto text, ReadRefFile(io_, TagLocation(table, tag)));
+  CAIRN_ASSIGN_OR_RAISE(LanceTableInfo table, lance_.DescribeTable(id));
+  return GetTag(table, tag);
+}
+
+Result<lance::TagContents> LanceRefs::GetTag(const LanceTableInfo& loaded,
+                                             std::string_view tag) {
+  CAIRN_RETURN_IF_ERROR(lance::ValidateTagName(tag));
+  CAIRN_RETURN_IF_ERROR(CheckRefFormat(loaded));
+  CAIRN_ASSIGN_OR_RAISE(auto text, ReadRefFile(io_, TagLocation(loaded, tag)));
   if (!text) {
-    return NoSuchTableTag("Tag '{}' of table {} does not exist", tag, FormatLanceId(id));
+    return NoSuchTableTag("Tag '{}' of table {} does not exist", tag,
+                          FormatLanceId(loaded.id));
   }
   auto contents = lance::ParseTagFile(*text);
-  if (!contents) return tl::unexpected(NotARef("tag", tag, id, contents.error()));
+  if (!contents) return tl::unexpected(NotARef("tag", tag, loaded.id, contents.error()));
   return contents;
 }
 

@@ -89,6 +89,11 @@ class LanceRefs {
   /// (its file is not a Lance tag), and those of `ListTags`.
   Result<lance::TagContents> GetTag(const LanceId& id, std::string_view tag);
 
+  /// \brief GetTag of a table the caller has loaded already
+  /// (`LanceService::DescribeTable`), so that a request reads the table once. Errors as
+  /// `GetTag` but those of loading the table.
+  Result<lance::TagContents> GetTag(const LanceTableInfo& loaded, std::string_view tag);
+
   /// \brief Creates the tag `tag` pointing at `target`. Errors: `kBadRequest` (name,
   /// branch, negative version), `kNoSuchTableVersion` (no manifest of that version),
   /// `kTableTagAlreadyExists`, and those of `ListTags`.
@@ -117,6 +122,8 @@ class LanceRefs {
  private:
   /// The table, once its references are known to be in the format Cairn reads.
   Result<LanceTableInfo> TableOf(const LanceId& id);
+  /// `kUnsupported` when the table keeps its references in the newer reference catalog.
+  Status CheckRefFormat(const LanceTableInfo& table);
   /// The size of the manifest of `target`'s version (`kNoSuchTableVersion` when none).
   Result<uint64_t> ManifestSize(const LanceTableInfo& table, const std::string& branch,
                                 int64_t version);

@@ -57,7 +57,7 @@ Result<Response> DescribeTable(LanceService& lance, const Request& request) {
   std::string branch = body.branch.value_or("");
   if (body.tag) {
     // The tag's own file names the version and its branch (catalog/lance_refs.h).
-    CAIRN_ASSIGN_OR_RAISE(auto tag, lance.refs().GetTag(id, *body.tag));
+    CAIRN_ASSIGN_OR_RAISE(auto tag, lance.refs().GetTag(table, *body.tag));
     version = static_cast<int64_t>(tag.version);
     branch = tag.branch;
   }
