@@ -8,19 +8,14 @@
 
 import assert from 'node:assert/strict';
 import { test, before, after } from 'node:test';
-import { startServer, withServerLog } from '../node/lib/server.mjs';
-import { lance } from '../node/lib/lance.mjs';
-import { connect, rows } from './lib/managed.mjs';
+import { withServerLog } from '../node/lib/server.mjs';
+import { connect, rows, startWithCatalogs } from './lib/managed.mjs';
 
 let server;
 let db;
 let api;
 before(async () => {
-  server = await startServer();
-  db = await connect(server);
-  api = lance(server.url);
-  await db.createNamespace(['mv'], { properties: { managed_versioning: 'true' } });
-  await db.createNamespace(['plain']);
+  ({ server, db, api } = await startWithCatalogs());
 });
 after(async () => {
   await server?.cleanup();

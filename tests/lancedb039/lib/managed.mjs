@@ -11,9 +11,22 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import { localPath } from '../../node/lib/lance.mjs';
+import { lance, localPath } from '../../node/lib/lance.mjs';
+import { startServer } from '../../node/lib/server.mjs';
 
 const U64_MAX = 18446744073709551615n;
+
+/**
+ * A fresh Cairn with the catalogs most tests use — `mv` (managed_versioning = "true") and
+ * `plain` — created through LanceDB: `{ server, db, api }`.
+ */
+export async function startWithCatalogs() {
+  const server = await startServer();
+  const db = await connect(server);
+  await db.createNamespace(['mv'], { properties: { managed_versioning: 'true' } });
+  await db.createNamespace(['plain']);
+  return { server, db, api: lance(server.url) };
+}
 
 /** A LanceDB 0.39 connection to Cairn's Lance routes. */
 export function connect(server) {
