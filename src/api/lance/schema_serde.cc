@@ -2,6 +2,8 @@
 
 #include "api/lance/schema_serde.h"
 
+#include <type_traits>
+
 #include <boost/json.hpp>
 
 #include "common/json_util.h"
@@ -33,14 +35,6 @@ Result<const json::array*> EntriesOf(const json::object& obj, std::string_view k
   CAIRN_PRECHECK(value->as_array().size() <= kMaxEditedFields,
                  "Invalid field '{}': at most {} entries", key, kMaxEditedFields);
   return &value->as_array();
-}
-
-/// Entry `index` of the array `key`, which must be an object.
-Result<const json::object*> EntryObject(const json::array& entries, size_t index,
-                                        std::string_view key) {
-  CAIRN_PRECHECK(entries[index].is_object(), "Invalid field '{}[{}]': expected an object",
-                 key, index);
-  return &entries[index].as_object();
 }
 
 /// A metadata object: string values set keys; with `nulls_remove`, null removes one.
@@ -97,19 +91,46 @@ Result<lance::ColumnAlteration> AlterationEntry(const json::object& entry) {
   return alteration;
 }
 
-/// Each object of the array `key` read by `read`.
-template <typename Entry, typename ReadFn>
-Result<std::vector<Entry>> ReadEntries(const json::object& obj, std::string_view key,
-                                       ReadFn read) {
-  CAIRN_ASSIGN_OR_RAISE(const json::array* entries, EntriesOf(obj, key));
-  std::vector<Entry> out;
-  out.reserve(entries->size());
-  for (size_t i = 0; i < entries->size(); ++i) {
-    CAIRN_ASSIGN_OR_RAISE(const json::object* entry, EntryObject(*entries, i, key));
-    CAIRN_ASSIGN_OR_RAISE(Entry read_entry, read(*entry));
-    out.push_back(std::move(read_entry));
+/// Entry `index` of the array `key`, which must be a `Kind` (an object or a string).
+template <typename Kind>
+Result<const Kind*> EntryAs(const json::value& entry, size_t index,
+                            std::string_view key) {
+  const Kind* out = nullptr;
+  if constexpr (std::is_same_v<Kind, json::object>) {
+    out = entry.if_object();
+  } else {
+    out = entry.if_string();
   }
+  CAIRN_PRECHECK(out != nullptr, "Invalid field '{}[{}]': expected {}", key, index,
+                 std::is_same_v<Kind, json::object> ? "an object" : "a string");
   return out;
+}
+
+/// The list each kind of edit holds.
+std::vector<lance::FieldMetadataEdit>& Items(lance::FieldMetadataEdits& edit) {
+  return edit.fields;
+}
+std::vector<lance::ColumnAlteration>& Items(lance::ColumnAlterations& edit) {
+  return edit.alterations;
+}
+std::vector<std::string>& Items(lance::ColumnDrops& edit) { return edit.paths; }
+
+/// The request whose edit `Edit` holds the entries of the array `key` (each a `Kind`),
+/// each read by `read`.
+template <typename Edit, typename Kind, typename ReadFn>
+Result<SchemaEditRequest> EntriesRequest(std::string_view body, std::string_view key,
+                                         ReadFn read) {
+  CAIRN_ASSIGN_OR_RAISE(auto obj, ParseJsonObject(body));
+  CAIRN_ASSIGN_OR_RAISE(SchemaEditRequest request, CommonFields(obj));
+  CAIRN_ASSIGN_OR_RAISE(const json::array* entries, EntriesOf(obj, key));
+  Edit edit;
+  for (size_t i = 0; i < entries->size(); ++i) {
+    CAIRN_ASSIGN_OR_RAISE(const Kind* entry, EntryAs<Kind>((*entries)[i], i, key));
+    CAIRN_ASSIGN_OR_RAISE(auto read_entry, read(*entry));
+    Items(edit).push_back(std::move(read_entry));
+  }
+  request.edit = std::move(edit);
+  return request;
 }
 
 json::object StringMapJson(const std::map<std::string, std::string>& map) {
@@ -128,35 +149,19 @@ Result<SchemaEditRequest> SchemaMetadataUpdateFromJson(std::string_view body) {
 }
 
 Result<SchemaEditRequest> FieldMetadataUpdateFromJson(std::string_view body) {
-  CAIRN_ASSIGN_OR_RAISE(auto obj, ParseJsonObject(body));
-  CAIRN_ASSIGN_OR_RAISE(SchemaEditRequest request, CommonFields(obj));
-  CAIRN_ASSIGN_OR_RAISE(auto fields, ReadEntries<lance::FieldMetadataEdit>(
-                                         obj, "updates", FieldMetadataEntry));
-  request.edit = lance::FieldMetadataEdits{std::move(fields)};
-  return request;
+  return EntriesRequest<lance::FieldMetadataEdits, json::object>(body, "updates",
+                                                                 FieldMetadataEntry);
 }
 
 Result<SchemaEditRequest> AlterColumnsFromJson(std::string_view body) {
-  CAIRN_ASSIGN_OR_RAISE(auto obj, ParseJsonObject(body));
-  CAIRN_ASSIGN_OR_RAISE(SchemaEditRequest request, CommonFields(obj));
-  CAIRN_ASSIGN_OR_RAISE(auto alterations, ReadEntries<lance::ColumnAlteration>(
-                                              obj, "alterations", AlterationEntry));
-  request.edit = lance::ColumnAlterations{std::move(alterations)};
-  return request;
+  return EntriesRequest<lance::ColumnAlterations, json::object>(body, "alterations",
+                                                                AlterationEntry);
 }
 
 Result<SchemaEditRequest> DropColumnsFromJson(std::string_view body) {
-  CAIRN_ASSIGN_OR_RAISE(auto obj, ParseJsonObject(body));
-  CAIRN_ASSIGN_OR_RAISE(SchemaEditRequest request, CommonFields(obj));
-  CAIRN_ASSIGN_OR_RAISE(const json::array* columns, EntriesOf(obj, "columns"));
-  lance::ColumnDrops drops;
-  for (size_t i = 0; i < columns->size(); ++i) {
-    CAIRN_PRECHECK((*columns)[i].is_string(),
-                   "Invalid field 'columns[{}]': expected a string", i);
-    drops.paths.emplace_back((*columns)[i].as_string());
-  }
-  request.edit = std::move(drops);
-  return request;
+  return EntriesRequest<lance::ColumnDrops, json::string>(
+      body, "columns",
+      [](const json::string& path) -> Result<std::string> { return std::string(path); });
 }
 
 std::string SchemaMetadataToJson(const std::map<std::string, std::string>& metadata) {
