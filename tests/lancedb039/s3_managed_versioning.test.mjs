@@ -1,6 +1,7 @@
 // Managed versioning on S3 (the throw-away Ceph RGW): LanceDB 0.39 writes with the
 // storage_options Cairn vends, Cairn materializes each version's final manifest in the bucket,
-// and an independent client (@aws-sdk/client-s3 with the S3 user's keys) checks the keys.
+// and an independent client (@aws-sdk/client-s3 with the S3 user's keys) checks the keys;
+// a restore and a schema edit, versions Cairn writes itself, land there the same way.
 // Skipped when CAIRN_TEST_S3_ENDPOINT is not set.
 //
 // The Cairn and its bucket come from tests/node/lib/s3_lance.mjs (which also clears AWS_* from
@@ -58,6 +59,25 @@ s3LanceTest('a managed table on S3: final manifests at _versions/ keys, no stagi
       await reader.checkout(v);
       assert.equal(await reader.countRows(), counts[v - 1], `rows of version ${v}`);
     }
+
+    // Versions Cairn writes itself, on S3: a restore of version 1, then a rename. Each is
+    // a final manifest and a transaction file in the bucket; LanceDB reads both.
+    const restored = await api.must('table', levels, 'restore', { body: { id: levels, version: 1 }, spec: 'latest' });
+    assert.equal(restored.version, 4);
+    const renamed = await api.must('table', levels, 'alter_columns', {
+      body: { alterations: [{ path: 's', rename: 'label' }] },
+      spec: 'latest',
+    });
+    assert.equal(renamed.version, 5);
+    await assertLatestRecorded(api, levels, 5, { tableKey, exists });
+    const transactions = await listKeys(bucket, `${tableKey}/_transactions/`);
+    assert.ok(transactions.some((k) => /\/3-[0-9a-f-]+\.txn$/.test(k)), transactions.join('\n'));
+    assert.ok(transactions.some((k) => /\/4-[0-9a-f-]+\.txn$/.test(k)), transactions.join('\n'));
+    const edited = await (await connect(lake.server)).openTable('t', ns);
+    assert.equal(await edited.version(), 5);
+    assert.deepEqual((await edited.schema()).fields.map((f) => f.name), ['id', 'label']);
+    assert.equal(await edited.countRows(), counts[0]);
+
     const all = await lake.listKeys();
     assert.deepEqual(all.filter((k) => !k.startsWith(`${tableKey}/`)), []);
   });
