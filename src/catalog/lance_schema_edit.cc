@@ -17,12 +17,17 @@ Result<LanceSchemaEdited> EditLanceSchema(LanceService& lance, const LanceId& id
   lance::EditedSchema edited;
   const auto build = [&](const LanceNextVersion& next) -> Result<LanceManifestCommit> {
     CAIRN_ASSIGN_OR_RAISE(std::string latest_bytes, manifests.ReadBytes(next.latest));
-    CAIRN_ASSIGN_OR_RAISE(
-        edited,
-        lance::EditManifestSchema(
-            latest_bytes, edit,
-            {.version = static_cast<uint64_t>(next.version), .timestamp_ms = next.now_ms},
-            static_cast<uint64_t>(next.latest.version), RandomUuid()));
+    auto result = lance::EditManifestSchema(
+        latest_bytes, edit,
+        {.version = static_cast<uint64_t>(next.version), .timestamp_ms = next.now_ms},
+        static_cast<uint64_t>(next.latest.version), RandomUuid());
+    if (!result) {
+      // The edit's own message does not know the table.
+      return tl::unexpected(Error{
+          result.error().kind,
+          fmt::format("Table {}: {}", FormatLanceId(table.id), result.error().message)});
+    }
+    edited = std::move(*result);
     return LanceManifestCommit{.manifest = std::move(edited.manifest),
                                .transaction_file = edited.transaction_file,
                                .transaction = std::move(edited.transaction)};
