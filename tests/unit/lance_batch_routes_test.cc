@@ -18,6 +18,7 @@
 #include "lance/version_names.h"
 #include "lance_versions_fixture.h"
 #include "matchers.h"
+#include "route_call.h"
 #include "temp_dir.h"
 
 namespace cairn::lance_rest {
@@ -83,20 +84,7 @@ class LanceBatchRoutesTest : public ::testing::Test {
                 const std::string& body,
                 std::vector<std::pair<std::string, std::string>> query = {
                     {"delimiter", "$"}}) {
-    auto match = router_.Match(method, path);
-    if (match.kind != RouteMatch::Kind::kFound) {
-      ADD_FAILURE() << "no route for " << method << " " << path;
-      return Response{};
-    }
-    Request request;
-    request.method = method;
-    request.path = path;
-    request.path_params = match.params;
-    request.query = std::move(query);
-    request.body = body;
-    auto result = router_.routes()[match.route_index].handler(request);
-    EXPECT_THAT(result, IsOk());  // errors come back as rendered responses
-    return result ? *result : Response{};
+    return test::CallRoute(router_, method, path, std::move(query), body);
   }
 
   Response Commit(const json::array& operations) {

@@ -19,6 +19,7 @@
 #include "http/router.h"
 #include "io/file_io.h"
 #include "matchers.h"
+#include "route_call.h"
 #include "temp_dir.h"
 
 namespace cairn::lance_rest {
@@ -294,20 +295,7 @@ class LanceRoutesTest : public ::testing::Test {
   Response Call(const std::string& method, const std::string& path,
                 std::vector<std::pair<std::string, std::string>> query,
                 const std::string& body) {
-    auto match = router_.Match(method, path);
-    if (match.kind != RouteMatch::Kind::kFound) {
-      ADD_FAILURE() << "no route for " << method << " " << path;
-      return Response{};
-    }
-    Request request;
-    request.method = method;
-    request.path = path;
-    request.path_params = match.params;
-    request.query = std::move(query);
-    request.body = body;
-    auto result = router_.routes()[match.route_index].handler(request);
-    EXPECT_THAT(result, IsOk());  // errors come back as rendered responses
-    return result ? *result : Response{};
+    return test::CallRoute(router_, method, path, std::move(query), body);
   }
 
   Response Post(const std::string& path, const std::string& body) {
