@@ -37,10 +37,13 @@ Result<int> Resolve(const FieldList& fields, std::string_view path) {
   return found;
 }
 
-/// The canonical path of `fields[index]`, from its ancestors' names.
+/// The canonical path of `fields[index]`, from its ancestors' names. A damaged manifest
+/// whose parents form a cycle cannot hold the walk: it stops after as many steps as there
+/// are fields.
 std::string PathOf(const FieldList& fields, int index) {
   std::vector<std::string> segments;
-  for (int at = index; at >= 0;) {
+  for (int at = index;
+       at >= 0 && segments.size() <= static_cast<size_t>(fields.size());) {
     segments.push_back(fields[at].name());
     const int32_t parent = fields[at].parent_id();
     const auto it = std::find_if(fields.begin(), fields.end(),
@@ -146,9 +149,13 @@ struct Editor {
         ResolveEach(fields, edit.paths, [](const std::string& path) { return path; }));
     std::set<int32_t> dropped;
     for (int at : positions) dropped.insert(fields[at].id());
-    // Fields follow their parents: one pass finds every descendant.
-    for (const pb::Field& field : fields) {
-      if (dropped.count(field.parent_id()) != 0) dropped.insert(field.id());
+    // Lance lists parents before children, so one pass finds every descendant; another
+    // pass is needed only for a manifest out of that order, until nothing is added.
+    for (size_t before = 0; before != dropped.size();) {
+      before = dropped.size();
+      for (const pb::Field& field : fields) {
+        if (dropped.count(field.parent_id()) != 0) dropped.insert(field.id());
+      }
     }
     const auto kept =
         std::count_if(fields.begin(), fields.end(), [&](const pb::Field& f) {

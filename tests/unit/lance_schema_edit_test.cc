@@ -167,6 +167,39 @@ TEST(LanceSchemaEditTest, RefusesClientMistakes) {
   EXPECT_THAT(Edit(ColumnAlterations{{{.path = "id", .nullable = false}}}), IsOk());
 }
 
+TEST(LanceSchemaEditTest, ADropTakesChildrenListedBeforeTheirParent) {
+  pb::Manifest manifest = test::MinimalManifest(3);
+  test::AddField(manifest, 0, -1, "keep", "int64");
+  test::AddField(manifest, 5, 4, "child", "int64");  // out of Lance's order
+  test::AddField(manifest, 4, -1, "parent", "struct");
+  auto dropped = EditManifestSchema(test::ManifestFile(manifest), ColumnDrops{{"parent"}},
+                                    {.version = 4}, 3, "u");
+  ASSERT_THAT(dropped, IsOk());
+  const LanceManifest after = Parsed(*dropped);
+  EXPECT_EQ(Named(after, "parent"), nullptr);
+  EXPECT_EQ(Named(after, "child"), nullptr);
+  EXPECT_NE(Named(after, "keep"), nullptr);
+}
+
+TEST(LanceSchemaEditTest, CirclingAncestorsDoNotHangAnEdit) {
+  pb::Manifest manifest = test::MinimalManifest(3);
+  test::AddField(manifest, 7, 8, "a", "struct");  // 7 and 8: each other's parent
+  test::AddField(manifest, 8, 7, "b", "struct");
+  // Duplicate ids: the upward walk from "r.c" finds "a" (id 7) before "r" and would
+  // circle between a and b without a bound.
+  test::AddField(manifest, 7, -1, "r", "struct");
+  test::AddField(manifest, 9, 7, "c", "int64");
+  const std::string file = test::ManifestFile(manifest);
+  auto named = EditManifestSchema(
+      file, FieldMetadataEdits{{{.path = "r.c", .update = {.entries = {{"k", "v"}}}}}},
+      {.version = 4}, 3, "u");
+  ASSERT_THAT(named, IsOk());
+  EXPECT_EQ(named->field_metadata.size(), 1u);
+  // The circle is reachable by no path.
+  EXPECT_THAT(EditManifestSchema(file, ColumnDrops{{"a"}}, {.version = 4}, 3, "u"),
+              IsError(ErrorKind::kNoSuchTableColumn));
+}
+
 TEST(LanceSchemaEditTest, RefusesWhatIsNoManifest) {
   EXPECT_THAT(EditManifestSchema("garbage", ColumnDrops{{"id"}}, {.version = 2}, 1, "u"),
               IsError(ErrorKind::kInternal));
