@@ -326,6 +326,12 @@ Result<std::vector<LanceRefs::Branch>> LanceRefs::AllBranches(
   return out;
 }
 
+std::string LanceRefs::BranchLocation(const LanceTableInfo& table,
+                                      std::string_view branch) {
+  return Under(table, lance::kBranchesDir) + "/" +
+         NameSegment(table, lance::BranchFileName(branch));
+}
+
 Result<std::vector<std::pair<std::string, lance::TagContents>>> LanceRefs::AllTags(
     const LanceTableInfo& table) {
   CAIRN_ASSIGN_OR_RAISE(auto files,

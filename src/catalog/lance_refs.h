@@ -18,8 +18,10 @@
 /// final manifest is there before its version is recorded, so the two agree). Its file
 /// records the manifest's size, as Lance's readers expect.
 ///
-/// Creating a branch is not here: Lance writes the new branch's first manifest (a shallow
-/// clone of the source version), which takes the Lance engine.
+/// Creating a branch writes what Lance writes for one (`lance/branch_clone.h`): the
+/// branch's first version under `tree/<name>/` (a shallow clone of the source version,
+/// through the commit every version goes through, recorded in the store for a managed
+/// table), then the branch's file, which makes the branch exist.
 ///
 /// Concurrency: a tag is created with put-if-absent (of two creators one wins, the other
 /// gets `kTableTagAlreadyExists`) and retargeted by replacing its file atomically; a
@@ -62,6 +64,13 @@ struct LanceTagListing {
 struct LanceBranchListing {
   std::vector<std::pair<std::string, lance::BranchContents>> branches;
   std::optional<std::string> next_page_token = std::nullopt;
+};
+
+/// \brief What a new branch starts from: `version` (unset: the latest) of `branch`
+/// (unset, empty or `main`: the main branch).
+struct LanceBranchSource {
+  std::optional<std::string> branch = std::nullopt;
+  std::optional<int64_t> version = std::nullopt;
 };
 
 /// \brief Where a tag is to point: `version` of `branch` (unset, empty or `main`: the
@@ -110,6 +119,18 @@ class LanceRefs {
   /// \brief The table's branches, as `ListTags` lists tags.
   Result<LanceBranchListing> ListBranches(const LanceId& id, const PageRequest& page);
 
+  /// \brief Creates the branch `branch` from `from`, as Lance does: its first version
+  /// (the source version's number) under `tree/<branch>/`, then its file. Errors:
+  /// `kBadRequest` (a name Lance refuses, or one whose directory would lie among another
+  /// branch's own entries; a negative version), `kTableBranchAlreadyExists`,
+  /// `kNoSuchTableBranch` (the source branch), `kNoSuchTableVersion` (the source
+  /// version, or a table with no version yet), `kInvalidTableState` (the branch's
+  /// directory holds versions already: left by a creation that did not finish),
+  /// `kCommitFailed` (another request is creating it), and those of `ListTags`.
+  Status CreateBranch(const LanceId& id, std::string_view branch,
+                      const LanceBranchSource& from,
+                      const WriteContext& write = WriteContext::Immediate());
+
   /// \brief Deletes the branch `branch`: its file, then its directory under `tree/`
   /// (Lance's rule, see `lance::BranchDirectoryToDelete`); a managed table also forgets
   /// the branch's recorded versions. Errors: `kBadRequest` (name), `kNoSuchTableBranch`,
@@ -135,6 +156,15 @@ class LanceRefs {
   };
   /// Every branch of the table.
   Result<std::vector<Branch>> AllBranches(const LanceTableInfo& table);
+  /// Where the file of branch `branch` of the table is.
+  static std::string BranchLocation(const LanceTableInfo& table, std::string_view branch);
+  /// The lineage of `source` (empty: main), which a branch created from it continues,
+  /// checking that `branch` is new and `source` exists.
+  Result<std::vector<std::pair<uint64_t, std::string>>> ParentLineage(
+      const LanceTableInfo& table, std::string_view branch, const std::string& source);
+  /// Undoes the first version of a branch whose file another request wrote first.
+  void ForgetClone(const LanceTableInfo& table, const std::string& branch,
+                   int64_t version, const std::string& transaction_file);
   /// Every tag of the table with its file, sorted by name.
   Result<std::vector<std::pair<std::string, lance::TagContents>>> AllTags(
       const LanceTableInfo& table);

@@ -44,17 +44,18 @@ enum class ErrorKind {
   kNamespaceNotEmpty,       ///< namespace still holds children
   kTableTagAlreadyExists,   ///< a Lance table has a tag of that name; Lance tells it
                             ///< apart from a taken table name
-  kCommitFailed,            ///< a commit requirement failed / lost a race
-  kInvalidTableState,       ///< the table's state does not allow the operation (a
-                            ///< Lance branch that others were created from)
-  kUnprocessableEntity,     ///< well-formed but semantically contradictory request
-  kRequestTooLarge,         ///< body larger than the configured limit
-  kUnsupported,             ///< operation not supported by this server
-  kServiceUnavailable,      ///< overloaded or a dependency is down; retry later
-  kCommitStateUnknown,      ///< cannot tell whether a commit happened
-  kInvalidConfig,           ///< invalid server configuration (start-up only)
-  kIOError,                 ///< storage or file-system failure
-  kInternal,                ///< a bug or an unexpected state
+  kTableBranchAlreadyExists,  ///< a Lance table has a branch of that name
+  kCommitFailed,              ///< a commit requirement failed / lost a race
+  kInvalidTableState,         ///< the table's state does not allow the operation (a
+                              ///< Lance branch that others were created from)
+  kUnprocessableEntity,       ///< well-formed but semantically contradictory request
+  kRequestTooLarge,           ///< body larger than the configured limit
+  kUnsupported,               ///< operation not supported by this server
+  kServiceUnavailable,        ///< overloaded or a dependency is down; retry later
+  kCommitStateUnknown,        ///< cannot tell whether a commit happened
+  kInvalidConfig,             ///< invalid server configuration (start-up only)
+  kIOError,                   ///< storage or file-system failure
+  kInternal,                  ///< a bug or an unexpected state
 };
 
 /// \brief A failure: its kind and a human-readable message naming the problem.
@@ -97,6 +98,7 @@ CAIRN_DEFINE_ERROR_FUNCTION(AlreadyExists)
 CAIRN_DEFINE_ERROR_FUNCTION(NamespaceAlreadyExists)
 CAIRN_DEFINE_ERROR_FUNCTION(NamespaceNotEmpty)
 CAIRN_DEFINE_ERROR_FUNCTION(TableTagAlreadyExists)
+CAIRN_DEFINE_ERROR_FUNCTION(TableBranchAlreadyExists)
 CAIRN_DEFINE_ERROR_FUNCTION(CommitFailed)
 CAIRN_DEFINE_ERROR_FUNCTION(InvalidTableState)
 CAIRN_DEFINE_ERROR_FUNCTION(UnprocessableEntity)

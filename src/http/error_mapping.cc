@@ -27,6 +27,7 @@ constexpr int kLanceServiceUnavailable = 17;
 constexpr int kLanceInternal = 18;
 constexpr int kLanceInvalidTableState = 19;
 constexpr int kLanceTableBranchNotFound = 22;
+constexpr int kLanceTableBranchAlreadyExists = 23;
 
 constexpr std::array<std::string_view, 24> kLanceErrorNames = {
     "Unsupported",
@@ -143,6 +144,8 @@ ErrorMapping MapError(ErrorKind kind) {
       return {409, "NamespaceNotEmptyException", kLanceNamespaceNotEmpty, 409};
     case ErrorKind::kTableTagAlreadyExists:
       return {409, "AlreadyExistsException", kLanceTableTagAlreadyExists, 409};
+    case ErrorKind::kTableBranchAlreadyExists:
+      return {409, "AlreadyExistsException", kLanceTableBranchAlreadyExists, 409};
     case ErrorKind::kCommitFailed:
       return {409, "CommitFailedException", kLanceConcurrentModification, 409};
     // Iceberg has no such state; no Iceberg route answers it.

@@ -92,6 +92,23 @@ Status ValidateRefBranchName(std::string_view name) {
   return Ok();
 }
 
+Status ValidateNewBranchName(std::string_view name) {
+  CAIRN_RETURN_IF_ERROR(ValidateRefBranchName(name));
+  const std::vector<std::string_view> segments = Segments(name);
+  for (size_t i = 1; i < segments.size(); ++i) {
+    CAIRN_PRECHECK(
+        std::find(kDatasetEntries.begin(), kDatasetEntries.end(), segments[i]) ==
+            kDatasetEntries.end(),
+        "Cairn does not create branch '{}': its directory would be the {} of "
+        "branch '{}' (a part after the first cannot be one of a dataset's "
+        "entries: {})",
+        name, segments[i],
+        name.substr(0, static_cast<size_t>(segments[i].data() - name.data()) - 1),
+        fmt::join(kDatasetEntries, ", "));
+  }
+  return Ok();
+}
+
 Result<std::string> TagBranchOf(const std::optional<std::string>& branch) {
   if (!branch || branch->empty() || *branch == kMainBranch) return std::string();
   CAIRN_RETURN_IF_ERROR(ValidateRefBranchName(*branch));

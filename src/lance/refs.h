@@ -86,6 +86,12 @@ Status ValidateTagName(std::string_view name);
 /// ending with `.lock`, not `main`. Errors: `kBadRequest` saying which rule.
 Status ValidateRefBranchName(std::string_view name);
 
+/// \brief Checks the name of a branch to create: `ValidateRefBranchName`, and no part
+/// after the first is one of a dataset's own entries (`data`, `_versions`, ...): branch
+/// `a/data`'s directory would be branch `a`'s data directory. Lance allows such names;
+/// Cairn creates none (it lists and deletes those others made). Errors: `kBadRequest`.
+Status ValidateNewBranchName(std::string_view name);
+
 /// \brief The branch a request names, as a tag stores it: unset, empty or `main` is the
 /// main branch (empty); any other name must pass `ValidateRefBranchName`.
 Result<std::string> TagBranchOf(const std::optional<std::string>& branch);

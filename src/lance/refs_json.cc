@@ -119,4 +119,25 @@ Result<BranchContents> ParseBranchFile(std::string_view text) {
   return branch;
 }
 
+std::string BranchFileText(const BranchContents& branch) {
+  json::object obj;
+  if (branch.parent_branch) {
+    obj[kParentBranch] = *branch.parent_branch;
+  } else {
+    obj[kParentBranch] = nullptr;
+  }
+  json::array mapping;
+  for (const auto& [version, id] : branch.lineage) {
+    mapping.push_back(json::array{version, json::string(id)});
+  }
+  obj[kIdentifier] = json::object{{kVersionMapping, std::move(mapping)}};
+  obj[kParentVersion] = branch.parent_version;
+  obj[kCreateAt] = branch.create_at;
+  obj[kManifestSize] = branch.manifest_size;
+  json::object metadata;
+  for (const auto& [key, value] : branch.metadata) metadata[key] = value;
+  obj[kMetadata] = std::move(metadata);
+  return json::serialize(obj);
+}
+
 }  // namespace cairn::lance

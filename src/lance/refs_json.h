@@ -34,4 +34,8 @@ Result<std::string> RetargetTagFile(std::string_view existing, std::string_view 
 /// \brief Reads a branch file. Errors: `kBadRequest` naming what is wrong.
 Result<BranchContents> ParseBranchFile(std::string_view text);
 
+/// \brief The text of a new branch file for `branch`, with Lance's keys in Lance's order
+/// (the main branch as parent written `null`; the lineage as `identifier`).
+std::string BranchFileText(const BranchContents& branch);
+
 }  // namespace cairn::lance

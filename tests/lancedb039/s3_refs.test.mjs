@@ -1,6 +1,6 @@
 // Tags and branches of a Lance table on S3 (the throw-away Ceph RGW): Cairn reads and writes the
 // same `_refs/` objects LanceDB 0.39 does, with the keys Lance gives them (a branch's `/` as a
-// literal `%2F` in its key). Skipped when CAIRN_TEST_S3_ENDPOINT is not set.
+// literal `%2F` in its key), and a branch Cairn creates is one LanceDB reads and writes. Skipped when CAIRN_TEST_S3_ENDPOINT is not set.
 
 import assert from 'node:assert/strict';
 import { s3LanceTest, startLake } from '../node/lib/s3_lance.mjs';
@@ -51,6 +51,19 @@ s3LanceTest('tags and branches on S3: one set of _refs/ objects for LanceDB and 
     assert.deepEqual(Object.keys(await tags.list()), ['first']);
     const fresh = await (await connect(lake.server)).openTable('t', ns);
     assert.equal(await fresh.countRows(), 5);
+
+    // Cairn creates a branch in the bucket: LanceDB reads version 1's rows through the base
+    // path `s3://…/t.lance` and writes to the branch; main is untouched.
+    assert.equal((await op('branches/create', { name: 'exp', from_version: 1 })).status, 200);
+    const expKeys = await listKeys(bucket, `${tableKey}/tree/exp/`);
+    assert.ok(expKeys.some((k) => k.startsWith(`${tableKey}/tree/exp/_versions/`)), expKeys.join(' '));
+    assert.ok(expKeys.some((k) => k.startsWith(`${tableKey}/tree/exp/_transactions/`)), expKeys.join(' '));
+    assert.deepEqual(await listKeys(bucket, `${tableKey}/_refs/branches/`), [`${tableKey}/_refs/branches/exp.json`]);
+    const exp = await (await fresh.branches()).checkout('exp');
+    assert.equal(await exp.countRows(), 2);
+    await exp.add(rows(200, 2));
+    assert.equal(await exp.countRows(), 4);
+    assert.equal(await (await (await connect(lake.server)).openTable('t', ns)).countRows(), 5);
   } catch (e) {
     e.message += `\n--- cairn stderr ---\n${lake.server.stderr().slice(-8000)}`;
     throw e;

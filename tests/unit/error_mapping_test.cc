@@ -43,6 +43,7 @@ const std::vector<MappingCase>& MappingCases() {
       {ErrorKind::kNamespaceAlreadyExists, 409, "AlreadyExistsException"},
       {ErrorKind::kNamespaceNotEmpty, 409, "NamespaceNotEmptyException"},
       {ErrorKind::kTableTagAlreadyExists, 409, "AlreadyExistsException"},
+      {ErrorKind::kTableBranchAlreadyExists, 409, "AlreadyExistsException"},
       {ErrorKind::kCommitFailed, 409, "CommitFailedException"},
       {ErrorKind::kInvalidTableState, 409, "CommitFailedException"},
       {ErrorKind::kUnprocessableEntity, 422, "UnprocessableEntityException"},

@@ -45,6 +45,8 @@ const std::vector<LanceCase>& LanceCases() {
       {ErrorKind::kNamespaceAlreadyExists, 2, 409, "/errors/namespace-already-exists"},
       {ErrorKind::kNamespaceNotEmpty, 3, 409, "/errors/namespace-not-empty"},
       {ErrorKind::kTableTagAlreadyExists, 9, 409, "/errors/table-tag-already-exists"},
+      {ErrorKind::kTableBranchAlreadyExists, 23, 409,
+       "/errors/table-branch-already-exists"},
       {ErrorKind::kCommitFailed, 14, 409, "/errors/concurrent-modification"},
       {ErrorKind::kInvalidTableState, 19, 409, "/errors/invalid-table-state"},
       {ErrorKind::kUnprocessableEntity, 13, 400, "/errors/invalid-input"},

@@ -74,6 +74,19 @@ TEST(LanceRefNamesTest, BranchNamesFollowLancesRules) {
   EXPECT_THAT(ValidateRefBranchName(slashes), IsError(ErrorKind::kBadRequest));
 }
 
+TEST(LanceRefNamesTest, ANewBranchKeepsOutOfAnotherBranchsEntries) {
+  for (const char* name : {"data", "_versions", "feat/x", "a/b/c", "a/data-x", "tree"}) {
+    EXPECT_THAT(ValidateNewBranchName(name), IsOk()) << name;
+  }
+  for (const char* name : {"a/data", "a/_versions", "a/b/_indices", "x/tree", "x/_refs",
+                           "a/_transactions", "a/_deletions", "main", "../x"}) {
+    EXPECT_THAT(ValidateNewBranchName(name), IsError(ErrorKind::kBadRequest)) << name;
+  }
+  auto refused = ValidateNewBranchName("a/b/data");
+  ASSERT_FALSE(refused);
+  EXPECT_THAT(refused.error().message, ::testing::HasSubstr("the data of branch 'a/b'"));
+}
+
 TEST(LanceRefNamesTest, ATagStoresTheMainBranchAsNone) {
   EXPECT_THAT(TagBranchOf(std::nullopt), IsOkAndHolds(std::string()));
   EXPECT_THAT(TagBranchOf(std::string()), IsOkAndHolds(std::string()));
@@ -280,6 +293,14 @@ TEST(LanceRefJsonTest, ReadsTheBranchesLanceWrites) {
       R"("storage":{"layout":"detached","generation":"34e6c4b343a84a7ca40295852ed4d5d8"}})");
   ASSERT_THAT(detached, IsOk());
   EXPECT_TRUE(detached->names_storage_layout);
+
+  // Written as Lance writes one, and read back.
+  const std::string written = BranchFileText(*branch);
+  EXPECT_THAT(ParseBranchFile(written), IsOkAndHolds(*branch));
+  EXPECT_EQ(
+      BranchFileText(*legacy),
+      R"({"parentBranch":null,"identifier":{"version_mapping":[]},)"
+      R"("parentVersion":42,"createAt":1234567890,"manifestSize":1024,"metadata":{}})");
 
   for (const char* bad : {"{}", R"({"parentVersion":1,"createAt":1})",
                           R"({"parentVersion":1,"createAt":1,"manifestSize":1,)"

@@ -12,6 +12,7 @@
 
 #include "lance/refs.h"
 #include "lance/refs_json.h"
+#include "lance_manifest_files.h"
 #include "lance_versions_fixture.h"
 #include "matchers.h"
 
@@ -343,6 +344,90 @@ TEST_F(LanceRefsTest, AManagedTableForgetsTheVersionsOfADeletedBranch) {
   EXPECT_EQ(Recorded(table_id_, "b1"), 0U);
   EXPECT_EQ(Recorded(table_id_), 1U);
   EXPECT_FALSE(fs::exists(root_ / "tree" / "b1"));
+}
+
+/// A manifest file of `version` that parses (a branch is cloned from it).
+std::string RealManifest(int64_t version) {
+  return lance::test::ManifestFile(
+      lance::test::MinimalManifest(static_cast<uint64_t>(version)));
+}
+
+TEST_F(LanceRefsTest, ABranchIsItsFirstVersionThenItsFile) {
+  WriteLocalFile(VersionsFile(plain_root_, FinalName(1)), RealManifest(1));
+  const std::string source = RealManifest(2);
+  WriteLocalFile(VersionsFile(plain_root_, FinalName(2)), source);
+  ASSERT_THAT(refs_->CreateBranch(plain_, "feat/x", {}), IsOk());
+  const fs::path first = VersionsFile(plain_root_, FinalName(2), "feat/x");
+  ASSERT_TRUE(fs::exists(first));
+  auto manifest = lance::ParseManifest(ReadLocalFile(first));
+  ASSERT_THAT(manifest, IsOk());
+  EXPECT_EQ(manifest->version, 2U);
+  EXPECT_EQ(manifest->branch, "feat/x");
+  auto file = lance::ParseBranchFile(
+      ReadLocalFile(plain_root_ / "_refs" / "branches" / "feat%2Fx.json"));
+  ASSERT_THAT(file, IsOk());
+  EXPECT_EQ(file->parent_branch, std::nullopt);
+  EXPECT_EQ(file->parent_version, 2U);
+  EXPECT_EQ(file->manifest_size, source.size());
+  EXPECT_EQ(file->create_at, static_cast<uint64_t>(kT0 / 1000000000));
+  ASSERT_EQ(file->lineage.size(), 1U);
+  EXPECT_EQ(file->lineage[0].first, 2U);
+  EXPECT_THAT(BranchNames(), ElementsAre("feat/x"));
+
+  // From the branch, at a version that is not its latest: the lineage continues.
+  WriteLocalFile(VersionsFile(plain_root_, FinalName(3), "feat/x"), RealManifest(3));
+  ASSERT_THAT(refs_->CreateBranch(plain_, "child", {"feat/x", 2}), IsOk());
+  auto child = lance::ParseBranchFile(
+      ReadLocalFile(plain_root_ / "_refs" / "branches" / "child.json"));
+  ASSERT_THAT(child, IsOk());
+  EXPECT_EQ(child->parent_branch, "feat/x");
+  ASSERT_EQ(child->lineage.size(), 2U);
+  EXPECT_EQ(child->lineage[0], file->lineage[0]);
+  EXPECT_TRUE(fs::exists(VersionsFile(plain_root_, FinalName(2), "child")));
+  EXPECT_THAT(refs_->CreateBranch(plain_, "feat/x", {}),
+              IsError(ErrorKind::kTableBranchAlreadyExists));
+  EXPECT_THAT(refs_->CreateBranch(plain_, "y", {"nope", std::nullopt}),
+              IsError(ErrorKind::kNoSuchTableBranch));
+  EXPECT_THAT(refs_->CreateBranch(plain_, "y", {std::nullopt, 9}),
+              IsError(ErrorKind::kNoSuchTableVersion));
+  EXPECT_THAT(refs_->CreateBranch(plain_, "y", {std::nullopt, -1}),
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(refs_->CreateBranch(plain_, "feat/x/_versions", {}),
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_FALSE(fs::exists(plain_root_ / "tree" / "y"));
+}
+
+TEST_F(LanceRefsTest, ALeftoverBranchDirectoryIsNotBuiltUpon) {
+  WriteLocalFile(VersionsFile(plain_root_, FinalName(1)), RealManifest(1));
+  const fs::path leftover = VersionsFile(plain_root_, FinalName(1), "half");
+  WriteLocalFile(leftover, RealManifest(1));
+  EXPECT_THAT(refs_->CreateBranch(plain_, "half", {}),
+              IsError(ErrorKind::kInvalidTableState));
+  EXPECT_TRUE(fs::exists(leftover)) << "what Cairn cannot prove it wrote stays";
+  EXPECT_THAT(BranchNames(), IsEmpty());
+}
+
+TEST_F(LanceRefsTest, AManagedTablesBranchIsRecordedAndUndoneWhenItLoses) {
+  ASSERT_THAT(
+      versions().CreateVersion(Staged(table_id_, root_, 1, RealManifest(1), "u1")),
+      IsOk());
+  ASSERT_THAT(refs_->CreateBranch(table_id_, "kept", {}), IsOk());
+  EXPECT_EQ(Recorded(table_id_, "kept"), 1U);
+
+  // Another request writes the branch's file after this one placed its first version.
+  const fs::path file = root_ / "_refs" / "branches" / "lost.json";
+  io_->after_write = [&](std::string_view location) {
+    if (location.find("tree/lost/_versions") == std::string_view::npos) return;
+    WriteLocalFile(file, R"({"parentBranch":null,"parentVersion":1,"createAt":1,)"
+                         R"("manifestSize":1})");
+  };
+  EXPECT_THAT(refs_->CreateBranch(table_id_, "lost", {}),
+              IsError(ErrorKind::kTableBranchAlreadyExists));
+  io_->after_write = nullptr;
+  EXPECT_EQ(Recorded(table_id_, "lost"), 0U);
+  EXPECT_FALSE(fs::exists(VersionsFile(root_, FinalName(1), "lost")));
+  EXPECT_TRUE(fs::is_empty(root_ / "tree" / "lost" / "_transactions"));
+  EXPECT_TRUE(fs::exists(file)) << "the other request's branch stays";
 }
 
 }  // namespace

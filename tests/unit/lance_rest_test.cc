@@ -356,8 +356,12 @@ TEST_F(LanceRoutesTest, TagsAndBranchesOfADeclaredTable) {
   EXPECT_EQ(Parse(branch.body).at("code"), 22);
   auto create =
       Post("/lance/v1/table/default%24ns1%24t1/branches/create", R"({"name":"feat"})");
-  EXPECT_EQ(create.status, 406);
-  EXPECT_THAT(create.body, HasSubstr("CreateTableBranch is not supported"));
+  EXPECT_EQ(create.status, 404) << "a table with no version has nothing to branch from";
+  EXPECT_EQ(Parse(create.body).at("code"), 11);
+  auto bad_branch =
+      Post("/lance/v1/table/default%24ns1%24t1/branches/create", R"({"name":"a/../b"})");
+  EXPECT_EQ(bad_branch.status, 400);
+  EXPECT_EQ(Parse(bad_branch.body).at("code"), 13);
 }
 
 TEST_F(LanceRoutesTest, CurrentClientSession) {

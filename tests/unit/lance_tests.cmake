@@ -10,6 +10,7 @@ set(CAIRN_LANCE_TESTS
   unit/lance_manifests_test.cc
   unit/lance_restore_test.cc
   unit/lance_schema_edit_test.cc
+  unit/lance_branch_clone_test.cc
   unit/lance_schema_serde_test.cc
   unit/lance_error_test.cc
   unit/lance_refs_test.cc

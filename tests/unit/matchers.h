@@ -64,6 +64,8 @@ inline std::string_view ErrorKindName(ErrorKind kind) {
       return "kNamespaceNotEmpty";
     case ErrorKind::kTableTagAlreadyExists:
       return "kTableTagAlreadyExists";
+    case ErrorKind::kTableBranchAlreadyExists:
+      return "kTableBranchAlreadyExists";
     case ErrorKind::kCommitFailed:
       return "kCommitFailed";
     case ErrorKind::kInvalidTableState:

@@ -78,8 +78,18 @@ Result<Response> ListTableBranches(LanceService& lance, const Request& request) 
   return Response::Json(BranchListingToJson(branches));
 }
 
+Result<Response> CreateTableBranch(LanceService& lance, const Request& request) {
+  CAIRN_ASSIGN_OR_RAISE(auto body,
+                        BranchBodyFromJson(request.body, /*with_source=*/true));
+  CAIRN_ASSIGN_OR_RAISE(LanceId id, PathIdAgreeingWith(request, body.id));
+  CAIRN_RETURN_IF_ERROR(
+      lance.refs().CreateBranch(id, body.name, body.from, request.write_context()));
+  return Done();
+}
+
 Result<Response> DeleteTableBranch(LanceService& lance, const Request& request) {
-  CAIRN_ASSIGN_OR_RAISE(auto body, BranchBodyFromJson(request.body));
+  CAIRN_ASSIGN_OR_RAISE(auto body,
+                        BranchBodyFromJson(request.body, /*with_source=*/false));
   CAIRN_ASSIGN_OR_RAISE(LanceId id, PathIdAgreeingWith(request, body.id));
   CAIRN_RETURN_IF_ERROR(
       lance.refs().DeleteBranch(id, body.name, request.write_context()));

@@ -24,6 +24,8 @@ Result<Response> UpdateTableTag(LanceService& lance, const Request& request);
 Result<Response> DeleteTableTag(LanceService& lance, const Request& request);
 /// \brief `GET|POST /v1/table/{id}/branches/list`.
 Result<Response> ListTableBranches(LanceService& lance, const Request& request);
+/// \brief `POST /v1/table/{id}/branches/create`: `{}` once the branch exists.
+Result<Response> CreateTableBranch(LanceService& lance, const Request& request);
 /// \brief `POST /v1/table/{id}/branches/delete`.
 Result<Response> DeleteTableBranch(LanceService& lance, const Request& request);
 

@@ -75,11 +75,15 @@ Result<TagBody> TagBodyFromJson(std::string_view body, bool with_version) {
   return out;
 }
 
-Result<BranchBody> BranchBodyFromJson(std::string_view body) {
+Result<BranchBody> BranchBodyFromJson(std::string_view body, bool with_source) {
   CAIRN_ASSIGN_OR_RAISE(auto obj, RefBody(body));
   BranchBody out;
   CAIRN_ASSIGN_OR_RAISE(out.id, OptionalId(obj));
   CAIRN_ASSIGN_OR_RAISE(out.name, GetString(obj, "name"));
+  if (with_source) {
+    CAIRN_ASSIGN_OR_RAISE(out.from.branch, GetOptionalString(obj, "from_branch"));
+    CAIRN_ASSIGN_OR_RAISE(out.from.version, OptionalCount(obj, "from_version"));
+  }
   return out;
 }
 

@@ -3,9 +3,9 @@
 /// \file
 /// \brief JSON of the Lance tag and branch operations of the current spec
 /// (ListTableTags, GetTableTagVersion, CreateTableTag, UpdateTableTag, DeleteTableTag,
-/// ListTableBranches, DeleteTableBranch). Bodies may be empty or the JSON `null` (then
-/// the path and query string say everything); unknown fields are ignored, as in every
-/// Lance body.
+/// ListTableBranches, CreateTableBranch, DeleteTableBranch). Bodies may be empty or the
+/// JSON `null` (then the path and query string say everything); unknown fields are
+/// ignored, as in every Lance body.
 
 #include <cstddef>
 #include <optional>
@@ -32,17 +32,20 @@ struct TagBody {
   LanceTagTarget target;
 };
 
-/// \brief The body of DeleteTableBranch: `name` (required).
+/// \brief The body of CreateTableBranch (`name`, required; `from_branch`,
+/// `from_version`) or DeleteTableBranch (`name`).
 struct BranchBody {
   std::optional<LanceId> id;
   std::string name;
+  LanceBranchSource from;
 };
 
 /// \brief Errors: `kBadRequest` naming the field.
 Result<RefListBody> RefListBodyFromJson(std::string_view body);
 /// \brief `with_version`: `version` is required (Create and UpdateTableTag).
 Result<TagBody> TagBodyFromJson(std::string_view body, bool with_version);
-Result<BranchBody> BranchBodyFromJson(std::string_view body);
+/// \brief `with_source`: `from_branch` and `from_version` are read (CreateTableBranch).
+Result<BranchBody> BranchBodyFromJson(std::string_view body, bool with_source);
 
 /// \brief `{"tags": {name: TagContents}, "page_token"?}`.
 std::string TagListingToJson(const LanceTagListing& listing);

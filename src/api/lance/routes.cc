@@ -52,13 +52,6 @@ constexpr const char* kNeedsEngine =
     "catalog: clients such as LanceDB do this themselves at the location DescribeTable "
     "returns";
 
-/// Why CreateTableBranch is not served.
-constexpr const char* kBranchNeedsEngine =
-    "creating a branch writes the branch's first manifest, a shallow clone of the source "
-    "version that refers to its data files, which takes the Lance engine; clients such "
-    "as LanceDB create branches themselves (ListTableBranches and DeleteTableBranch "
-    "serve them)";
-
 /// A data operation of the table `{id}` that needs `privilege` on it.
 constexpr Endpoint EngineOnly(const char* path, const char* operation,
                               Privilege privilege = Privilege::kTableWrite) {
@@ -185,9 +178,9 @@ constexpr std::array kEndpoints = {
     Endpoint{"POST", "/v1/table/{id}/branches/list", "ListTableBranches",
              ListTableBranches, Needs(Privilege::kTableRead, kTheTable),
              AccessOn::kTable},
-    Endpoint{"POST", "/v1/table/{id}/branches/create", "CreateTableBranch", nullptr,
-             Needs(Privilege::kTableWrite, kTheTable), AccessOn::kTable,
-             kBranchNeedsEngine},
+    Endpoint{"POST", "/v1/table/{id}/branches/create", "CreateTableBranch",
+             CreateTableBranch, Needs(Privilege::kTableWrite, kTheTable),
+             AccessOn::kTable},
     Endpoint{"POST", "/v1/table/{id}/branches/delete", "DeleteTableBranch",
              DeleteTableBranch, Needs(Privilege::kTableWrite, kTheTable),
              AccessOn::kTable},
