@@ -147,6 +147,7 @@ Status LanceRefs::CreateBranch(const LanceId& id, std::string_view branch_name,
       .parent_version = version,
       .create_at = static_cast<uint64_t>(now / kNanosPerSecond),
       .manifest_size = source_bytes.size(),
+      .metadata = {},
       .lineage = std::move(lineage)};
   // The file last: once it is there the branch exists, with its first version.
   auto written =
