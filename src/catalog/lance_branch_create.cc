@@ -150,17 +150,22 @@ Status LanceRefs::CreateBranch(const LanceId& id, std::string_view branch_name,
       .metadata = {},
       .lineage = std::move(lineage)};
   // The file last: once it is there the branch exists, with its first version.
-  auto written =
-      io_.WriteFileAtomic(BranchLocation(table, branch), lance::BranchFileText(contents));
-  if (!written) {
-    ForgetClone(table, branch, origin->version, transaction_file);
-    if (written.error().kind == ErrorKind::kAlreadyExists) {
-      return TableBranchAlreadyExists("Branch '{}' of table {} already exists", branch,
-                                      FormatLanceId(id));
-    }
-    return tl::unexpected(written.error());
+  const std::string location = BranchLocation(table, branch);
+  const std::string text = lance::BranchFileText(contents);
+  auto written = io_.WriteFileAtomic(location, text);
+  if (written) return Ok();
+  // A write whose answer was lost may have landed (a retried put-if-absent then finds
+  // its own file): the file holds this creation's random lineage id exactly when it is
+  // this creation's. Undo only when the file is certainly not this creation's.
+  auto landed = io_.ReadFileNoLinks(location);
+  if (landed && *landed == text) return Ok();
+  const bool certainly_not_ours = landed || landed.error().kind == ErrorKind::kNotFound;
+  if (certainly_not_ours) ForgetClone(table, branch, origin->version, transaction_file);
+  if (written.error().kind == ErrorKind::kAlreadyExists) {
+    return TableBranchAlreadyExists("Branch '{}' of table {} already exists", branch,
+                                    FormatLanceId(id));
   }
-  return Ok();
+  return tl::unexpected(written.error());
 }
 
 }  // namespace cairn
