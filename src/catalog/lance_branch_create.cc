@@ -58,6 +58,12 @@ Result<std::vector<std::pair<uint64_t, std::string>>> LanceRefs::ParentLineage(
       return NoSuchTableBranch("Branch '{}' of table {} does not exist", source,
                                FormatLanceId(table.id));
     }
+    if (parent->contents.names_storage_layout) {
+      return Unsupported(
+          "Cairn does not create a branch from branch '{}' of table {}: its file names a "
+          "storage layout of a newer Lance release",
+          source, FormatLanceId(table.id));
+    }
     lineage = parent->contents.lineage;
   }
   return lineage;
@@ -106,15 +112,17 @@ Status LanceRefs::CreateBranch(const LanceId& id, std::string_view branch_name,
   }
   const auto version = static_cast<uint64_t>(origin->version);
   lineage.emplace_back(version, NewLineageId());
-  // Versions in the new branch's directory without its file: what a creation that did
-  // not finish leaves (Lance's own included). Never built upon, never deleted here.
+  // Versions of the new branch without its file: a creation in progress (another
+  // request's, LanceDB's), or one that did not finish. Never built upon, never deleted
+  // here: which of the two it is cannot be told from here.
   CAIRN_ASSIGN_OR_RAISE(auto leftover, manifests.Locate(table, branch, std::nullopt));
   if (leftover) {
     return InvalidTableState(
-        "Branch '{}' of table {} cannot be created: its directory {}/{}/ holds version "
-        "{} already, left by a creation of it that did not finish; remove that "
-        "directory first",
-        branch, FormatLanceId(id), lance::kBranchTreeDir, branch, leftover->version);
+        "Branch '{}' of table {} cannot be created: it has version {} already but no "
+        "branch file — another creation of it is in progress, or one did not finish "
+        "(then its files under {}/{}/_versions and, on a managed table, its recorded "
+        "versions must be removed first)",
+        branch, FormatLanceId(id), leftover->version, lance::kBranchTreeDir, branch);
   }
   CAIRN_ASSIGN_OR_RAISE(const std::string source_bytes, manifests.ReadBytes(*origin));
   const int64_t now = clock_();
@@ -154,14 +162,15 @@ Status LanceRefs::CreateBranch(const LanceId& id, std::string_view branch_name,
   const std::string text = lance::BranchFileText(contents);
   auto written = io_.WriteFileAtomic(location, text);
   if (written) return Ok();
-  // A write whose answer was lost may have landed (a retried put-if-absent then finds
-  // its own file): the file holds this creation's random lineage id exactly when it is
-  // this creation's. Undo only when the file is certainly not this creation's.
+  // A write whose answer was lost may have landed, or may still land (a retried
+  // put-if-absent then finds its own file): the file holds this creation's random lineage
+  // id exactly when it is this creation's. The first version is undone only when another
+  // creation's file is there; after any other failure it stays, since the file may yet
+  // appear and a branch must not lose its first version.
   auto landed = io_.ReadFileNoLinks(location);
   if (landed && *landed == text) return Ok();
-  const bool certainly_not_ours = landed || landed.error().kind == ErrorKind::kNotFound;
-  if (certainly_not_ours) ForgetClone(table, branch, origin->version, transaction_file);
-  if (written.error().kind == ErrorKind::kAlreadyExists) {
+  if (written.error().kind == ErrorKind::kAlreadyExists && landed) {
+    ForgetClone(table, branch, origin->version, transaction_file);
     return TableBranchAlreadyExists("Branch '{}' of table {} already exists", branch,
                                     FormatLanceId(id));
   }

@@ -124,9 +124,10 @@ class LanceRefs {
   /// `kBadRequest` (a name Lance refuses, or one whose directory would lie among another
   /// branch's own entries; a negative version), `kTableBranchAlreadyExists`,
   /// `kNoSuchTableBranch` (the source branch), `kNoSuchTableVersion` (the source
-  /// version, or a table with no version yet), `kInvalidTableState` (the branch's
-  /// directory holds versions already: left by a creation that did not finish),
-  /// `kCommitFailed` (another request is creating it), and those of `ListTags`.
+  /// version, or a table with no version yet), `kInvalidTableState` (the branch has
+  /// versions but no file: a creation in progress or one that did not finish),
+  /// `kCommitFailed` (another request is creating it), `kUnsupported` (a source branch
+  /// in a newer Lance's storage layout), and those of `ListTags`.
   Status CreateBranch(const LanceId& id, std::string_view branch,
                       const LanceBranchSource& from,
                       const WriteContext& write = WriteContext::Immediate());

@@ -38,14 +38,19 @@ void PointFilesAt(pb::Manifest& manifest, uint32_t base_id) {
   }
 }
 
-/// Every index is read from the source's directory, as Lance sets it (even an index
-/// that had a base path of its own).
+/// Every index without a base path of its own is read from the source's directory. Lance
+/// 12 points every index there, also one that already lay elsewhere — on a branch of a
+/// branch, an index built on main then names the source branch's `_indices/`, where its
+/// files are not, and an indexed read fails; newer Lance keeps such a base path, and so
+/// does Cairn.
 Status PointIndicesAt(std::string& section_bytes, uint32_t base_id) {
   pb::IndexSection section;
   if (!internal::ParseBounded(section_bytes, section)) {
     return internal::NotAManifest("its index section does not parse");
   }
-  for (pb::IndexMetadata& index : *section.mutable_indices()) index.set_base_id(base_id);
+  for (pb::IndexMetadata& index : *section.mutable_indices()) {
+    if (!index.has_base_id()) index.set_base_id(base_id);
+  }
   section_bytes = section.SerializeAsString();
   return Ok();
 }

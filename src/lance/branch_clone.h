@@ -6,7 +6,9 @@
 /// the source version. The branch's manifest keeps the source's version number, schema,
 /// fragments and indices, and reads every file the source reads from where it lies: it
 /// names the source's directory as a new base path and points every data file, deletion
-/// file and index that had no base path of its own at it. What else changes: the
+/// file and index that had no base path of its own at it (Lance 12 also repoints an index
+/// that had one, which breaks indexed reads on a branch of a branch; newer Lance and
+/// Cairn keep it). What else changes: the
 /// manifest says which branch it belongs to, gains the base-paths feature flag, and
 /// names the clone's transaction file (a `Clone` operation). Checked against manifests
 /// LanceDB 0.39 itself writes for a new branch. Pure: no I/O.

@@ -157,6 +157,23 @@ test('a branch LanceDB itself would create reads the same as one Cairn creates',
   assert.equal(listed['by-cairn'].manifestSize, listed['by-lance'].manifestSize);
 }));
 
+// LanceDB 0.39's own `branches.create('y', 'x')` points main's index at tree/x/_indices/, where
+// its files are not, and the same query fails ("Not found: …/tree/x/_indices/…", seen here);
+// Cairn keeps the index's base path.
+test('an index built on main serves indexed reads on a branch of a branch', withServerLog(() => server, async () => {
+  const { table, levels } = await threeVersions(['plain', 'ns'], 'indexed');
+  await table.createIndex('id');
+  await mustCreateBranch(levels, { name: 'x' });
+  await mustCreateBranch(levels, { name: 'y', from_branch: 'x' });
+  const y = await (await table.branches()).checkout('y');
+  assert.deepEqual((await y.listIndices()).map((i) => i.name), ['id_idx']);
+  const hit = await y.query().where('id = 20').select(['id']).toArray();
+  assert.deepEqual(hit.map((r) => Number(r.id)), [20]);
+  await y.add(rows(500, 1));
+  const added = await y.query().where('id = 500').select(['id']).toArray();
+  assert.deepEqual(added.map((r) => Number(r.id)), [500]);
+}));
+
 test('CreateTableBranch mistakes get the spec\'s errors and leave nothing behind', withServerLog(() => server, async () => {
   const { table, levels, dir } = await threeVersions(['plain', 'ns'], 'mistakes');
   await mustCreateBranch(levels, { name: 'taken' });
@@ -184,7 +201,7 @@ test('CreateTableBranch mistakes get the spec\'s errors and leave nothing behind
   rmSync(halfFile);
   const half = await createBranch(levels, { name: 'half' });
   assertLanceError(half, 409, 19);
-  assert.match(half.json.error, /tree\/half\/ holds version/);
+  assert.match(half.json.error, /has version \d+ already but no branch file/);
 }));
 
 test('of two requests creating the same branch at once, one wins', withServerLog(() => server, async () => {
@@ -199,7 +216,8 @@ test('of two requests creating the same branch at once, one wins', withServerLog
     assert.equal(won.length, 1, results.map((r) => r.text).join(' | '));
     const lost = results.find((r) => r.status !== 200);
     assert.equal(lost.status, 409, lost.text);
-    assert.ok([14, 23].includes(lost.json.code), lost.text);
+    // 23: the winner's file was there; 14 or 19: the winner's first version was.
+    assert.ok([14, 19, 23].includes(lost.json.code), lost.text);
     // Exactly one version is left in the branch, and LanceDB reads it.
     assert.equal(filesBelow(path.join(dir, 'tree', name, '_versions')).length, 1);
     const branch = await (await table.branches()).checkout(name);
