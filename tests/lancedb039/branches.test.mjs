@@ -5,12 +5,14 @@
 // spec's errors and leave nothing behind. Every answer is validated against the latest spec.
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test, before, after } from 'node:test';
 import { withServerLog } from '../node/lib/server.mjs';
 import { assertLanceError } from '../node/lib/lance_spec.mjs';
-import { connect, manifestName, rows, startWithCatalogs, tableDir } from './lib/managed.mjs';
+import {
+  connect, filesBelow, manifestName, rows, startWithCatalogs, threeVersions as sharedThreeVersions,
+} from './lib/managed.mjs';
 
 let server;
 let db;
@@ -24,14 +26,11 @@ after(async () => {
   await server?.cleanup();
 });
 
-/** A table of three versions holding 2, 3 and 5 rows, with a deletion in the last. */
+/** A table of three versions holding 2, 3 and 5 rows, then a deletion (version 4, 5 rows). */
 async function threeVersions(ns, name) {
-  const table = await db.createTable(name, rows(1, 2), ns);
-  await table.add(rows(10, 1));
-  await table.add(rows(20, 3));
-  await table.delete('id = 21');
-  const levels = [...ns, name];
-  return { table, levels, dir: await tableDir(api, levels) };
+  const made = await sharedThreeVersions(db, api, ns, name, { lastAdds: 3 });
+  await made.table.delete('id = 21');
+  return made;
 }
 const COUNTS = [2, 3, 5, 5];
 
@@ -43,15 +42,6 @@ async function mustCreateBranch(levels, body) {
   const res = await createBranch(levels, body);
   assert.equal(res.status, 200, res.text);
   assert.deepEqual(res.json, {});
-}
-
-/** Every file below `dir`, relative to it. */
-function filesBelow(dir) {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true })
-    .map(String)
-    .filter((f) => statSync(path.join(dir, f)).isFile())
-    .sort();
 }
 
 /** The ids of a table's rows, sorted. */
@@ -197,7 +187,6 @@ test('CreateTableBranch mistakes get the spec\'s errors and leave nothing behind
   // built upon.
   await (await table.branches()).create('half');
   const halfFile = path.join(dir, '_refs', 'branches', 'half.json');
-  const { rmSync } = await import('node:fs');
   rmSync(halfFile);
   const half = await createBranch(levels, { name: 'half' });
   assertLanceError(half, 409, 19);

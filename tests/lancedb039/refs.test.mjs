@@ -4,13 +4,13 @@
 // validated against the latest Lance spec.
 
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test, before, after } from 'node:test';
 import { startServer, withServerLog } from '../node/lib/server.mjs';
 import { lance } from '../node/lib/lance.mjs';
 import { assertLanceError, validateLanceResponse } from '../node/lib/lance_spec.mjs';
-import { connect, manifestName, rows, tableDir } from './lib/managed.mjs';
+import { connect, filesBelow, manifestName, rows, threeVersions as sharedThreeVersions } from './lib/managed.mjs';
 
 let server;
 let db;
@@ -28,14 +28,8 @@ after(async () => {
   await server?.cleanup();
 });
 
-/** A table of three versions holding 2, 3 and 5 rows; returns it with its levels and directory. */
-async function threeVersions(ns, name) {
-  const table = await db.createTable(name, rows(1, 2), ns);
-  await table.add(rows(10, 1));
-  await table.add(rows(20, 2));
-  const levels = [...ns, name];
-  return { table, levels, dir: await tableDir(api, levels) };
-}
+/** A table of three versions holding 2, 3 and 5 rows, with its levels and directory. */
+const threeVersions = (ns, name) => sharedThreeVersions(db, api, ns, name);
 const COUNTS = [2, 3, 5];
 
 /**
@@ -53,15 +47,6 @@ const listTags = (levels, opts) => list(levels, 'tags', opts);
 
 function tagOp(levels, action, body) {
   return api.op('table', levels, `tags/${action}`, { body: { id: levels, ...body }, spec: 'latest' });
-}
-
-/** Every file below `dir`, relative to it. */
-function filesBelow(dir) {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true })
-    .map(String)
-    .filter((f) => statSync(path.join(dir, f)).isFile())
-    .sort();
 }
 
 test('a tag LanceDB created is listed and resolved by the namespace', withServerLog(() => server, async () => {

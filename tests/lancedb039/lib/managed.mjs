@@ -133,3 +133,24 @@ export async function assertEveryVersionOnStorage(api, levels, exists) {
 export function rows(first, count, tag = 'r') {
   return Array.from({ length: count }, (_, i) => ({ id: first + i, s: `${tag}${first + i}` }));
 }
+
+/** Every file below `dir`, relative to it, sorted ([] when `dir` does not exist). */
+export function filesBelow(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => statSync(path.join(dir, f)).isFile())
+    .sort();
+}
+
+/**
+ * A table `name` in `ns` of three versions holding 2, 3 and 2 + 1 + `lastAdds` rows (ids 1–2,
+ * 10, 20…), created through `db`; returns it with its levels and local directory.
+ */
+export async function threeVersions(db, api, ns, name, { lastAdds = 2 } = {}) {
+  const table = await db.createTable(name, rows(1, 2), ns);
+  await table.add(rows(10, 1));
+  await table.add(rows(20, lastAdds));
+  const levels = [...ns, name];
+  return { table, levels, dir: await tableDir(api, levels) };
+}
