@@ -23,11 +23,16 @@ namespace {
 
 constexpr int64_t kNanosPerMilli = 1000000;
 constexpr int64_t kNanosPerSecond = 1000000000;
+/// A new branch's manifests are named as LanceDB 0.39 names them.
+constexpr lance::NamingScheme kBranchScheme = lance::NamingScheme::kV2;
 
 /// The directory clients open for `branch` (empty: main) of the table.
 std::string BranchDirectory(const LanceTableInfo& table, const std::string& branch) {
   std::string out = StripTrailingSlashes(table.location);
-  if (!branch.empty()) out += fmt::format("/{}/{}", lance::kBranchTreeDir, branch);
+  if (!branch.empty()) {
+    out += '/';
+    out += lance::BranchRootOf(branch);
+  }
   return out;
 }
 
@@ -40,40 +45,11 @@ std::string NewLineageId() {
 
 }  // namespace
 
-Result<std::vector<std::pair<uint64_t, std::string>>> LanceRefs::ParentLineage(
-    const LanceTableInfo& table, std::string_view branch, const std::string& source) {
-  CAIRN_ASSIGN_OR_RAISE(auto branches, AllBranches(table));
-  const auto named = [&](std::string_view name) {
-    return std::find_if(branches.begin(), branches.end(),
-                        [&](const Branch& entry) { return entry.name == name; });
-  };
-  if (named(branch) != branches.end()) {
-    return TableBranchAlreadyExists("Branch '{}' of table {} already exists", branch,
-                                    FormatLanceId(table.id));
-  }
-  std::vector<std::pair<uint64_t, std::string>> lineage;
-  if (!source.empty()) {
-    const auto parent = named(source);
-    if (parent == branches.end()) {
-      return NoSuchTableBranch("Branch '{}' of table {} does not exist", source,
-                               FormatLanceId(table.id));
-    }
-    if (parent->contents.names_storage_layout) {
-      return Unsupported(
-          "Cairn does not create a branch from branch '{}' of table {}: its file names a "
-          "storage layout of a newer Lance release",
-          source, FormatLanceId(table.id));
-    }
-    lineage = parent->contents.lineage;
-  }
-  return lineage;
-}
-
 void LanceRefs::ForgetClone(const LanceTableInfo& table, const std::string& branch,
                             int64_t version, const std::string& transaction_file) {
   const std::string root = StripTrailingSlashes(table.location) + "/";
   const std::string manifest =
-      lance::ManifestFileName(static_cast<uint64_t>(version), lance::NamingScheme::kV2);
+      lance::ManifestFileName(static_cast<uint64_t>(version), kBranchScheme);
   for (const std::string& location :
        {fmt::format("{}{}/{}", root, lance::VersionsDirOf(branch), manifest),
         fmt::format("{}{}/{}", root, lance::TransactionsDirOf(branch),
@@ -140,7 +116,7 @@ Status LanceRefs::CreateBranch(const LanceId& id, std::string_view branch_name,
       table,
       LanceManifestCommit{.branch = branch,
                           .version = origin->version,
-                          .scheme = lance::NamingScheme::kV2,
+                          .scheme = kBranchScheme,
                           .manifest = std::move(cloned.manifest),
                           .transaction_file = std::move(cloned.transaction_file),
                           .transaction = std::move(cloned.transaction)},

@@ -332,6 +332,31 @@ std::string LanceRefs::BranchLocation(const LanceTableInfo& table,
          NameSegment(table, lance::BranchFileName(branch));
 }
 
+Result<std::vector<std::pair<uint64_t, std::string>>> LanceRefs::ParentLineage(
+    const LanceTableInfo& table, std::string_view branch, const std::string& source) {
+  // Two files read, whatever the number of branches.
+  CAIRN_ASSIGN_OR_RAISE(auto taken, ReadRefFile(io_, BranchLocation(table, branch)));
+  if (taken) {
+    return TableBranchAlreadyExists("Branch '{}' of table {} already exists", branch,
+                                    FormatLanceId(table.id));
+  }
+  if (source.empty()) return std::vector<std::pair<uint64_t, std::string>>();
+  CAIRN_ASSIGN_OR_RAISE(auto text, ReadRefFile(io_, BranchLocation(table, source)));
+  if (!text) {
+    return NoSuchTableBranch("Branch '{}' of table {} does not exist", source,
+                             FormatLanceId(table.id));
+  }
+  auto parent = lance::ParseBranchFile(*text);
+  if (!parent) return tl::unexpected(NotARef("branch", source, table.id, parent.error()));
+  if (parent->names_storage_layout) {
+    return Unsupported(
+        "Cairn does not create a branch from branch '{}' of table {}: its file names a "
+        "storage layout of a newer Lance release",
+        source, FormatLanceId(table.id));
+  }
+  return std::move(parent->lineage);
+}
+
 Result<std::vector<std::pair<std::string, lance::TagContents>>> LanceRefs::AllTags(
     const LanceTableInfo& table) {
   CAIRN_ASSIGN_OR_RAISE(auto files,

@@ -72,14 +72,19 @@ Status ValidateBranchName(std::string_view branch) {
   }
 }
 
+std::string BranchRootOf(std::string_view branch) {
+  if (branch.empty()) return {};
+  return fmt::format("tree/{}", branch);
+}
+
 std::string VersionsDirOf(std::string_view branch) {
   if (branch.empty()) return "_versions";
-  return fmt::format("tree/{}/_versions", branch);
+  return BranchRootOf(branch) + "/_versions";
 }
 
 std::string TransactionsDirOf(std::string_view branch) {
   if (branch.empty()) return "_transactions";
-  return fmt::format("tree/{}/_transactions", branch);
+  return BranchRootOf(branch) + "/_transactions";
 }
 
 bool IsStagingNameOf(std::string_view file_name, std::string_view final_name) {

@@ -35,6 +35,10 @@ std::string ManifestFileName(uint64_t version, NamingScheme scheme);
 /// none empty. Errors: `kBadRequest`.
 Status ValidateBranchName(std::string_view branch);
 
+/// \brief The root of a branch's own files, relative to the dataset root: empty for the
+/// main branch (the dataset root itself), `tree/<branch>` otherwise.
+std::string BranchRootOf(std::string_view branch);
+
 /// \brief The directory of a branch's manifests, relative to the dataset root:
 /// `_versions` for the main branch, `tree/<branch>/_versions` otherwise.
 std::string VersionsDirOf(std::string_view branch);
