@@ -399,9 +399,10 @@ TEST_F(LanceRefsTest, ABranchIsItsFirstVersionThenItsFile) {
 
 TEST_F(LanceRefsTest, ABranchOfABranchInANewerLayoutIsRefused) {
   WriteLocalFile(VersionsFile(plain_root_, FinalName(1)), RealManifest(1));
-  WriteLocalFile(plain_root_ / "_refs" / "branches" / "moved.json",
-                 R"({"parentBranch":null,"parentVersion":1,"createAt":1,"manifestSize":1,)"
-                 R"("storage":{"layout":"detached"}})");
+  WriteLocalFile(
+      plain_root_ / "_refs" / "branches" / "moved.json",
+      R"({"parentBranch":null,"parentVersion":1,"createAt":1,"manifestSize":1,)"
+      R"("storage":{"layout":"detached"}})");
   EXPECT_THAT(refs_->CreateBranch(plain_, "child", {"moved", std::nullopt}),
               IsError(ErrorKind::kUnsupported));
   EXPECT_FALSE(fs::exists(plain_root_ / "tree" / "child"));
