@@ -12,6 +12,7 @@ CAIRN_BUILD_PACKAGES=(
   libcurl4-openssl-dev libexpat1-dev libargon2-dev libcjose-dev
   libjansson-dev  # cjose.pc requires jansson.pc; libcjose-dev does not pull it in
   libprotobuf-dev protobuf-compiler  # Lance manifests (src/lance/proto/manifest.proto)
+  libavro-dev libsnappy-dev libzstd-dev  # Iceberg manifests (Avro; snappy and zstd blocks)
 )
 # Extra Debian packages needed to run the tests (postgresql: the throw-away server of
 # scripts/lib/postgres.sh for the PostgreSQL store tests; clang, libclang-rt-14-dev and

@@ -11,14 +11,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
 
-#include "common/mutex.h"
-#include "common/thread_annotations.h"
+#include "common/lru_cache.h"
 #include "lance/manifest.h"
 
 namespace cairn {
@@ -29,41 +27,33 @@ class LanceManifestCache {
   static constexpr size_t kDefaultCapacityBytes = size_t{32} << 20;
 
   explicit LanceManifestCache(size_t capacity_bytes = kDefaultCapacityBytes)
-      : capacity_(capacity_bytes) {}
+      : cache_(capacity_bytes) {}
 
   /// \brief The key of the manifest at `location` of the table with store id `entity_id`.
   static std::string KeyOf(int64_t entity_id, std::string_view location);
 
   /// \brief The manifest kept under `key` (now the most recently used), or nullptr.
-  std::shared_ptr<const lance::LanceManifest> Find(const std::string& key)
-      CAIRN_EXCLUDES(mutex_);
+  std::shared_ptr<const lance::LanceManifest> Find(const std::string& key) {
+    return cache_.Find(key);
+  }
 
   /// \brief Keeps `manifest` under `key` (a key already kept keeps its entry: the same
   /// file has the same content).
   void Insert(const std::string& key,
-              std::shared_ptr<const lance::LanceManifest> manifest)
-      CAIRN_EXCLUDES(mutex_);
+              std::shared_ptr<const lance::LanceManifest> manifest) {
+    const size_t cost = CostOf(*manifest);
+    cache_.Insert(key, std::move(manifest), cost);
+  }
 
   /// \brief Bytes (estimated) and entries held now.
-  size_t size_bytes() const CAIRN_EXCLUDES(mutex_);
-  size_t entries() const CAIRN_EXCLUDES(mutex_);
+  size_t size_bytes() const { return cache_.size_bytes(); }
+  size_t entries() const { return cache_.entries(); }
 
   /// \brief The estimated bytes a model takes in memory.
   static size_t CostOf(const lance::LanceManifest& manifest);
 
  private:
-  struct Entry {
-    std::string key;
-    std::shared_ptr<const lance::LanceManifest> manifest;
-    size_t cost = 0;
-  };
-  using Lru = std::list<Entry>;
-
-  const size_t capacity_;
-  mutable Mutex mutex_;
-  Lru lru_ CAIRN_GUARDED_BY(mutex_);  ///< most recently used first
-  std::unordered_map<std::string_view, Lru::iterator> index_ CAIRN_GUARDED_BY(mutex_);
-  size_t size_ CAIRN_GUARDED_BY(mutex_) = 0;
+  LruCache<lance::LanceManifest> cache_;
 };
 
 }  // namespace cairn

@@ -10,6 +10,7 @@
 #include "catalog/entity_common.h"
 #include "catalog/metadata_files.h"
 #include "catalog/names.h"
+#include "catalog/table_purge.h"
 #include "common/location.h"
 #include "common/macros.h"
 #include "common/strings.h"
@@ -423,6 +424,22 @@ void TableService::PurgeFiles(const CatalogRecord& catalog, const EntityRecord& 
     auto used = store_.LocationInUse(location, dropped.id);
     return !used || *used;  // when unsure, keep the files
   };
+  // When nothing else touches the table's locations, nothing inside them is another
+  // entity's, and the files need no store query each.
+  const auto& own = locations->claim.locations;
+  const bool shared = std::any_of(own.begin(), own.end(), in_use);
+  const std::function<bool(std::string_view)> used_elsewhere =
+      [&](std::string_view file) { return shared && in_use(file); };
+  const PurgeCounts counts =
+      PurgeReferencedFiles(*metadata, dropped.metadata_location, locations->claim,
+                           manifests_, io_, used_elsewhere);
+  spdlog::info(
+      "purge of {}: {} deletions, kept {} outside its locations, {} in use elsewhere, {} "
+      "failed, {} unreadable manifests",
+      dropped.name, counts.deleted, counts.outside, counts.in_use, counts.failed,
+      counts.unreadable);
+  // A directory Cairn chose holds nothing but the table's: what no metadata references
+  // any more (files of expired snapshots, failed writes) goes too.
   const std::string root = catalogs_.locations().RootOf(catalog, locations->location);
   auto warehouse = CanonicalLocation(catalog.location);
   if (warehouse && IsAssignedLocation(locations->location, *warehouse) &&
@@ -430,21 +447,6 @@ void TableService::PurgeFiles(const CatalogRecord& catalog, const EntityRecord& 
     if (auto status = io_.DeleteTree(locations->location, root); !status) {
       spdlog::warn("purge of {} left files behind: {}", locations->location,
                    status.error().message);
-    }
-    return;
-  }
-  // A location the client chose may hold other data: delete only the metadata files of
-  // this table, under its own locations, that no other entity uses.
-  std::vector<std::string> files{dropped.metadata_location};
-  for (const auto& entry : metadata->metadata_log) files.push_back(entry.metadata_file);
-  for (const auto& file : files) {
-    auto canonical = CanonicalLocation(file);
-    if (!canonical) continue;
-    const bool owned = std::any_of(
-        locations->claim.locations.begin(), locations->claim.locations.end(),
-        [&](const std::string& own) { return LocationContains(own, *canonical); });
-    if (owned && *canonical != locations->location && !in_use(*canonical)) {
-      (void)io_.DeleteFile(*canonical);
     }
   }
 }

@@ -27,6 +27,7 @@
 
 #include "catalog/catalog_service.h"
 #include "catalog/commit.h"
+#include "catalog/iceberg_manifests.h"
 #include "catalog/metadata_cache.h"
 #include "catalog/orphan_files.h"
 #include "catalog/storage_registry.h"
@@ -304,7 +305,9 @@ class TableService {
                            const iceberg::TableMetadata& base,
                            const iceberg::TableMetadata& updated,
                            const WrittenMetadata& written);
-  /// Deletes a dropped table's files, never those another table still uses.
+  /// Deletes a dropped table's files — those its metadata references, read from its
+  /// manifests, and its whole directory when Cairn chose it — never those another
+  /// entity still uses (`table_purge.h`).
   void PurgeFiles(const CatalogRecord& catalog, const EntityRecord& dropped);
   /// After a commit of entity `entity_id`: with `write.metadata.delete-after-commit`, the
   /// metadata files that fell out of the log, as far as they are provably the table's.
@@ -322,6 +325,8 @@ class TableService {
   const StorageRegistry& storages_;
   /// Writes metadata files and gives up those no table points at.
   OrphanFiles orphans_;
+  /// The tables' manifest lists and manifests, read confined and kept parsed.
+  IcebergManifests manifests_{io_};
 };
 
 }  // namespace cairn

@@ -1,5 +1,6 @@
 # Unit tests of the Iceberg table-metadata model and its JSON serde (fixtures in resources/).
 set(CAIRN_ICEBERG_TESTS
+  unit/iceberg_manifest_test.cc
   unit/iceberg_partition_sort_test.cc
   unit/iceberg_schema_test.cc
   unit/iceberg_snapshot_list_test.cc

@@ -1,0 +1,102 @@
+#include "catalog/table_purge.h"
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+namespace cairn {
+namespace {
+
+class Purger {
+ public:
+  Purger(const LocationClaim& claim, IcebergManifests& manifests, FileIO& io,
+         const std::function<bool(std::string_view)>& used_elsewhere)
+      : claim_(claim), manifests_(manifests), io_(io), used_elsewhere_(used_elsewhere) {}
+
+  // Deletes one referenced file if it is provably the table's.
+  void Delete(std::string_view location) {
+    auto canonical = IcebergManifests::Confine(location, claim_, "File");
+    if (!canonical) {
+      ++counts_.outside;
+      return;
+    }
+    if (used_elsewhere_(*canonical)) {
+      ++counts_.in_use;
+      return;
+    }
+    if (auto status = io_.DeleteFile(*canonical); !status) {
+      ++counts_.failed;
+      spdlog::warn("purge could not delete {}: {}", *canonical, status.error().message);
+      return;
+    }
+    ++counts_.deleted;
+  }
+
+  // The files of one snapshot's manifests, then the manifests; the manifest list itself
+  // is left for `Finish`, after every snapshot's manifests are read.
+  void Snapshot(const iceberg::Snapshot& snapshot) {
+    auto list = manifests_.ManifestsOf(snapshot, claim_);
+    if (!list) {
+      Unreadable(snapshot.manifest_list, list.error());
+      return;
+    }
+    if (!snapshot.manifest_list.empty()) later_.push_back(snapshot.manifest_list);
+    for (const iceberg::ManifestFile& listed : **list) {
+      if (!manifests_seen_.insert(listed.path).second) continue;
+      auto manifest = manifests_.Read(listed, claim_);
+      if (!manifest) {
+        // Its files stay (nothing proves them the table's), and so does the manifest.
+        Unreadable(listed.path, manifest.error());
+        continue;
+      }
+      for (const iceberg::ManifestEntry& entry : (*manifest)->entries) {
+        Delete(entry.file.file_path);
+      }
+      later_.push_back(listed.path);
+    }
+  }
+
+  void Later(std::string location) { later_.push_back(std::move(location)); }
+
+  PurgeCounts Finish() {
+    std::unordered_set<std::string_view> done;
+    for (const std::string& location : later_) {
+      if (done.insert(location).second) Delete(location);
+    }
+    return counts_;
+  }
+
+ private:
+  void Unreadable(std::string_view location, const Error& error) {
+    ++counts_.unreadable;
+    spdlog::warn("purge kept the files of {}: {}", location, error.message);
+  }
+
+  const LocationClaim& claim_;
+  IcebergManifests& manifests_;
+  FileIO& io_;
+  const std::function<bool(std::string_view)>& used_elsewhere_;
+  PurgeCounts counts_;
+  std::unordered_set<std::string> manifests_seen_;
+  std::vector<std::string> later_;  ///< manifests, lists, statistics, metadata files
+};
+
+}  // namespace
+
+PurgeCounts PurgeReferencedFiles(
+    const iceberg::TableMetadata& metadata, std::string_view metadata_location,
+    const LocationClaim& claim, IcebergManifests& manifests, FileIO& io,
+    const std::function<bool(std::string_view)>& used_elsewhere) {
+  Purger purger(claim, manifests, io, used_elsewhere);
+  for (const iceberg::Snapshot& snapshot : metadata.snapshots) purger.Snapshot(snapshot);
+  for (const auto& file : metadata.statistics) purger.Later(file.statistics_path);
+  for (const auto& file : metadata.partition_statistics)
+    purger.Later(file.statistics_path);
+  for (const auto& entry : metadata.metadata_log) purger.Later(entry.metadata_file);
+  purger.Later(std::string(metadata_location));
+  return purger.Finish();
+}
+
+}  // namespace cairn
