@@ -104,6 +104,7 @@ int Serve(const std::optional<std::string>& config_file,
             .count();
       },
       **storages);
+  tables.ConfigureScanPlanning(config.scan_planning);
   ViewService views(**store, catalog, **file_io, [] {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())

@@ -263,6 +263,35 @@ std::vector<Setting> BaseSettings() {
                [](ServerConfig& c, uint64_t v) {
                  c.lance_transaction_retention = std::chrono::seconds(v);
                })},
+      {{"scan-planning-mode",
+        "What LoadTableResult's config and /v1/config tell clients: server (they plan "
+        "scans through planTableScan; default) or client (they read manifests "
+        "themselves)"},
+       [](ServerConfig& c, std::string_view v) {
+         return ParseChoice(c.scan_planning.mode, v, {"server", "client"});
+       }},
+      {{"scan-plan-page-tasks",
+        "File-scan tasks per page of a scan plan: the first page comes with the plan, "
+        "the others are fetched as plan tasks (default 1000)"},
+       Integer(1, 1'000'000,
+               [](ServerConfig& c, uint64_t v) {
+                 c.scan_planning.plans.tasks_per_page = v;
+               })},
+      {{"scan-plan-async-manifest-bytes",
+        "A scan plan that must read more uncached manifest bytes than this is answered "
+        "'submitted' and planned in the background (default 16777216 = 16 MiB; 0 = "
+        "every plan that reads a manifest)"},
+       Integer(0, std::numeric_limits<uint32_t>::max(),
+               [](ServerConfig& c, uint64_t v) {
+                 c.scan_planning.async_manifest_bytes = v;
+               })},
+      {{"scan-plan-ttl-s",
+        "Seconds a scan plan is kept after its last use; then its id is not found "
+        "(default 600)"},
+       Integer(1, 7 * 24 * 3600,
+               [](ServerConfig& c, uint64_t v) {
+                 c.scan_planning.plans.ttl_ms = static_cast<int64_t>(v) * 1000;
+               })},
       {{"orphan-file-grace-s",
         "Seconds before a metadata file left unreferenced (an S3 write whose answer was "
         "lost) is deleted: longer than any late write takes to land (default 600)"},

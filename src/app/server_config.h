@@ -13,6 +13,7 @@
 
 #include "app/auth_config.h"
 #include "app/storage_config.h"
+#include "catalog/table_service.h"
 #include "common/result.h"
 #include "http/server.h"
 #include "store/meta_store.h"
@@ -68,6 +69,8 @@ struct ServerConfig {
   std::chrono::seconds orphan_sweep_interval{60};
   /// How long an `Idempotency-Key` and its answer are kept (advertised in `/v1/config`).
   std::chrono::seconds idempotency_key_lifetime{30 * 60};
+  /// Server-side scan planning: mode, page size, when to plan in the background, expiry.
+  ScanPlanningOptions scan_planning;
   /// Object storages (`[storage.NAME]` tables of the file; see `storage_config.h`).
   std::vector<StorageConfig> storages;
   /// Catalogs created at start when missing (`[catalog.NAME]` tables).

@@ -65,14 +65,24 @@ Result<std::shared_ptr<const ManifestList>> IcebergManifests::ManifestsOf(
   return shared;
 }
 
+std::string IcebergManifests::KeyOf(const std::string& canonical,
+                                    const iceberg::ManifestFile& manifest) {
+  // The listing's own facts go into the entries (inheritance), so they are in the key.
+  return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", canonical, manifest.sequence_number,
+                     manifest.added_snapshot_id, manifest.partition_spec_id,
+                     manifest.first_row_id.value_or(-1));
+}
+
+bool IcebergManifests::IsCached(const iceberg::ManifestFile& manifest,
+                                const LocationClaim& claim) {
+  auto canonical = Confine(manifest.path, claim, "Manifest");
+  return canonical && manifests_.Find(KeyOf(*canonical, manifest)) != nullptr;
+}
+
 Result<std::shared_ptr<const iceberg::Manifest>> IcebergManifests::Read(
     const iceberg::ManifestFile& manifest, const LocationClaim& claim) {
   CAIRN_ASSIGN_OR_RAISE(std::string canonical, Confine(manifest.path, claim, "Manifest"));
-  // The listing's own facts go into the entries (inheritance), so they are in the key.
-  const std::string key =
-      fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", canonical, manifest.sequence_number,
-                  manifest.added_snapshot_id, manifest.partition_spec_id,
-                  manifest.first_row_id.value_or(-1));
+  const std::string key = KeyOf(canonical, manifest);
   if (auto kept = manifests_.Find(key)) return kept;
   CAIRN_ASSIGN_OR_RAISE(std::string bytes, ReadFile(canonical));
   auto parsed = iceberg::ReadManifest(bytes, manifest, io_.MaxReadBytes());

@@ -51,6 +51,9 @@ class IcebergManifests {
   Result<std::shared_ptr<const iceberg::Manifest>> Read(
       const iceberg::ManifestFile& manifest, const LocationClaim& claim);
 
+  /// \brief Whether `manifest` is kept parsed (a `Read` of it would read nothing).
+  bool IsCached(const iceberg::ManifestFile& manifest, const LocationClaim& claim);
+
   /// \brief The canonical form of `location` when it lies inside `claim`; `what` names it
   /// in the error. Errors: `kBadRequest` "<what> <location> lies outside the table's
   /// locations".
@@ -63,6 +66,8 @@ class IcebergManifests {
 
  private:
   Result<std::string> ReadFile(const std::string& canonical);
+  static std::string KeyOf(const std::string& canonical,
+                           const iceberg::ManifestFile& manifest);
 
   FileIO& io_;
   LruCache<ManifestList> lists_;

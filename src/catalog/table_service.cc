@@ -66,7 +66,8 @@ TableService::TableService(MetaStore& store, CatalogService& catalogs, FileIO& i
       io_(io),
       clock_(std::move(clock)),
       storages_(storages),
-      orphans_(store, io, clock_) {}
+      orphans_(store, io, clock_),
+      plans_(std::make_unique<ScanPlans>(planning_options_.plans, clock_)) {}
 
 Result<TableAccess> TableService::AccessTo(std::string_view catalog,
                                            const LoadedTable& table, bool vend,

@@ -30,6 +30,7 @@
 #include "catalog/iceberg_manifests.h"
 #include "catalog/metadata_cache.h"
 #include "catalog/orphan_files.h"
+#include "catalog/scan_plans.h"
 #include "catalog/storage_registry.h"
 #include "catalog/table_access.h"
 #include "common/keyed_mutex.h"
@@ -84,6 +85,24 @@ struct TableChange {
   std::vector<iceberg::TableUpdate> updates;
 };
 
+/// \brief Settings of server-side scan planning.
+struct ScanPlanningOptions {
+  /// `scan-planning-mode` in LoadTableResult's config and /v1/config's defaults:
+  /// `server` (clients use planTableScan) or `client`.
+  std::string mode = "server";
+  /// Plans reading more uncached manifest bytes than this are planned in the background.
+  uint64_t async_manifest_bytes = uint64_t{16} << 20;
+  ScanPlans::Options plans;
+};
+
+/// \brief A plan as planTableScan and fetchPlanningResult answer it.
+struct PlannedScan {
+  PlanView view;
+  /// The table's storage, and credentials when the caller asked for them (completed
+  /// plans only).
+  TableAccess access;
+};
+
 /// \brief Which snapshots a load returns (`snapshots=all|refs`).
 enum class SnapshotsMode { kAll, kRefs };
 
@@ -128,6 +147,42 @@ class TableService {
 
   /// \brief The object storages tables may live on.
   const StorageRegistry& storages() const { return storages_; }
+
+  // Server-side scan planning (table_scans.cc). `principal` is the caller's (empty
+  // without authentication): a plan is only ever found again by the caller that made it,
+  // on the table it was made on (by UUID: a re-created table has other plans).
+
+  /// \brief Settings of scan planning; call before serving.
+  void ConfigureScanPlanning(const ScanPlanningOptions& options);
+  const ScanPlanningOptions& scan_planning() const { return planning_options_; }
+
+  /// \brief Plans a scan of `ident`: `completed` at once when the manifests to read are
+  /// cached or smaller than `async_manifest_bytes`, else `submitted` and planned in the
+  /// background. With `vend`, the answer's access carries credentials for `access`.
+  /// Errors: those of `LoadTable` and `ScanPlanner::Plan`; `kServiceUnavailable` when
+  /// too many plans wait.
+  Result<PlannedScan> PlanTableScan(std::string_view catalog, const TableIdent& ident,
+                                    const ScanRequest& request,
+                                    const std::string& principal, bool vend,
+                                    StorageAccess access);
+  /// \brief The state of plan `plan_id`. Errors: those of `LoadTable`, `kNoSuchPlanId`.
+  Result<PlannedScan> FetchPlanningResult(std::string_view catalog,
+                                          const TableIdent& ident,
+                                          std::string_view plan_id,
+                                          const std::string& principal, bool vend,
+                                          StorageAccess access);
+  /// \brief Forgets plan `plan_id`. Errors: those of `LoadTable`, `kNoSuchPlanId`.
+  Status CancelPlanning(std::string_view catalog, const TableIdent& ident,
+                        std::string_view plan_id, const std::string& principal);
+  /// \brief The page of file-scan tasks `plan_task` names. Errors: those of
+  /// `LoadTable`, `kNoSuchPlanTask`.
+  Result<PlanPage> FetchScanTasks(std::string_view catalog, const TableIdent& ident,
+                                  std::string_view plan_task,
+                                  const std::string& principal);
+  /// \brief The manifests this service reads (purge, planning), for tests and metrics.
+  IcebergManifests& manifests() { return manifests_; }
+  /// \brief The plans held between calls.
+  const ScanPlans& plans() const { return *plans_; }
 
   /// \brief Errors: `kBadRequest`, `kNoSuchWarehouse`, `kNoSuchNamespace`.
   Result<TableListing> ListTables(std::string_view catalog, const NamespacePath& ns,
@@ -327,6 +382,10 @@ class TableService {
   OrphanFiles orphans_;
   /// The tables' manifest lists and manifests, read confined and kept parsed.
   IcebergManifests manifests_{io_};
+  ScanPlanner planner_{manifests_};
+  ScanPlanningOptions planning_options_;
+  /// Declared last: its planning thread uses the members above and stops first.
+  std::unique_ptr<ScanPlans> plans_;
 };
 
 }  // namespace cairn

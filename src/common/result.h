@@ -38,6 +38,8 @@ enum class ErrorKind {
   kNoSuchTableTag,      ///< a Lance table has no such tag
   kNoSuchTableBranch,   ///< a Lance table has no such branch
   kNoSuchTableColumn,   ///< a Lance table has no such field
+  kNoSuchPlanId,        ///< no scan plan of that id (for this table and caller)
+  kNoSuchPlanTask,      ///< no plan task of that name (for this table and caller)
   kAlreadyExists,       ///< an object with that name exists
   kNamespaceAlreadyExists,  ///< a namespace (or catalog) with that name exists; Lance
                             ///< tells it apart from a taken table name, Iceberg does not
@@ -94,6 +96,8 @@ CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTransaction)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTableTag)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTableBranch)
 CAIRN_DEFINE_ERROR_FUNCTION(NoSuchTableColumn)
+CAIRN_DEFINE_ERROR_FUNCTION(NoSuchPlanId)
+CAIRN_DEFINE_ERROR_FUNCTION(NoSuchPlanTask)
 CAIRN_DEFINE_ERROR_FUNCTION(AlreadyExists)
 CAIRN_DEFINE_ERROR_FUNCTION(NamespaceAlreadyExists)
 CAIRN_DEFINE_ERROR_FUNCTION(NamespaceNotEmpty)

@@ -136,6 +136,11 @@ ErrorMapping MapError(ErrorKind kind) {
       return {404, "NotFoundException", kLanceTableBranchNotFound, 404};
     case ErrorKind::kNoSuchTableColumn:
       return {404, "NotFoundException", kLanceTableColumnNotFound, 404};
+    // The Java client tells these apart from a missing table by `type`.
+    case ErrorKind::kNoSuchPlanId:
+      return {404, "NoSuchPlanIdException", kLanceUnsupported, 404};
+    case ErrorKind::kNoSuchPlanTask:
+      return {404, "NoSuchPlanTaskException", kLanceUnsupported, 404};
     case ErrorKind::kAlreadyExists:
       return {409, "AlreadyExistsException", kLanceTableAlreadyExists, 409};
     case ErrorKind::kNamespaceAlreadyExists:

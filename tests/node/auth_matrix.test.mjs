@@ -51,6 +51,10 @@ const SAMPLES = {
   'POST /v1/namespaces/{namespace}/tables/{table}/sign': {
     body: { region: 'us-east-1', uri: 'https://s3.example/b/k', method: 'GET', headers: {} },
   },
+  'POST /v1/namespaces/{namespace}/tables/{table}/plan': { body: {} },
+  'GET /v1/namespaces/{namespace}/tables/{table}/plan/{plan-id}': {},
+  'DELETE /v1/namespaces/{namespace}/tables/{table}/plan/{plan-id}': {},
+  'POST /v1/namespaces/{namespace}/tables/{table}/tasks': { body: { 'plan-task': 'sync-x:1' } },
   'POST /v1/namespaces/{namespace}/register': { body: { name: 'reg', 'metadata-location': 'file:///nowhere/m.json' } },
   'POST /v1/tables/rename': {
     body: { source: { namespace: ['ns'], name: 'ghost' }, destination: { namespace: ['ns'], name: 'ghost2' } },
@@ -153,6 +157,7 @@ function targetOf(route, sample, ghost) {
     .replace('{principal}', name('nobody'))
     .replace('{role}', name('r'))
     .replace('{index_name}', 'idx')
+    .replace('{plan-id}', 'sync-unknown')
     .replace('{id}', encodeURIComponent(sample.id ?? ''));
   if (route.path.startsWith('/lance/')) target += '?delimiter=%24';
   return target;

@@ -44,6 +44,8 @@ const std::vector<MappingCase>& MappingCases() {
       {ErrorKind::kNamespaceNotEmpty, 409, "NamespaceNotEmptyException"},
       {ErrorKind::kTableTagAlreadyExists, 409, "AlreadyExistsException"},
       {ErrorKind::kTableBranchAlreadyExists, 409, "AlreadyExistsException"},
+      {ErrorKind::kNoSuchPlanId, 404, "NoSuchPlanIdException"},
+      {ErrorKind::kNoSuchPlanTask, 404, "NoSuchPlanTaskException"},
       {ErrorKind::kCommitFailed, 409, "CommitFailedException"},
       {ErrorKind::kInvalidTableState, 409, "CommitFailedException"},
       {ErrorKind::kUnprocessableEntity, 422, "UnprocessableEntityException"},

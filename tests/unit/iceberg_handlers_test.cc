@@ -98,7 +98,7 @@ class IcebergHandlersTest : public ::testing::Test {
 TEST_F(IcebergHandlersTest, ConfigNamesDefaultCatalogAsPrefixAndListsEndpoints) {
   const std::vector<std::string> endpoints = iceberg_rest::AdvertisedEndpoints();
   auto response =
-      iceberg_rest::GetConfig(*catalog_, endpoints, "", MakeRequest("GET", {}));
+      iceberg_rest::GetConfig(*catalog_, endpoints, "", "", MakeRequest("GET", {}));
   ASSERT_THAT(response, IsOk());
   EXPECT_EQ(response->status, 200);
   EXPECT_EQ(response->content_type, "application/json");
@@ -107,24 +107,35 @@ TEST_F(IcebergHandlersTest, ConfigNamesDefaultCatalogAsPrefixAndListsEndpoints) 
   EXPECT_EQ(body.at("overrides").at("namespace-separator").as_string(), "%1F");
   EXPECT_TRUE(body.at("defaults").as_object().empty());
   EXPECT_EQ(Strings(body.at("endpoints")), endpoints);
+  // The four scan-planning routes, as the spec spells them.
+  for (const char* planning :
+       {"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan",
+        "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+        "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+        "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks"}) {
+    EXPECT_THAT(endpoints, ::testing::Contains(std::string(planning)));
+  }
   // Keys are advertised only by a server that supports them.
   EXPECT_FALSE(body.as_object().contains("idempotency-key-lifetime"));
-  auto with_keys =
-      iceberg_rest::GetConfig(*catalog_, endpoints, "PT30M", MakeRequest("GET", {}));
+  auto with_keys = iceberg_rest::GetConfig(*catalog_, endpoints, "PT30M", "server",
+                                           MakeRequest("GET", {}));
   ASSERT_THAT(with_keys, IsOk());
   EXPECT_EQ(ParseBody(*with_keys).at("idempotency-key-lifetime").as_string(), "PT30M");
+  // PyIceberg reads the planning mode from the catalog's defaults.
+  EXPECT_EQ(ParseBody(*with_keys).at("defaults").at("scan-planning-mode").as_string(),
+            "server");
 }
 
 TEST_F(IcebergHandlersTest, ConfigWarehouseParameterSelectsThePrefix) {
   auto response =
-      iceberg_rest::GetConfig(*catalog_, {"GET /v1/{prefix}/namespaces"}, "",
+      iceberg_rest::GetConfig(*catalog_, {"GET /v1/{prefix}/namespaces"}, "", "",
                               MakeRequest("GET", {}, {{"warehouse", "other wh"}}));
   ASSERT_THAT(response, IsOk());
   const auto body = ParseBody(*response);
   EXPECT_EQ(body.at("overrides").at("prefix").as_string(), "other wh");
   EXPECT_THAT(Strings(body.at("endpoints")), ElementsAre("GET /v1/{prefix}/namespaces"));
 
-  auto empty = iceberg_rest::GetConfig(*catalog_, {}, "",
+  auto empty = iceberg_rest::GetConfig(*catalog_, {}, "", "",
                                        MakeRequest("GET", {}, {{"warehouse", ""}}));
   ASSERT_THAT(empty, IsOk());
   EXPECT_EQ(ParseBody(*empty).at("overrides").at("prefix").as_string(), "default");
@@ -132,7 +143,7 @@ TEST_F(IcebergHandlersTest, ConfigWarehouseParameterSelectsThePrefix) {
 
 TEST_F(IcebergHandlersTest, ConfigForUnknownWarehouseIsNoSuchWarehouse) {
   auto response = iceberg_rest::GetConfig(
-      *catalog_, {}, "", MakeRequest("GET", {}, {{"warehouse", "nope"}}));
+      *catalog_, {}, "", "", MakeRequest("GET", {}, {{"warehouse", "nope"}}));
   EXPECT_THAT(response, IsError(ErrorKind::kNoSuchWarehouse));
   EXPECT_THAT(response, HasErrorMessage("nope"));
 }

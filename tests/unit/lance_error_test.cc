@@ -29,6 +29,9 @@ const std::vector<LanceCase>& LanceCases() {
       {ErrorKind::kInvalidArgument, 13, 400, "/errors/invalid-input"},
       {ErrorKind::kValidationFailed, 13, 400, "/errors/invalid-input"},
       {ErrorKind::kNotFound, 0, 404, "/errors/unsupported"},
+      // No Lance route plans scans; these map like an unknown route.
+      {ErrorKind::kNoSuchPlanId, 0, 404, "/errors/unsupported"},
+      {ErrorKind::kNoSuchPlanTask, 0, 404, "/errors/unsupported"},
       {ErrorKind::kMethodNotAllowed, 0, 405, "/errors/unsupported"},
       {ErrorKind::kUnauthenticated, 16, 401, "/errors/unauthenticated"},
       {ErrorKind::kForbidden, 15, 403, "/errors/permission-denied"},

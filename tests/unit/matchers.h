@@ -66,6 +66,10 @@ inline std::string_view ErrorKindName(ErrorKind kind) {
       return "kTableTagAlreadyExists";
     case ErrorKind::kTableBranchAlreadyExists:
       return "kTableBranchAlreadyExists";
+    case ErrorKind::kNoSuchPlanId:
+      return "kNoSuchPlanId";
+    case ErrorKind::kNoSuchPlanTask:
+      return "kNoSuchPlanTask";
     case ErrorKind::kCommitFailed:
       return "kCommitFailed";
     case ErrorKind::kInvalidTableState:

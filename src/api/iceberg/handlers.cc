@@ -11,12 +11,16 @@ namespace cairn::iceberg_rest {
 Result<Response> GetConfig(CatalogService& catalog,
                            const std::vector<std::string>& endpoints,
                            std::string_view idempotency_lifetime,
-                           const Request& request) {
+                           std::string_view scan_planning_mode, const Request& request) {
   const auto warehouse = request.QueryParam("warehouse");
   CAIRN_ASSIGN_OR_RAISE(auto record, catalog.ResolveCatalog(warehouse.value_or("")));
   CatalogConfig config;
   config.overrides["prefix"] = record.name;
   config.overrides["namespace-separator"] = "%1F";
+  // PyIceberg reads the planning mode from the catalog's config only.
+  if (!scan_planning_mode.empty()) {
+    config.defaults["scan-planning-mode"] = std::string(scan_planning_mode);
+  }
   config.endpoints = endpoints;
   config.idempotency_key_lifetime = std::string(idempotency_lifetime);
   return Response::Json(ToJson(config));

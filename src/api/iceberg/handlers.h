@@ -17,10 +17,11 @@ namespace cairn::iceberg_rest {
 /// \brief `GET /v1/config[?warehouse=NAME]`: `overrides.prefix` names the catalog,
 /// `endpoints` lists `endpoints`. Errors: `kNoSuchWarehouse`.
 /// `idempotency_lifetime` (ISO-8601), when not empty, is advertised as
-/// `idempotency-key-lifetime`.
+/// `idempotency-key-lifetime`; a `scan_planning_mode`, as `defaults.scan-planning-mode`.
 Result<Response> GetConfig(CatalogService& catalog,
                            const std::vector<std::string>& endpoints,
-                           std::string_view idempotency_lifetime, const Request& request);
+                           std::string_view idempotency_lifetime,
+                           std::string_view scan_planning_mode, const Request& request);
 
 /// \brief `GET /v1/{prefix}/namespaces` with `parent`, `pageToken`, `pageSize`.
 Result<Response> ListNamespaces(CatalogService& catalog, const Request& request);

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "common/macros.h"
+#include "common/strings.h"
 #include "common/url_codec.h"
 
 namespace cairn::iceberg_rest {
@@ -68,6 +69,25 @@ Status CheckBodyIdentifier(const std::optional<TableIdent>& body, const TableIde
   if (!body || (body->ns == path.ns && body->name == path.name)) return Ok();
   return BadRequest("Invalid field 'identifier': {} does not match the {} in the path {}",
                     DottedName(*body), kind, DottedName(path));
+}
+
+bool AsksFor(const Request& request, std::string_view mechanism) {
+  auto header = request.Header("x-iceberg-access-delegation");
+  if (!header) return false;
+  std::string_view rest = *header;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (EqualsIgnoreCase(item, mechanism)) return true;
+  }
+  return false;
+}
+
+bool AsksForCredentials(const Request& request) {
+  return AsksFor(request, "vended-credentials");
 }
 
 }  // namespace cairn::iceberg_rest

@@ -39,6 +39,13 @@ Result<PageRequest> PageOf(const Request& request);
 
 /// \brief A commit body may name its table or view; it must then be the one in the path.
 /// `kind` is "table" or "view". Errors: `kBadRequest` naming both identifiers.
+/// \brief Whether `X-Iceberg-Access-Delegation` (a comma-separated list) names
+/// `mechanism` (case-insensitively).
+bool AsksFor(const Request& request, std::string_view mechanism);
+
+/// \brief Whether the request asks for vended credentials.
+bool AsksForCredentials(const Request& request);
+
 Status CheckBodyIdentifier(const std::optional<TableIdent>& body, const TableIdent& path,
                            std::string_view kind);
 

@@ -4,6 +4,7 @@
 
 #include "api/iceberg/access_rules.h"
 #include "api/iceberg/handlers.h"
+#include "api/iceberg/plan_handlers.h"
 #include "api/iceberg/sign_handlers.h"
 #include "api/iceberg/table_handlers.h"
 #include "api/iceberg/view_handlers.h"
@@ -70,7 +71,7 @@ constexpr const char* kTable = "/v1/{prefix}/namespaces/{namespace}/tables/{tabl
 constexpr const char* kViews = "/v1/{prefix}/namespaces/{namespace}/views";
 constexpr const char* kView = "/v1/{prefix}/namespaces/{namespace}/views/{view}";
 
-constexpr std::array<Endpoint, 26> kEndpoints = {{
+constexpr std::array<Endpoint, 30> kEndpoints = {{
     Catalog("GET", kNamespaces, ListNamespaces,
             Lists(Privilege::kNamespaceList, "the `parent` namespace (else the catalog)"),
             AccessOn::kParent),
@@ -110,6 +111,16 @@ constexpr std::array<Endpoint, 26> kEndpoints = {{
            Needs(Privilege::kTableRead,
                  "the table (and TABLE_WRITE to sign a request that writes)"),
            AccessOn::kTable),
+    // Server-side scan planning: the data files to read are the table's data.
+    Tables("POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan",
+           PlanTableScan, Needs(Privilege::kTableRead, kTheTable), AccessOn::kTable),
+    Tables("GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+           FetchPlanningResult, Needs(Privilege::kTableRead, kTheTable),
+           AccessOn::kTable),
+    Tables("DELETE", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+           CancelPlanning, Needs(Privilege::kTableRead, kTheTable), AccessOn::kTable),
+    Tables("POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks",
+           FetchScanTasks, Needs(Privilege::kTableRead, kTheTable), AccessOn::kTable),
     Tables("POST", "/v1/{prefix}/namespaces/{namespace}/register", RegisterTable,
            Needs(Privilege::kTableCreate, kTheNamespace), AccessOn::kNamespace),
     Tables("POST", "/v1/{prefix}/tables/rename", RenameTable,
@@ -172,9 +183,13 @@ FastHandler BindFast(const Endpoint& endpoint, TableService& tables) {
 /// Mutating routes honour `Idempotency-Key` (metrics reports are fire-and-forget).
 bool IsIdempotent(const Endpoint& endpoint) {
   const std::string_view method = endpoint.method;
+  // Planning changes nothing in the store: a retried plan is planned again.
   return (method == "POST" || method == "DELETE") &&
          endpoint.table_handler != &ReportMetrics &&
-         endpoint.table_handler != &SignRequest;
+         endpoint.table_handler != &SignRequest &&
+         endpoint.table_handler != &PlanTableScan &&
+         endpoint.table_handler != &CancelPlanning &&
+         endpoint.table_handler != &FetchScanTasks;
 }
 
 }  // namespace
@@ -195,8 +210,9 @@ void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tab
   for (const char* base : kBases) {
     router.Add(GuardRoute(
         Route{"GET", std::string(base) + "/v1/config", Protocol::kIceberg, true,
-              [&catalog, endpoints, lifetime](const Request& request) {
-                return GetConfig(catalog, endpoints, lifetime, request);
+              [&catalog, &tables, endpoints, lifetime](const Request& request) {
+                return GetConfig(catalog, endpoints, lifetime,
+                                 tables.scan_planning().mode, request);
               }},
         AccessRule{AccessMode::kSee, Privilege::kServiceAdmin,
                    "the catalog `warehouse` names (else the default catalog)"},

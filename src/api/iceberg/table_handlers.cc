@@ -72,26 +72,6 @@ struct LoadRequest {
   std::string signer_endpoint;
 };
 
-/// Whether `X-Iceberg-Access-Delegation` (a comma-separated list) names `mechanism`.
-bool AsksFor(const Request& request, std::string_view mechanism) {
-  auto header = request.Header("x-iceberg-access-delegation");
-  if (!header) return false;
-  std::string_view rest = *header;
-  while (!rest.empty()) {
-    const size_t comma = rest.find(',');
-    std::string_view item = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (EqualsIgnoreCase(item, mechanism)) return true;
-  }
-  return false;
-}
-
-bool AsksForCredentials(const Request& request) {
-  return AsksFor(request, "vended-credentials");
-}
-
 /// The signer endpoint to advertise when the client supports remote signing and the
 /// table's storage offers it; empty otherwise.
 std::string SignerEndpointFor(const Request& request, const TableAccess& access) {
@@ -138,8 +118,8 @@ Result<Response> LoadResponse(TableService& tables, const LoadRequest& load,
   CAIRN_ASSIGN_OR_RAISE(auto access,
                         tables.AccessTo(load.catalog, loaded, load.vend, load.access));
   const bool signs = access.storage != nullptr && access.storage->signer;
-  Response response = Response::Json(
-      LoadTableResultToJson(loaded, access, signs ? load.signer_endpoint : ""));
+  Response response = Response::Json(LoadTableResultToJson(
+      loaded, access, signs ? load.signer_endpoint : "", tables.scan_planning().mode));
   // Vended credentials are for this caller and this moment: never to be cached.
   if (access.credentials) {
     response.headers.emplace_back("Cache-Control", "no-store");
@@ -167,9 +147,10 @@ Result<TableAccess> CreatedTableAccess(TableService& tables, std::string_view ca
 
 /// The answer to a create: tagged unless it carries credentials or nothing was created.
 Response CreatedTableResponse(const LoadedTable& created, const TableAccess& access,
-                              const Request& table_request) {
-  Response response = Response::Json(
-      LoadTableResultToJson(created, access, SignerEndpointFor(table_request, access)));
+                              const Request& table_request,
+                              std::string_view planning_mode) {
+  Response response = Response::Json(LoadTableResultToJson(
+      created, access, SignerEndpointFor(table_request, access), planning_mode));
   if (access.credentials) {
     response.headers.emplace_back("Cache-Control", "no-store");
     // An idempotent retry is answered from the store, which never holds credentials:
@@ -177,7 +158,7 @@ Response CreatedTableResponse(const LoadedTable& created, const TableAccess& acc
     TableAccess without = access;
     without.credentials.reset();
     response.replay_body = LoadTableResultToJson(
-        created, without, SignerEndpointFor(table_request, without));
+        created, without, SignerEndpointFor(table_request, without), planning_mode);
     return response;
   }
   if (created.metadata_location.empty()) return response;  // staged: nothing to tag
@@ -229,7 +210,8 @@ Result<Response> CreateTable(TableService& tables, const Request& request) {
   // The new table's signer endpoint: this route's path plus the table's name.
   Request table_request = request;
   table_request.path += "/" + PercentEncodeSegment(input.name);
-  return CreatedTableResponse(created, access, table_request);
+  return CreatedTableResponse(created, access, table_request,
+                              tables.scan_planning().mode);
 }
 
 Result<Response> LoadTable(TableService& tables, const Request& request) {
@@ -328,7 +310,8 @@ Result<Response> RegisterTable(TableService& tables, const Request& request) {
       tables.RegisterTable(catalog, TableIdent{ns, body.name}, body.metadata_location,
                            body.overwrite, request.write_context()));
   CAIRN_ASSIGN_OR_RAISE(auto access, tables.AccessTo(catalog, registered, false));
-  return WithETag(Response::Json(LoadTableResultToJson(registered, access)),
+  return WithETag(Response::Json(LoadTableResultToJson(registered, access, "",
+                                                       tables.scan_planning().mode)),
                   TableETag(registered.metadata_location, SnapshotsMode::kAll));
 }
 

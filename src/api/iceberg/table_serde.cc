@@ -218,10 +218,15 @@ std::string WithMetadata(const LoadedTable& table, std::string_view tail) {
 }  // namespace
 
 std::string LoadTableResultToJson(const LoadedTable& table, const TableAccess& access,
-                                  std::string_view signer_endpoint) {
-  if (access.storage == nullptr) return WithMetadata(table, ",\"config\":{}}");
-  std::string tail =
-      ",\"config\":" + boost::json::serialize(TableConfigJson(access, signer_endpoint));
+                                  std::string_view signer_endpoint,
+                                  std::string_view scan_planning_mode) {
+  if (access.storage == nullptr && scan_planning_mode.empty()) {
+    return WithMetadata(table, ",\"config\":{}}");
+  }
+  boost::json::object config;
+  if (access.storage != nullptr) config = TableConfigJson(access, signer_endpoint);
+  if (!scan_planning_mode.empty()) config["scan-planning-mode"] = scan_planning_mode;
+  std::string tail = ",\"config\":" + boost::json::serialize(config);
   if (access.credentials) {
     tail += ",\"storage-credentials\":" +
             boost::json::serialize(StorageCredentialsJson(access));

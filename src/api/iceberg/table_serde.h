@@ -73,10 +73,12 @@ Result<MetricsReport> ReportMetricsRequestFromJson(std::string_view body);
 /// `config` and `storage-credentials` of `access` (`storage_serde.h`; `{}` and none for a
 /// local table). The stored metadata text is spliced in as it is, without re-serialising.
 /// With a `signer_endpoint`, the config enables remote signing through it and
-/// `remote-signing-config` is present.
+/// `remote-signing-config` is present. A `scan_planning_mode` goes into the config as
+/// `scan-planning-mode` (`server`: clients plan through planTableScan).
 std::string LoadTableResultToJson(const LoadedTable& table,
                                   const TableAccess& access = {},
-                                  std::string_view signer_endpoint = {});
+                                  std::string_view signer_endpoint = {},
+                                  std::string_view scan_planning_mode = {});
 /// \brief `CommitTableResponse`.
 std::string CommitTableResponseToJson(const LoadedTable& table);
 /// \brief `ListTablesResponse`: identifiers in `ns`, `next-page-token` when more remain.

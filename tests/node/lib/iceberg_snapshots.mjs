@@ -20,11 +20,12 @@ export function writeAt(location, bytes) {
 
 /**
  * Writes one manifest of `entries` ({path, records, status?, content?, partition?, ...data_file
- * fields}) at `location` (format v2, unpartitioned unless `partitionFields`); returns its
+ * fields}) at `location` (format `formatVersion`, default 2; unpartitioned unless
+ * `partitionFields`); returns its
  * manifest-list entry.
  */
 export async function writeManifest(location, entries, {
-  snapshotId, sequenceNumber, specId = 0, partitionFields = [], content = 0,
+  snapshotId, sequenceNumber, specId = 0, partitionFields = [], content = 0, formatVersion = 2,
 }) {
   const records = entries.map((e) => ({
     status: e.status ?? 1,
@@ -37,8 +38,8 @@ export async function writeManifest(location, entries, {
       file_size_in_bytes: BigInt(e.size ?? 1), ...e.extra,
     },
   }));
-  const bytes = await avroFile(manifestSchema(2, partitionFields), records, {
-    metadata: { 'format-version': 2, content: content === 0 ? 'data' : 'deletes',
+  const bytes = await avroFile(manifestSchema(formatVersion, partitionFields), records, {
+    metadata: { 'format-version': formatVersion, content: content === 0 ? 'data' : 'deletes',
                 'partition-spec-id': specId, 'partition-spec': '[]', schema: '{}' },
   });
   writeAt(location, bytes);
@@ -61,27 +62,36 @@ export async function writeManifestList(location, manifests, { snapshotId, paren
 }
 
 /**
- * Writes an append snapshot of `table` (a LoadTableResult's metadata) whose one manifest
- * lists `files` ({path, records, ...}), plus the data files themselves (`bytes`, default a
- * few placeholder bytes) unless `writeData` is false; returns the commit body.
+ * Writes a snapshot of `metadata` (a LoadTableResult's metadata) whose manifest list holds
+ * the manifests of `previous` (manifest-list entries of earlier snapshots, carried over as
+ * engines do) and one new manifest listing `files` ({path, records, partition?, extra?,
+ * content?}); with `content: 1` the new manifest is a delete manifest. Data files are written
+ * too (`bytes`, default a few placeholder bytes, or each file's own `bytes`) unless
+ * `writeData` is false. Returns the commit body, the new manifest-list entry (`entry`) and
+ * every entry of the list (`manifests`, to pass as the next `previous`).
  */
-export async function appendSnapshot(metadata, files, { snapshotId, writeData = true, bytes } = {}) {
+export async function appendSnapshot(metadata, files, {
+  snapshotId, writeData = true, bytes, previous = [], partitionFields = [], specId = 0,
+  content = 0, operation = 'append', formatVersion = 2,
+} = {}) {
   const main = metadata.refs?.main?.['snapshot-id'] ?? null;
   const sequenceNumber = (metadata['last-sequence-number'] ?? 0) + 1;
   const id = snapshotId ?? Math.floor(Math.random() * 2 ** 52);
   const metaDir = `${metadata.location}/metadata`;
   if (writeData) for (const f of files) writeAt(f.path, f.bytes ?? bytes ?? Buffer.from('PAR1data'));
-  const manifest = await writeManifest(`${metaDir}/${randomUUID()}-m0.avro`, files,
-                                       { snapshotId: id, sequenceNumber });
+  const entry = await writeManifest(`${metaDir}/${randomUUID()}-m0.avro`, files,
+                                    { snapshotId: id, sequenceNumber, partitionFields, specId, content,
+                                      formatVersion });
+  const manifests = [...previous, entry];
   const list = `${metaDir}/snap-${id}-1-${randomUUID()}.avro`;
-  await writeManifestList(list, [manifest], { snapshotId: id, parentId: main, sequenceNumber });
+  await writeManifestList(list, manifests, { snapshotId: id, parentId: main, sequenceNumber });
   const snapshot = {
     'snapshot-id': id, 'sequence-number': sequenceNumber, 'timestamp-ms': Date.now(),
-    'manifest-list': list, summary: { operation: 'append' }, 'schema-id': metadata['current-schema-id'] ?? 0,
+    'manifest-list': list, summary: { operation }, 'schema-id': metadata['current-schema-id'] ?? 0,
   };
   if (main !== null) snapshot['parent-snapshot-id'] = main;
   return {
-    id, manifest: manifest.manifest_path, list,
+    id, manifest: entry.manifest_path, list, entry, manifests,
     commit: {
       requirements: [{ type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': main }],
       updates: [

@@ -42,9 +42,13 @@ export function absolutizeRefs(node, id) {
   return out;
 }
 
-/** Parses the OpenAPI YAML `file` and registers it with a new Ajv under `id`: `{doc, ajv}`. */
-export function loadOpenApi(file, id) {
+/**
+ * Parses the OpenAPI YAML `file` and registers it with a new Ajv under `id`: `{doc, ajv}`.
+ * `patch(doc)` may first correct a defect of the document (each caller says which and why).
+ */
+export function loadOpenApi(file, id, patch = () => {}) {
   const doc = rewriteNullable(YAML.parse(readFileSync(file, 'utf8')));
+  patch(doc);
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   addFormats(ajv);
   // Registered whole: `#/components/schemas/X` refs inside it resolve against it.

@@ -25,13 +25,47 @@ function load() {
     state = null;
     return state;
   }
-  state = loadOpenApi(SPEC_PATH, SPEC_ID);
+  state = loadOpenApi(SPEC_PATH, SPEC_ID, patchSpecDefects);
   return state;
 }
 
 /** True when the spec was found (validation active). */
 export function specAvailable() {
   return load() !== null;
+}
+
+// The spec's `PrimitiveTypeValue` is a `oneOf` whose alternatives overlap: a string is
+// a StringTypeValue and a DecimalTypeValue (and, by its form, a date, a timestamp or hex
+// binary) at once, so no string value (a string partition value, a bound, a filter
+// literal) can match exactly one. Which one a value is follows from the field's Iceberg
+// type, not from the JSON; validate it as "one of these forms" (anyOf).
+//
+// The planning results (`PlanTableScanResult`, `FetchPlanningResult`) choose their
+// alternative by `status` (a `discriminator` with a mapping, which Ajv does not apply),
+// and their alternatives overlap too: `{"status":"submitted","plan-id":...}` is both an
+// AsyncPlanningResult and an EmptyPlanningResult. Apply the mapping as the spec means it:
+// the alternative `status` names, and only that one.
+function patchSpecDefects(doc) {
+  const schemas = doc.components?.schemas ?? {};
+  const values = schemas.PrimitiveTypeValue;
+  if (values?.oneOf) {
+    values.anyOf = values.oneOf;
+    delete values.oneOf;
+  }
+  for (const name of ['PlanTableScanResult', 'FetchPlanningResult']) {
+    const result = schemas[name];
+    const mapping = result?.discriminator?.mapping;
+    if (!result?.oneOf || !mapping) continue;
+    const property = result.discriminator.propertyName;
+    result.allOf = [
+      { required: [property], properties: { [property]: { enum: Object.keys(mapping) } } },
+      ...Object.entries(mapping).map(([value, ref]) => ({
+        if: { required: [property], properties: { [property]: { const: value } } },
+        then: { $ref: ref },
+      })),
+    ];
+    delete result.oneOf;
+  }
 }
 
 function compile(key, schema) {

@@ -1,0 +1,343 @@
+#include "api/iceberg/plan_serde.h"
+
+#include <unordered_map>
+#include <utility>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include "api/iceberg/expression_serde.h"
+#include "api/iceberg/storage_serde.h"
+#include "common/json_util.h"
+#include "common/macros.h"
+#include "http/error_mapping.h"
+
+namespace cairn::iceberg_rest {
+namespace {
+
+namespace json = boost::json;
+using iceberg::ContentFile;
+using iceberg::FileContent;
+
+Result<std::optional<int64_t>> OptionalLong(const json::object& object,
+                                            std::string_view key) {
+  const json::value* value = object.if_contains(key);
+  if (value == nullptr || value->is_null()) return std::nullopt;
+  if (!value->is_int64()) return BadRequest("Invalid field '{}': expected a long", key);
+  return value->as_int64();
+}
+
+Result<bool> BoolOr(const json::object& object, std::string_view key, bool fallback) {
+  const json::value* value = object.if_contains(key);
+  if (value == nullptr || value->is_null()) return fallback;
+  if (!value->is_bool()) return BadRequest("Invalid field '{}': expected a boolean", key);
+  return value->as_bool();
+}
+
+Result<std::optional<std::vector<std::string>>> OptionalNames(const json::object& object,
+                                                              std::string_view key) {
+  const json::value* value = object.if_contains(key);
+  if (value == nullptr || value->is_null()) return std::nullopt;
+  const json::array* array = value->if_array();
+  if (array == nullptr)
+    return BadRequest("Invalid field '{}': expected an array of field names", key);
+  std::vector<std::string> names;
+  for (const json::value& name : *array) {
+    if (!name.is_string())
+      return BadRequest("Invalid field '{}': expected an array of field names", key);
+    names.emplace_back(name.as_string());
+  }
+  return names;
+}
+
+const char* ContentName(FileContent content) {
+  switch (content) {
+    case FileContent::kPositionDeletes:
+      return "position-deletes";
+    case FileContent::kEqualityDeletes:
+      return "equality-deletes";
+    default:
+      return "data";
+  }
+}
+
+// The type of the column `field_id` in any of the table's schemas (newest first).
+const iceberg::Type* ColumnType(const iceberg::TableMetadata& metadata,
+                                int32_t field_id) {
+  if (const auto* schema = metadata.CurrentSchema()) {
+    if (const auto* field = schema->FindFieldById(field_id)) return &field->type;
+  }
+  for (auto it = metadata.schemas.rbegin(); it != metadata.schemas.rend(); ++it) {
+    if (const auto* field = it->FindFieldById(field_id)) return &field->type;
+  }
+  return nullptr;
+}
+
+// Writes content files as Java's `ContentFileParser` does, for one plan.
+class FileWriter {
+ public:
+  explicit FileWriter(const ScanPlan& plan) : plan_(plan) {}
+
+  void Write(std::string& out, const ContentFile& file) {
+    out += R"({"spec-id":)";
+    out += std::to_string(file.spec_id);
+    out += R"(,"content":")";
+    out += ContentName(file.content);
+    out += R"(","file-path":)";
+    out += json::serialize(json::string(file.file_path));
+    out += R"(,"file-format":)";
+    out += json::serialize(json::string(file.file_format));
+    out += R"(,"partition":)";
+    WritePartition(out, file);
+    out += fmt::format(R"(,"file-size-in-bytes":{},"record-count":{})",
+                       file.file_size_in_bytes, file.record_count);
+    if (plan_.stats_field_ids) WriteStats(out, file);
+    if (file.key_metadata) {
+      out += R"(,"key-metadata":")";
+      AppendHex(out, *file.key_metadata);
+      out += '"';
+    }
+    if (!file.split_offsets.empty())
+      out += fmt::format(R"(,"split-offsets":[{}])", fmt::join(file.split_offsets, ","));
+    if (!file.equality_ids.empty())
+      out += fmt::format(R"(,"equality-ids":[{}])", fmt::join(file.equality_ids, ","));
+    if (file.sort_order_id)
+      out += fmt::format(R"(,"sort-order-id":{})", *file.sort_order_id);
+    if (file.first_row_id && file.content == FileContent::kData) {
+      out += fmt::format(R"(,"first-row-id":{})", *file.first_row_id);
+    }
+    if (file.content != FileContent::kData) {
+      if (file.referenced_data_file) {
+        out += R"(,"referenced-data-file":)";
+        out += json::serialize(json::string(*file.referenced_data_file));
+      }
+      if (file.content_offset)
+        out += fmt::format(R"(,"content-offset":{})", *file.content_offset);
+      if (file.content_size_in_bytes) {
+        out += fmt::format(R"(,"content-size-in-bytes":{})", *file.content_size_in_bytes);
+      }
+    }
+    out += '}';
+  }
+
+ private:
+  static void AppendHex(std::string& out, std::string_view bytes) {
+    static constexpr char kDigits[] = "0123456789ABCDEF";
+    for (char byte : bytes) {
+      const auto b = static_cast<uint8_t>(byte);
+      out.push_back(kDigits[b >> 4]);
+      out.push_back(kDigits[b & 0xF]);
+    }
+  }
+
+  // One value per field of the file's spec, in spec order, typed by the field's result.
+  void WritePartition(std::string& out, const ContentFile& file) {
+    const auto* spec = plan_.metadata->SpecById(file.spec_id);
+    out += '[';
+    if (spec != nullptr) {
+      for (size_t i = 0; i < spec->fields.size(); ++i) {
+        if (i > 0) out += ',';
+        WritePartitionValue(out, file, spec->fields[i]);
+      }
+    }
+    out += ']';
+  }
+
+  void WritePartitionValue(std::string& out, const ContentFile& file,
+                           const iceberg::PartitionField& field) {
+    const std::optional<std::string>* value = nullptr;
+    for (size_t j = 0; j < file.partition_field_ids.size(); ++j) {
+      if (file.partition_field_ids[j] == field.field_id) value = &file.partition[j];
+    }
+    const iceberg::Type* source = ColumnType(*plan_.metadata, field.source_id);
+    std::optional<iceberg::Type> type;
+    if (source != nullptr) type = iceberg::TransformResultType(field.transform, *source);
+    if (!type && (field.transform.IsVoid() || field.transform.IsUnknown()))
+      type = source ? std::optional(*source) : std::nullopt;
+    if (value == nullptr || !*value || !type) {
+      out += "null";
+      return;
+    }
+    auto literal = iceberg::LiteralFromSingleValue(*type, **value);
+    if (!literal) {
+      out += "null";
+      return;
+    }
+    AppendSingleValueJson(out, *literal);
+  }
+
+  bool Wanted(int32_t id) const {
+    const auto& ids = *plan_.stats_field_ids;
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+  }
+
+  template <typename T, typename Write>
+  void WriteMap(std::string& out, std::string_view key,
+                const iceberg::ColumnStats<T>& stats, Write write) {
+    std::vector<const std::pair<int32_t, T>*> kept;
+    for (const auto& entry : stats) {
+      if (Wanted(entry.first)) kept.push_back(&entry);
+    }
+    if (kept.empty()) return;
+    out += fmt::format(R"(,"{}":{{"keys":[)", key);
+    for (size_t i = 0; i < kept.size(); ++i)
+      out += fmt::format("{}{}", i > 0 ? "," : "", kept[i]->first);
+    out += R"(],"values":[)";
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (i > 0) out += ',';
+      write(out, kept[i]->second);
+    }
+    out += "]}";
+  }
+
+  void WriteStats(std::string& out, const ContentFile& file) {
+    const auto count = [](std::string& o, int64_t v) { o += std::to_string(v); };
+    const auto bound = [](std::string& o, const std::string& v) {
+      o += '"';
+      AppendHex(o, v);
+      o += '"';
+    };
+    WriteMap(out, "column-sizes", file.column_sizes, count);
+    WriteMap(out, "value-counts", file.value_counts, count);
+    WriteMap(out, "null-value-counts", file.null_value_counts, count);
+    WriteMap(out, "nan-value-counts", file.nan_value_counts, count);
+    WriteMap(out, "lower-bounds", file.lower_bounds, bound);
+    WriteMap(out, "upper-bounds", file.upper_bounds, bound);
+  }
+
+  const ScanPlan& plan_;
+};
+
+// `"file-scan-tasks":[...]` and, when any apply, `"delete-files":[...]` of one page,
+// delete files numbered within the answer.
+void WriteTasks(std::string& out, const ScanPlan& plan, size_t first, size_t count) {
+  FileWriter writer(plan);
+  const std::string residual = ExpressionToJson(plan.filter);
+  std::unordered_map<uint32_t, size_t> local;
+  std::vector<uint32_t> deletes;
+  out += R"("file-scan-tasks":[)";
+  for (size_t i = first; i < first + count; ++i) {
+    const FileScanTask& task = plan.tasks[i];
+    if (i > first) out += ',';
+    out += R"({"data-file":)";
+    writer.Write(out, task.data.file());
+    if (!task.deletes.empty()) {
+      out += R"(,"delete-file-references":[)";
+      for (size_t d = 0; d < task.deletes.size(); ++d) {
+        auto [it, added] = local.emplace(task.deletes[d], deletes.size());
+        if (added) deletes.push_back(task.deletes[d]);
+        out += fmt::format("{}{}", d > 0 ? "," : "", it->second);
+      }
+      out += ']';
+    }
+    out += R"(,"residual-filter":)";
+    out += residual;
+    out += '}';
+  }
+  out += ']';
+  if (deletes.empty()) return;
+  out += R"(,"delete-files":[)";
+  for (size_t d = 0; d < deletes.size(); ++d) {
+    if (d > 0) out += ',';
+    writer.Write(out, plan.delete_files[deletes[d]].file());
+  }
+  out += ']';
+}
+
+void WritePlanTasks(std::string& out, const std::vector<std::string>& tasks) {
+  out += R"("plan-tasks":[)";
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (i > 0) out += ',';
+    out += json::serialize(json::string(tasks[i]));
+  }
+  out += ']';
+}
+
+const char* StatusName(PlanStatus status) {
+  switch (status) {
+    case PlanStatus::kCompleted:
+      return "completed";
+    case PlanStatus::kFailed:
+      return "failed";
+    case PlanStatus::kCancelled:
+      return "cancelled";
+    default:
+      return "submitted";
+  }
+}
+
+}  // namespace
+
+Result<ScanRequest> PlanTableScanRequestFromJson(std::string_view body) {
+  ScanRequest request;
+  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return request;
+  CAIRN_ASSIGN_OR_RAISE(auto object, ParseJsonObject(body));
+  CAIRN_ASSIGN_OR_RAISE(request.snapshot_id, OptionalLong(object, "snapshot-id"));
+  CAIRN_ASSIGN_OR_RAISE(request.start_snapshot_id,
+                        OptionalLong(object, "start-snapshot-id"));
+  CAIRN_ASSIGN_OR_RAISE(request.end_snapshot_id, OptionalLong(object, "end-snapshot-id"));
+  CAIRN_ASSIGN_OR_RAISE(request.min_rows_requested,
+                        OptionalLong(object, "min-rows-requested"));
+  CAIRN_ASSIGN_OR_RAISE(request.case_sensitive, BoolOr(object, "case-sensitive", true));
+  CAIRN_ASSIGN_OR_RAISE(request.use_snapshot_schema,
+                        BoolOr(object, "use-snapshot-schema", false));
+  CAIRN_ASSIGN_OR_RAISE(auto select, OptionalNames(object, "select"));
+  if (select) request.select = std::move(*select);
+  CAIRN_ASSIGN_OR_RAISE(request.stats_fields, OptionalNames(object, "stats-fields"));
+  if (const json::value* filter = object.if_contains("filter")) {
+    if (filter->is_null()) return BadRequest("Invalid field 'filter': must not be null");
+    auto parsed = ExpressionFromJson(*filter);
+    if (!parsed) return BadRequest("Invalid field 'filter': {}", parsed.error().message);
+    request.filter = std::move(*parsed);
+  }
+  return request;
+}
+
+Result<std::string> FetchScanTasksRequestFromJson(std::string_view body) {
+  CAIRN_ASSIGN_OR_RAISE(auto object, ParseJsonObject(body));
+  const json::value* task = object.if_contains("plan-task");
+  if (task == nullptr || !task->is_string()) {
+    return BadRequest("Invalid field 'plan-task': expected a string");
+  }
+  return std::string(task->as_string());
+}
+
+std::string PlanResultToJson(const PlannedScan& scan, const ScanPlans& plans,
+                             bool with_plan_id) {
+  const PlanView& view = scan.view;
+  std::string out = fmt::format(R"({{"status":"{}")", StatusName(view.status));
+  if (with_plan_id &&
+      (view.status == PlanStatus::kCompleted || view.status == PlanStatus::kSubmitted)) {
+    out += R"(,"plan-id":)";
+    out += json::serialize(json::string(view.id));
+  }
+  if (view.status == PlanStatus::kFailed && view.error) {
+    const Error& error = *view.error;
+    const ErrorMapping mapping = MapError(error.kind);
+    out += fmt::format(R"(,"error":{{"message":{},"type":"{}","code":{}}})",
+                       json::serialize(json::string(error.message)), mapping.iceberg_type,
+                       mapping.status);
+  }
+  if (view.status != PlanStatus::kCompleted || !view.plan) return out + "}";
+  const PlanPage first = plans.PageOf(view, 0);
+  const auto more = ScanPlans::PlanTasks(view, 1);
+  if (!more.empty()) {
+    out += ',';
+    WritePlanTasks(out, more);
+  }
+  out += ',';
+  WriteTasks(out, *view.plan, first.first, first.count);
+  if (scan.access.credentials) {
+    out += R"(,"storage-credentials":)";
+    out += json::serialize(StorageCredentialsJson(scan.access));
+  }
+  return out + "}";
+}
+
+std::string ScanTasksToJson(const PlanPage& page) {
+  std::string out = "{";
+  WriteTasks(out, *page.plan, page.first, page.count);
+  return out + "}";
+}
+
+}  // namespace cairn::iceberg_rest
