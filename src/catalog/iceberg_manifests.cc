@@ -34,7 +34,14 @@ Result<std::string> IcebergManifests::Confine(std::string_view location,
 
 Result<std::string> IcebergManifests::ReadFile(const std::string& canonical) {
   files_read_.fetch_add(1, std::memory_order_relaxed);
-  return io_.ReadFile(canonical);
+  auto bytes = io_.ReadFile(canonical);
+  // The table exists; a file its metadata names does not: the table is damaged, which
+  // a client must not read as "no such table" (a 404 of these routes means that).
+  if (!bytes && bytes.error().kind == ErrorKind::kNotFound) {
+    return BadRequest("A file the table's metadata references does not exist: {}",
+                      canonical);
+  }
+  return bytes;
 }
 
 Result<std::shared_ptr<const ManifestList>> IcebergManifests::ManifestsOf(

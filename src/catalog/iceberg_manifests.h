@@ -40,9 +40,8 @@ class IcebergManifests {
   /// snapshot that embeds `manifests` instead, one entry per path as Java builds them
   /// (spec 0, sequence number 0, counts and summaries unknown).
   ///
-  /// Errors: `kBadRequest` when the manifest list lies outside `claim` or is not a
-  /// readable manifest list (naming it); those of `FileIO::ReadFile` (`kNotFound` for a
-  /// missing file).
+  /// Errors: `kBadRequest` when the manifest list lies outside `claim`, does not exist
+  /// or is not a readable manifest list (naming it); those of `FileIO::ReadFile`.
   Result<std::shared_ptr<const ManifestList>> ManifestsOf(
       const iceberg::Snapshot& snapshot, const LocationClaim& claim);
 

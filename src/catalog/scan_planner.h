@@ -79,8 +79,8 @@ class ScanPlanner {
   /// Errors: `kBadRequest` naming the problem: both a snapshot and an incremental range,
   /// a start without an end, a negative `min-rows-requested`, an unknown snapshot, a
   /// start that is not an ancestor of the end, a filter or stats field that does not bind
-  /// (`iceberg::Bind`), a manifest outside the table's locations or not readable; those
-  /// of `FileIO::ReadFile` (`kNotFound` for a missing manifest).
+  /// (`iceberg::Bind`), a manifest outside the table's locations, missing or not
+  /// readable; `kUnsupported` for an encrypted manifest; those of `FileIO::ReadFile`.
   Result<ScanPlan> Plan(std::shared_ptr<const iceberg::TableMetadata> metadata,
                         const LocationClaim& claim, const ScanRequest& request);
 

@@ -409,6 +409,18 @@ Status TableService::DropTable(std::string_view catalog, const TableIdent& ident
   return Ok();
 }
 
+std::function<bool(std::string_view)> TableService::UsedElsewhere(
+    const LocationClaim& claim, int64_t entity_id) {
+  auto in_use = [this, entity_id](std::string_view location) {
+    auto used = store_.LocationInUse(location, entity_id);
+    return !used || *used;  // when unsure, keep the files
+  };
+  // When nothing else touches the table's locations, nothing inside them is another
+  // entity's, and the files need no store query each.
+  const bool shared = std::any_of(claim.locations.begin(), claim.locations.end(), in_use);
+  return [shared, in_use](std::string_view file) { return shared && in_use(file); };
+}
+
 void TableService::PurgeFiles(const CatalogRecord& catalog, const EntityRecord& dropped) {
   auto metadata = iceberg::TableMetadataFromJsonString(dropped.metadata);
   if (!metadata) return;
@@ -421,16 +433,7 @@ void TableService::PurgeFiles(const CatalogRecord& catalog, const EntityRecord& 
                  locations.error().message);
     return;
   }
-  const auto in_use = [&](std::string_view location) {
-    auto used = store_.LocationInUse(location, dropped.id);
-    return !used || *used;  // when unsure, keep the files
-  };
-  // When nothing else touches the table's locations, nothing inside them is another
-  // entity's, and the files need no store query each.
-  const auto& own = locations->claim.locations;
-  const bool shared = std::any_of(own.begin(), own.end(), in_use);
-  const std::function<bool(std::string_view)> used_elsewhere =
-      [&](std::string_view file) { return shared && in_use(file); };
+  const auto used_elsewhere = UsedElsewhere(locations->claim, dropped.id);
   const PurgeCounts counts =
       PurgeReferencedFiles(*metadata, dropped.metadata_location, locations->claim,
                            manifests_, io_, used_elsewhere);
@@ -443,8 +446,9 @@ void TableService::PurgeFiles(const CatalogRecord& catalog, const EntityRecord& 
   // any more (files of expired snapshots, failed writes) goes too.
   const std::string root = catalogs_.locations().RootOf(catalog, locations->location);
   auto warehouse = CanonicalLocation(catalog.location);
-  if (warehouse && IsAssignedLocation(locations->location, *warehouse) &&
-      !in_use(locations->location)) {
+  auto in_use = store_.LocationInUse(locations->location, dropped.id);
+  if (warehouse && IsAssignedLocation(locations->location, *warehouse) && in_use &&
+      !*in_use) {
     if (auto status = io_.DeleteTree(locations->location, root); !status) {
       spdlog::warn("purge of {} left files behind: {}", locations->location,
                    status.error().message);

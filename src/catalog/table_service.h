@@ -36,6 +36,7 @@
 #include "common/keyed_mutex.h"
 #include "common/result.h"
 #include "iceberg/json_serde.h"
+#include "iceberg/snapshot_retention.h"
 #include "iceberg/table_metadata.h"
 #include "iceberg/table_update.h"
 #include "io/file_io.h"
@@ -101,6 +102,21 @@ struct PlannedScan {
   /// The table's storage, and credentials when the caller asked for them (completed
   /// plans only).
   TableAccess access;
+};
+
+/// \brief What a snapshot expiration did, or with `dry_run` would do.
+struct ExpirationReport {
+  bool dry_run = false;
+  std::vector<int64_t> expired_snapshot_ids;
+  std::vector<std::string> removed_refs;
+  /// Files no remaining snapshot references, deleted (or to delete): the first
+  /// `kMaxListedFiles` of them, and how many there are.
+  std::vector<std::string> files;
+  size_t file_count = 0;
+  size_t kept_outside = 0;  ///< unreferenced, but outside the table's locations: kept
+  size_t kept_in_use = 0;   ///< unreferenced, but another entity uses them: kept
+  size_t failed = 0;        ///< deletions that failed
+  static constexpr size_t kMaxListedFiles = 1000;
 };
 
 /// \brief Which snapshots a load returns (`snapshots=all|refs`).
@@ -179,6 +195,20 @@ class TableService {
   Result<PlanPage> FetchScanTasks(std::string_view catalog, const TableIdent& ident,
                                   std::string_view plan_task,
                                   const std::string& principal);
+  /// \brief Expires the snapshots and refs of `ident` that its retention properties (or
+  /// `overrides`) no longer keep (`iceberg/snapshot_retention.h`), through the normal
+  /// commit (guarded by every ref's current snapshot: a concurrent writer's commit makes
+  /// this one re-plan, never lose theirs), then deletes the files only the expired
+  /// snapshots referenced — inside the table's locations and used by no other entity.
+  /// With `dry_run`, changes nothing and reports what it would do. Errors: those of
+  /// `LoadTable` and `CommitTable`; `kBadRequest` when a manifest of a remaining
+  /// snapshot cannot be read (nothing is deleted then, the commit stands);
+  /// `kCommitFailed` after repeated races.
+  Result<ExpirationReport> ExpireSnapshots(
+      std::string_view catalog, const TableIdent& ident,
+      const iceberg::RetentionOverrides& overrides, bool dry_run,
+      const WriteContext& write = WriteContext::Immediate());
+
   /// \brief The manifests this service reads (purge, planning), for tests and metrics.
   IcebergManifests& manifests() { return manifests_; }
   /// \brief The plans held between calls.
@@ -360,6 +390,10 @@ class TableService {
                            const iceberg::TableMetadata& base,
                            const iceberg::TableMetadata& updated,
                            const WrittenMetadata& written);
+  /// Whether another entity than `entity_id` uses a file inside `claim` (true when
+  /// unsure); a store query per file only when another entity touches the claim at all.
+  std::function<bool(std::string_view)> UsedElsewhere(const LocationClaim& claim,
+                                                      int64_t entity_id);
   /// Deletes a dropped table's files — those its metadata references, read from its
   /// manifests, and its whole directory when Cairn chose it — never those another
   /// entity still uses (`table_purge.h`).

@@ -142,9 +142,13 @@ const SAMPLES = {
   'POST /management/v1/roles/{role}/grants': { ghost: true, body: { privilege: 'TABLE_READ', securable: { kind: 'catalog', catalog: 'default' } } },
   'POST /management/v1/roles/{role}/grants/revoke': { ghost: true, body: { privilege: 'TABLE_READ', securable: { kind: 'catalog', catalog: 'default' } } },
   'GET /management/v1/routes': {},
+  'POST /management/v1/catalogs/{prefix}/namespaces/{namespace}/tables/{table}/maintenance/expire-snapshots': {
+    body: { 'dry-run': true },
+  },
 };
 
-const sampleKey = (route) => `${route.method} ${route.path.replace(/^\/iceberg(?=\/v1\/)/, '').replace('/{prefix}', '')}`;
+const sampleKey = (route) =>
+  `${route.method} ${route.path.replace(/^\/iceberg(?=\/v1\/)/, '').replace(/^\/v1\/\{prefix\}\//, '/v1/')}`;
 
 /** The request target of `route` for the sample, with objects that exist (or ghosts). */
 function targetOf(route, sample, ghost) {

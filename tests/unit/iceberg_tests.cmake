@@ -5,6 +5,7 @@ set(CAIRN_ICEBERG_TESTS
   unit/iceberg_scan_filter_test.cc
   unit/iceberg_schema_test.cc
   unit/iceberg_snapshot_list_test.cc
+  unit/iceberg_snapshot_retention_test.cc
   unit/iceberg_table_metadata_test.cc
   unit/iceberg_types_test.cc
   unit/iceberg_view_builder_test.cc

@@ -4,6 +4,7 @@
 
 #include "api/iceberg/access_rules.h"
 #include "api/iceberg/handlers.h"
+#include "api/iceberg/maintenance_handlers.h"
 #include "api/iceberg/plan_handlers.h"
 #include "api/iceberg/sign_handlers.h"
 #include "api/iceberg/table_handlers.h"
@@ -206,6 +207,14 @@ std::vector<std::string> AdvertisedEndpoints() {
 void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tables,
                       ViewService& views, const IdempotentHandlers* idempotency) {
   auto endpoints = AdvertisedEndpoints();
+  // Table maintenance: a management route (not a catalog endpoint) on the table's data.
+  router.Add(GuardRoute(Route{"POST", kExpireSnapshotsPath, Protocol::kIceberg, true,
+                              [&tables](const Request& request) {
+                                return ExpireSnapshots(tables, request);
+                              }},
+                        Needs(Privilege::kTableWrite,
+                              "the table (it commits and deletes the table's files)"),
+                        IcebergTarget(AccessOn::kTable, catalog)));
   const std::string lifetime = idempotency ? idempotency->LifetimeIso8601() : "";
   for (const char* base : kBases) {
     router.Add(GuardRoute(
@@ -230,6 +239,7 @@ void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tab
         [](const Request&) -> Result<Securable> { return Securable::Service(); }));
     for (const auto& endpoint : kEndpoints) {
       Handler handler = Bind(endpoint, catalog, tables, views);
+
       FastHandler fast = BindFast(endpoint, tables);
       if (idempotency != nullptr && IsIdempotent(endpoint)) {
         handler = idempotency->Wrap(std::string(endpoint.method) + " " + endpoint.path,

@@ -72,7 +72,7 @@ export async function writeManifestList(location, manifests, { snapshotId, paren
  */
 export async function appendSnapshot(metadata, files, {
   snapshotId, writeData = true, bytes, previous = [], partitionFields = [], specId = 0,
-  content = 0, operation = 'append', formatVersion = 2,
+  content = 0, operation = 'append', formatVersion = 2, timestampMs = Date.now(),
 } = {}) {
   const main = metadata.refs?.main?.['snapshot-id'] ?? null;
   const sequenceNumber = (metadata['last-sequence-number'] ?? 0) + 1;
@@ -86,7 +86,7 @@ export async function appendSnapshot(metadata, files, {
   const list = `${metaDir}/snap-${id}-1-${randomUUID()}.avro`;
   await writeManifestList(list, manifests, { snapshotId: id, parentId: main, sequenceNumber });
   const snapshot = {
-    'snapshot-id': id, 'sequence-number': sequenceNumber, 'timestamp-ms': Date.now(),
+    'snapshot-id': id, 'sequence-number': sequenceNumber, 'timestamp-ms': timestampMs,
     'manifest-list': list, summary: { operation }, 'schema-id': metadata['current-schema-id'] ?? 0,
   };
   if (main !== null) snapshot['parent-snapshot-id'] = main;
