@@ -171,15 +171,46 @@ class Pruner {
   std::map<int32_t, BoundExpression> projected_;
 };
 
-std::string PartitionKey(const ContentFile& file) {
+// The type of the column `field_id` in the newest schema that has it.
+const iceberg::Type* SourceType(const TableMetadata& metadata, int32_t field_id) {
+  if (const auto* schema = metadata.CurrentSchema()) {
+    if (const auto* field = schema->FindFieldById(field_id)) return &field->type;
+  }
+  for (auto it = metadata.schemas.rbegin(); it != metadata.schemas.rend(); ++it) {
+    if (const auto* field = it->FindFieldById(field_id)) return &field->type;
+  }
+  return nullptr;
+}
+
+// The spec and partition of a file, values re-encoded in their canonical form (typed by
+// the spec's current result type), so that equal partitions written with different Avro
+// types (an int promoted to long, a decimal widened, another writer) compare equal.
+std::string PartitionKey(const TableMetadata& metadata, const ContentFile& file) {
   std::string key = std::to_string(file.spec_id);
-  for (const auto& value : file.partition) {
+  const auto* spec = metadata.SpecById(file.spec_id);
+  for (size_t i = 0; i < file.partition.size(); ++i) {
+    const auto& value = file.partition[i];
     key += value ? '\x01' : '\x00';
-    if (value) {
-      key += std::to_string(value->size());
-      key += ':';
-      key += *value;
+    if (!value) continue;
+    std::string canonical = *value;
+    const iceberg::PartitionField* field = nullptr;
+    if (spec != nullptr) {
+      for (const auto& candidate : spec->fields) {
+        if (candidate.field_id == file.partition_field_ids[i]) field = &candidate;
+      }
     }
+    const iceberg::Type* source =
+        field ? SourceType(metadata, field->source_id) : nullptr;
+    if (source != nullptr) {
+      if (auto type = iceberg::TransformResultType(field->transform, *source)) {
+        if (auto literal = iceberg::LiteralFromSingleValue(*type, *value)) {
+          canonical = iceberg::SingleValueOf(*literal);
+        }
+      }
+    }
+    key += std::to_string(canonical.size());
+    key += ':';
+    key += canonical;
   }
   return key;
 }
@@ -223,7 +254,7 @@ class DeleteIndex {
       if (IsUnpartitioned(metadata_, content.spec_id)) {
         global_equality_.push_back(index);
       } else {
-        equality_[PartitionKey(content)].push_back(index);
+        equality_[PartitionKey(metadata_, content)].push_back(index);
       }
       return;
     }
@@ -235,7 +266,7 @@ class DeleteIndex {
     if (auto path = ReferencedDataFile(content)) {
       by_path_[*path].push_back(index);
     } else {
-      positions_[PartitionKey(content)].push_back(index);
+      positions_[PartitionKey(metadata_, content)].push_back(index);
     }
   }
 
@@ -244,7 +275,7 @@ class DeleteIndex {
     std::vector<uint32_t> out;
     if (files_.empty()) return out;
     const int64_t sequence = DataSequence(entry);
-    const std::string key = PartitionKey(entry.file);
+    const std::string key = PartitionKey(metadata_, entry.file);
     const auto seq_of = [&](uint32_t i) { return DataSequence(*files_[i].entry); };
     const auto take = [&](const auto& map, const std::string& at, bool strictly_newer) {
       auto found = map.find(at);
@@ -319,12 +350,17 @@ class SnapshotReader {
   ScanPlan& plan_;
 };
 
-void LimitRows(std::vector<FileScanTask>& tasks, std::optional<int64_t> min_rows) {
-  if (!min_rows) return;
+// `min-rows-requested` is a hint: the plan may stop once its files surely hold that many
+// rows. Only rows that no filter or delete can take away count, so with a filter the
+// hint is ignored, and a file with deletes counts for nothing.
+void LimitRows(std::vector<FileScanTask>& tasks, std::optional<int64_t> min_rows,
+               const BoundExpression& filter) {
+  if (!min_rows || filter.op != iceberg::Operation::kTrue) return;
   int64_t rows = 0;
   size_t keep = 0;
   while (keep < tasks.size() && rows < *min_rows) {
-    rows += std::max<int64_t>(tasks[keep].data.file().record_count, 1);
+    if (tasks[keep].deletes.empty())
+      rows += std::max<int64_t>(tasks[keep].data.file().record_count, 0);
     ++keep;
   }
   tasks.resize(keep);
@@ -385,7 +421,7 @@ Result<ScanPlan> ScanPlanner::Plan(std::shared_ptr<const TableMetadata> metadata
     }
     plan.delete_files = deletes.TakeFiles();
   }
-  LimitRows(plan.tasks, request.min_rows_requested);
+  LimitRows(plan.tasks, request.min_rows_requested, plan.filter);
   plan.metadata = std::move(metadata);
   return plan;
 }

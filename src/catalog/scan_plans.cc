@@ -110,7 +110,13 @@ void ScanPlans::RunWorker() {
       // A plan cancelled (or evicted) while it waited is not planned.
       if (index_.count(next.first) == 0) continue;
     }
-    Result<ScanPlan> planned = next.second();
+    Result<ScanPlan> planned = Internal("planning did not finish");
+    try {
+      planned = next.second();
+    } catch (
+        const std::exception& e) {  // e.g. std::bad_alloc: the plan fails, not the server
+      planned = Internal("Planning failed: {}", e.what());
+    }
     MutexLock lock(mutex_);
     auto found = index_.find(next.first);
     if (found == index_.end()) continue;  // cancelled meanwhile: the result is dropped

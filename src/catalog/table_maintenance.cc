@@ -118,6 +118,12 @@ Result<ExpirationReport> TableService::ExpireSnapshots(
     CAIRN_ASSIGN_OR_RAISE(auto current, LoadCurrent(record, ident));
     base = current.metadata;
     entity_id = current.pointer.id;
+    if (auto gc = base->properties.find("gc.enabled");
+        gc != base->properties.end() && gc->second == "false") {
+      return BadRequest(
+          "Cannot expire snapshots: GC is disabled (deleting files may corrupt other "
+          "tables)");
+    }
     retention = iceberg::ComputeRetention(*base, clock_(), overrides);
     if (dry_run || (retention.expired.empty() && retention.expired_refs.empty())) break;
     auto [requirements, updates] = ExpirationChange(*base, retention);

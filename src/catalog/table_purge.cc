@@ -12,8 +12,12 @@ namespace {
 class Purger {
  public:
   Purger(const LocationClaim& claim, IcebergManifests& manifests, FileIO& io,
-         const std::function<bool(std::string_view)>& used_elsewhere)
-      : claim_(claim), manifests_(manifests), io_(io), used_elsewhere_(used_elsewhere) {}
+         const std::function<bool(std::string_view)>& used_elsewhere, bool data_files)
+      : claim_(claim),
+        manifests_(manifests),
+        io_(io),
+        used_elsewhere_(used_elsewhere),
+        data_files_(data_files) {}
 
   // Deletes one referenced file if it is provably the table's.
   void Delete(std::string_view location) {
@@ -51,8 +55,10 @@ class Purger {
         Unreadable(listed.path, manifest.error());
         continue;
       }
-      for (const iceberg::ManifestEntry& entry : (*manifest)->entries) {
-        Delete(entry.file.file_path);
+      if (data_files_) {
+        for (const iceberg::ManifestEntry& entry : (*manifest)->entries) {
+          Delete(entry.file.file_path);
+        }
       }
       later_.push_back(listed.path);
     }
@@ -78,6 +84,7 @@ class Purger {
   IcebergManifests& manifests_;
   FileIO& io_;
   const std::function<bool(std::string_view)>& used_elsewhere_;
+  const bool data_files_;
   PurgeCounts counts_;
   std::unordered_set<std::string> manifests_seen_;
   std::vector<std::string> later_;  ///< manifests, lists, statistics, metadata files
@@ -89,7 +96,11 @@ PurgeCounts PurgeReferencedFiles(
     const iceberg::TableMetadata& metadata, std::string_view metadata_location,
     const LocationClaim& claim, IcebergManifests& manifests, FileIO& io,
     const std::function<bool(std::string_view)>& used_elsewhere) {
-  Purger purger(claim, manifests, io, used_elsewhere);
+  // `gc.enabled=false` says other tables may share the data files (Java's purge keeps
+  // them too); the table's own metadata still goes.
+  auto gc = metadata.properties.find("gc.enabled");
+  const bool data_files = gc == metadata.properties.end() || gc->second != "false";
+  Purger purger(claim, manifests, io, used_elsewhere, data_files);
   for (const iceberg::Snapshot& snapshot : metadata.snapshots) purger.Snapshot(snapshot);
   for (const auto& file : metadata.statistics) purger.Later(file.statistics_path);
   for (const auto& file : metadata.partition_statistics)

@@ -32,7 +32,9 @@ struct PurgeCounts {
 /// \brief Deletes the files that `metadata` (stored at `metadata_location`) references,
 /// as the file comment says. `used_elsewhere(canonical)` says whether another entity
 /// uses a file (true when unsure). Data and delete files go first and metadata files
-/// last, so that an interrupted purge leaves the references of what is left.
+/// last, so that an interrupted purge leaves the references of what is left. With the
+/// table property `gc.enabled=false` data and delete files are kept (they may be
+/// shared), as the Java reference does.
 PurgeCounts PurgeReferencedFiles(
     const iceberg::TableMetadata& metadata, std::string_view metadata_location,
     const LocationClaim& claim, IcebergManifests& manifests, FileIO& io,

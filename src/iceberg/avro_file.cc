@@ -377,6 +377,11 @@ Result<std::optional<AvroBlock>> AvroFileReader::NextBlock() {
   }
   rest_ = cursor.rest();
   CAIRN_ASSIGN_OR_RAISE(std::string_view data, Decompress(stored, number));
+  decompressed_ += data.size();
+  if (decompressed_ > max_block_bytes_) {
+    return BadRequest("Invalid Avro data: the file's blocks inflate past {} bytes in all",
+                      max_block_bytes_);
+  }
   if (auto checked = CheckAvroValues(schema_, data, count); !checked) {
     return BadRequest("{} (block {})", checked.error().message, number);
   }

@@ -34,7 +34,8 @@ struct AvroBlock {
 /// \brief Reads the blocks of one container file held in memory.
 class AvroFileReader {
  public:
-  /// \brief The most bytes one block may take once decompressed; also bounds the header.
+  /// \brief The most bytes one block, and all blocks of a file together, may take once
+  /// decompressed; also bounds the header.
   static constexpr size_t kDefaultMaxBlockBytes = size_t{64} << 20;
 
   /// \brief Reads the header of `file` (which must outlive the reader): magic, metadata,
@@ -49,7 +50,8 @@ class AvroFileReader {
   /// \brief The next block, decompressed and checked, or `std::nullopt` after the last.
   ///
   /// Errors: `kBadRequest` naming the block for a truncated block, a wrong sync marker,
-  /// a block that inflates past the bound or does not decompress, a count that the block
+  /// a block (or the file's blocks together) that inflates past the bound or does not
+  /// decompress, a count that the block
   /// cannot hold, or bytes that do not follow the writer schema.
   Result<std::optional<AvroBlock>> NextBlock();
 
@@ -73,6 +75,7 @@ class AvroFileReader {
   std::string_view rest_;
   size_t max_block_bytes_ = kDefaultMaxBlockBytes;
   size_t blocks_read_ = 0;
+  size_t decompressed_ = 0;
   std::string inflated_;
 };
 

@@ -96,16 +96,19 @@ class SchemaBuilder {
     return static_cast<int>(nodes_.size() - 1);
   }
 
+  // A name is only ever a primitive here: Iceberg's writers define every record, enum and
+  // fixed where it is used. A reference to a defined type is refused: Avro C resolves
+  // names by namespace rules of its own (a mismatch would let it decode bytes Cairn never
+  // checked), and a type referenced many times multiplies what decoding allocates.
   Result<int> Named(std::string_view name) {
     if (auto primitive = PrimitiveNamed(name)) return Add(NodeOf(*primitive));
-    auto found = named_.find(std::string(name));
-    if (found == named_.end()) {
+    if (named_.count(std::string(name)) > 0) {
       return BadRequest(
-          "Invalid Avro schema: unknown type '{}' (or a type used inside its own "
-          "definition)",
+          "Invalid Avro schema: type '{}' is referenced again (named type references are "
+          "not read)",
           name);
     }
-    return found->second;
+    return BadRequest("Invalid Avro schema: unknown type '{}'", name);
   }
 
   Status Register(const std::string& name, int index) {
@@ -219,6 +222,38 @@ class SchemaBuilder {
   std::unordered_map<std::string, int> named_;
 };
 
+// The fewest bytes a value of `index` takes. Items and records that can take none would
+// let a count in a few bytes make a decoder allocate without bound.
+int64_t MinWidth(const std::vector<AvroNode>& nodes, int index) {
+  const AvroNode& node = nodes[static_cast<size_t>(index)];
+  switch (node.type) {
+    case AvroType::kNull:
+      return 0;
+    case AvroType::kFixed:
+      return node.size;
+    case AvroType::kRecord: {
+      int64_t width = 0;
+      for (const AvroField& field : node.fields) width += MinWidth(nodes, field.type);
+      return width;
+    }
+    default:  // a varint, a length, a count, a branch index or fixed-width bytes
+      return 1;
+  }
+}
+
+Status CheckWidths(const std::vector<AvroNode>& nodes, int root) {
+  if (MinWidth(nodes, root) == 0) {
+    return BadRequest("Invalid Avro schema: a record that can take no bytes");
+  }
+  for (const AvroNode& node : nodes) {
+    // (Map entries have a key of at least one byte.)
+    if (node.type == AvroType::kArray && MinWidth(nodes, node.items) == 0) {
+      return BadRequest("Invalid Avro schema: an array of items that can take no bytes");
+    }
+  }
+  return Ok();
+}
+
 }  // namespace
 
 int AvroSchema::FieldIndexById(const AvroNode& record, int32_t field_id) const {
@@ -248,6 +283,7 @@ Result<AvroSchema> ParseAvroSchema(std::string_view text) {
   AvroSchema schema;
   CAIRN_ASSIGN_OR_RAISE(schema.root, builder.Build(value, 0));
   schema.nodes = builder.TakeNodes();
+  CAIRN_RETURN_IF_ERROR(CheckWidths(schema.nodes, schema.root));
   return schema;
 }
 

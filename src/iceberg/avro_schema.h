@@ -54,9 +54,8 @@ struct AvroNode {
   int64_t size = 0;                   ///< fixed: bytes; enums: number of symbols
 };
 
-/// \brief A parsed schema: `nodes[root]` is the top-level type. A named type that is
-/// referenced again shares its node; a type that refers to itself is refused, so every
-/// walk from the root ends.
+/// \brief A parsed schema: `nodes[root]` is the top-level type, and the nodes form a tree
+/// (no named type is referenced), so every walk from the root ends.
 struct AvroSchema {
   std::vector<AvroNode> nodes;
   int root = 0;
@@ -73,8 +72,11 @@ struct AvroSchema {
 /// nodes and `kMaxAvroSchemaDepth` levels of nesting.
 ///
 /// Errors: `kBadRequest` naming the problem for invalid JSON, an unknown type name, a
-/// named type defined twice or used inside its own definition, a union directly inside a
-/// union, a negative fixed size, or a schema past the bounds.
+/// named type defined twice or referenced by name at all (Iceberg's writers define each
+/// where it is used; references are how schemas recurse and multiply), a union directly
+/// inside a union, a negative fixed size, an array of items or a top-level record that
+/// can take no bytes (a count of those costs nothing to write and much to decode), or a
+/// schema past the bounds.
 Result<AvroSchema> ParseAvroSchema(std::string_view text);
 
 inline constexpr size_t kMaxAvroSchemaNodes = 10'000;

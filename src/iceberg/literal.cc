@@ -40,20 +40,20 @@ bool IsNanos(TypeId id) {
   return id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs;
 }
 
-Literal IntegerLiteral(const Type& type, __int128 value) {
+Literal IntegerLiteral(const Type& type, Int128 value) {
   Literal out;
   out.type = type;
   out.integer = value;
   return out;
 }
 
-__int128 FloorDiv(__int128 a, __int128 b) {
-  __int128 q = a / b;
+Int128 FloorDiv(Int128 a, Int128 b) {
+  Int128 q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
 
-__int128 FloorMod(__int128 a, __int128 b) { return a - FloorDiv(a, b) * b; }
+Int128 FloorMod(Int128 a, Int128 b) { return a - FloorDiv(a, b) * b; }
 
 // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
@@ -122,6 +122,14 @@ std::optional<int64_t> ParseTime(std::string_view text, size_t& pos, int digits)
   return ((*h * 60 + *m) * 60 + seconds) * unit + fraction;
 }
 
+std::optional<int64_t> FitsLong(Int128 value) {
+  if (value < std::numeric_limits<int64_t>::min() ||
+      value > std::numeric_limits<int64_t>::max()) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(value);
+}
+
 // A timestamp, with a zone offset (`Z` or `±HH:MM`) when `zoned`; in micro- or
 // nanoseconds since the epoch (UTC for zoned ones).
 std::optional<int64_t> ParseTimestamp(std::string_view text, bool zoned, int digits) {
@@ -130,8 +138,9 @@ std::optional<int64_t> ParseTimestamp(std::string_view text, bool zoned, int dig
   if (!days || !Expect(text, pos, 'T')) return std::nullopt;
   auto time = ParseTime(text, pos, digits);
   if (!time) return std::nullopt;
-  int64_t unit_per_day = kMicrosPerDay * (digits == 9 ? 1000 : 1);
-  int64_t value = *days * unit_per_day + *time;
+  const int64_t unit_per_day = kMicrosPerDay * (digits == 9 ? 1000 : 1);
+  // Years far from 1970 overflow 64 bits in nanoseconds: computed wide, checked below.
+  Int128 value = static_cast<Int128>(*days) * unit_per_day + *time;
   if (zoned) {
     if (Expect(text, pos, 'Z'))
       return pos == text.size() ? std::optional(value) : std::nullopt;
@@ -141,9 +150,9 @@ std::optional<int64_t> ParseTimestamp(std::string_view text, bool zoned, int dig
     if (!oh || !Expect(text, pos, ':')) return std::nullopt;
     auto om = Digits(text, pos, 2);
     if (!om) return std::nullopt;
-    value -= sign * (*oh * 60 + *om) * 60 * (unit_per_day / 86400);
+    value -= static_cast<Int128>(sign) * (*oh * 60 + *om) * 60 * (unit_per_day / 86400);
   }
-  return pos == text.size() ? std::optional(value) : std::nullopt;
+  return pos == text.size() ? FitsLong(value) : std::nullopt;
 }
 
 std::optional<std::string> FromHex(std::string_view text) {
@@ -173,12 +182,12 @@ std::optional<std::string> ParseUuid(std::string_view text) {
 
 // "[-]digits[.digits]" with exactly `scale` fractional digits, at most `precision` in
 // all.
-std::optional<__int128> ParseDecimal(std::string_view text, int32_t precision,
-                                     int32_t scale) {
+std::optional<Int128> ParseDecimal(std::string_view text, int32_t precision,
+                                   int32_t scale) {
   size_t pos = 0;
   const bool negative = !text.empty() && text[0] == '-';
   if (negative || (!text.empty() && text[0] == '+')) ++pos;
-  __int128 value = 0;
+  Int128 value = 0;
   int digits = 0;
   int fraction = -1;
   for (; pos < text.size(); ++pos) {
@@ -197,8 +206,8 @@ std::optional<__int128> ParseDecimal(std::string_view text, int32_t precision,
 }
 
 // Whether `unscaled` fits in `precision` decimal digits.
-bool FitsPrecision(__int128 unscaled, int32_t precision) {
-  __int128 limit = 1;
+bool FitsPrecision(Int128 unscaled, int32_t precision) {
+  Int128 limit = 1;
   for (int i = 0; i < precision; ++i) limit *= 10;
   return unscaled < limit && unscaled > -limit;
 }
@@ -224,9 +233,12 @@ Result<Literal> BindInteger(const UnboundValue& value, const Type& type) {
     case TypeId::kTimestampTz:
       return IntegerLiteral(type, v);
     case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
+    case TypeId::kTimestampTzNs: {
       // Java reads a number for a nanosecond timestamp as microseconds.
-      return IntegerLiteral(type, static_cast<__int128>(v) * 1000);
+      auto nanos = FitsLong(static_cast<Int128>(v) * 1000);
+      if (!nanos) return CannotConvert(value, type);
+      return IntegerLiteral(type, *nanos);
+    }
     case TypeId::kFloat:
     case TypeId::kDouble: {
       Literal out;
@@ -236,10 +248,14 @@ Result<Literal> BindInteger(const UnboundValue& value, const Type& type) {
       return out;
     }
     case TypeId::kDecimal: {
-      __int128 unscaled = v;
-      for (int i = 0; i < type.scale; ++i) unscaled *= 10;
-      if (type.scale < 0 || !FitsPrecision(unscaled, type.precision))
+      // v * 10^scale must have at most `precision` digits: |v| < 10^(precision - scale),
+      // checked before scaling so that nothing overflows.
+      if (type.scale < 0 || type.scale > type.precision ||
+          !FitsPrecision(v, type.precision - type.scale)) {
         return CannotConvert(value, type);
+      }
+      Int128 unscaled = v;
+      for (int i = 0; i < type.scale; ++i) unscaled *= 10;
       return IntegerLiteral(type, unscaled);
     }
     default:
@@ -262,7 +278,7 @@ Result<Literal> BindFloat(const UnboundValue& value, const Type& type) {
     const long double scaled =
         std::round(static_cast<long double>(value.real) * std::pow(10.0L, type.scale));
     if (std::fabs(scaled) < 1e37L) {
-      out.integer = static_cast<__int128>(scaled);
+      out.integer = static_cast<Int128>(scaled);
       if (FitsPrecision(out.integer, type.precision)) return out;
     }
   }
@@ -341,7 +357,7 @@ std::string WriteLittleEndian(T value) {
 }
 
 // The minimal two's-complement big-endian bytes of `value` (Java BigInteger.toByteArray).
-std::string MinimalBigEndian(__int128 value) {
+std::string MinimalBigEndian(Int128 value) {
   std::string bytes;
   for (int i = 15; i >= 0; --i)
     bytes.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
@@ -402,7 +418,7 @@ std::optional<Literal> Truncate(const Literal& value, int32_t width) {
 }
 
 // Microseconds since the epoch of a date or timestamp value.
-std::optional<__int128> MicrosOf(const Literal& value) {
+std::optional<Int128> MicrosOf(const Literal& value) {
   switch (value.type.id) {
     case TypeId::kDate:
       return value.integer * kMicrosPerDay;
@@ -481,9 +497,15 @@ Result<Literal> LiteralFromSingleValue(const Type& type, std::string_view bytes)
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
     case TypeId::kTimestampTzNs:
-      // Java wrote int-typed bounds for columns later promoted to long.
+      // Four bytes: an int bound of a column promoted to long, or a date bound of one
+      // promoted to a timestamp (v3), which counts days.
       if (bytes.size() == 4) {
         out.integer = ReadLittleEndian<int32_t>(bytes);
+        if (type.id == TypeId::kTimestamp || type.id == TypeId::kTimestampTz) {
+          out.integer *= kMicrosPerDay;
+        } else if (IsNanos(type.id)) {
+          out.integer *= kMicrosPerDay * 1000;
+        }
         return out;
       }
       if (bytes.size() != 8) return wrong_size();
@@ -503,7 +525,7 @@ Result<Literal> LiteralFromSingleValue(const Type& type, std::string_view bytes)
       return out;
     case TypeId::kDecimal: {
       if (bytes.empty() || bytes.size() > 16) return wrong_size();
-      __int128 value = static_cast<int8_t>(bytes[0]) < 0 ? -1 : 0;
+      Int128 value = static_cast<int8_t>(bytes[0]) < 0 ? -1 : 0;
       for (char byte : bytes) value = (value << 8) | static_cast<uint8_t>(byte);
       out.integer = value;
       return out;
@@ -551,10 +573,17 @@ int Compare(const Literal& a, const Literal& b) {
     return a.bytes.size() < b.bytes.size() ? -1 : a.bytes.size() > b.bytes.size() ? 1 : 0;
   }
   if (a.type.id == TypeId::kFloat || a.type.id == TypeId::kDouble) {
-    return a.real < b.real ? -1 : a.real > b.real ? 1 : 0;
+    // Java's Double.compare: a total order, -0.0 before 0.0, NaN after everything.
+    const bool a_nan = std::isnan(a.real);
+    const bool b_nan = std::isnan(b.real);
+    if (a_nan || b_nan) return a_nan == b_nan ? 0 : a_nan ? 1 : -1;
+    if (a.real != b.real) return a.real < b.real ? -1 : 1;
+    const bool a_negative = std::signbit(a.real);
+    const bool b_negative = std::signbit(b.real);
+    return a_negative == b_negative ? 0 : a_negative ? -1 : 1;
   }
-  __int128 left = a.integer;
-  __int128 right = b.integer;
+  Int128 left = a.integer;
+  Int128 right = b.integer;
   if (a.type.id == TypeId::kDecimal) {  // a common scale
     for (int32_t s = a.type.scale; s < b.type.scale; ++s) left *= 10;
     for (int32_t s = b.type.scale; s < a.type.scale; ++s) right *= 10;

@@ -18,13 +18,17 @@
 
 namespace cairn::iceberg {
 
+/// \brief A 128-bit integer (decimals reach 38 digits). `__extension__`: ISO C++ has no
+/// 128-bit type, and -Wpedantic would refuse the compilers' own.
+__extension__ typedef __int128 Int128;  // NOLINT(modernize-use-using)
+
 /// \brief A value of a primitive type. Which member holds it depends on `type.id`:
 /// `integer` for boolean (0/1), int, long, date (days), time and timestamps (micro- or
 /// nanoseconds as the type says) and decimal (the unscaled value); `real` for float and
 /// double; `bytes` for string (UTF-8), uuid (16 bytes, big-endian), fixed and binary.
 struct Literal {
   Type type;
-  __int128 integer = 0;
+  Int128 integer = 0;
   double real = 0;
   std::string bytes;
 

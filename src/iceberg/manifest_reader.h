@@ -18,6 +18,11 @@
 
 namespace cairn::iceberg {
 
+/// \brief The most entries a manifest may hold (Iceberg writers roll manifests over at
+/// megabytes, tens of thousands of entries): a bound on what one file costs in memory,
+/// whose parsed entries take tens of times their Avro bytes.
+inline constexpr size_t kMaxManifestEntries = 1'000'000;
+
 /// \brief The entries of a manifest list, in file order.
 ///
 /// Errors: `kBadRequest` naming the problem for bytes that are not a readable Avro file
@@ -35,7 +40,8 @@ Result<std::vector<ManifestFile>> ReadManifestList(
 /// skipping DELETED entries; every file's `spec_id` is `listed`'s.
 ///
 /// Errors: as `ReadManifestList`, also for an entry without status or data file, a
-/// `content` other than 0–2, or an encrypted manifest (`kUnsupported`).
+/// `content` other than 0–2, more than `kMaxManifestEntries` entries, or an encrypted
+/// manifest (`kUnsupported`).
 Result<Manifest> ReadManifest(
     std::string_view file, const ManifestFile& listed,
     size_t max_block_bytes = AvroFileReader::kDefaultMaxBlockBytes);

@@ -344,6 +344,9 @@ bool ManifestMayMatch(const BoundExpression& projected, const PartitionSpec& spe
         return true;
       default:
         if (no_values) return false;
+        // Writers disagree on the order of some types' bounds (Java orders UUIDs as two
+        // signed longs): those bounds decide nothing.
+        if (!IsComparable(predicate.type)) return true;
         return RangeMayMatch(predicate, lower, upper);
     }
   });

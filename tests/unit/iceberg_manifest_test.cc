@@ -371,6 +371,12 @@ TEST(AvroFileTest, StopsADeflateBombAtTheBound) {
   const std::string file = Container(kStringRecord, "deflate", {{1, RawDeflate(zeros)}});
   EXPECT_LT(file.size(), size_t{64} << 10);
   EXPECT_THAT(ReadAll(file, size_t{1} << 20), BadWith("inflates past"));
+  // Blocks each under the bound, together over it.
+  const std::string half(size_t{600} << 10, 'a');
+  const std::string block = RawDeflate(AvroString(half));
+  EXPECT_THAT(ReadAll(Container(kStringRecord, "deflate", {{1, block}, {1, block}}),
+                      size_t{1} << 20),
+              BadWith("in all"));
   EXPECT_THAT(ReadAll(Container(kStringRecord, "deflate", {{1, "not deflate"}})),
               IsError(ErrorKind::kBadRequest));
 }
@@ -380,7 +386,20 @@ TEST(AvroFileTest, RefusesBadHeadersAndSchemas) {
   EXPECT_THAT(ReadAll(Container(kStringRecord, "lzma", {})), BadWith("codec 'lzma'"));
   const std::string recursive =
       R"({"type":"record","name":"n","fields":[{"name":"next","type":["null","n"]}]})";
-  EXPECT_THAT(ReadAll(Container(recursive, "null", {})), BadWith("own definition"));
+  EXPECT_THAT(ReadAll(Container(recursive, "null", {})), BadWith("unknown type 'n'"));
+  // A named type referenced again (Avro C would resolve the name by rules of its own).
+  const std::string reuse =
+      R"({"type":"record","name":"r","fields":[{"name":"a","type":{"type":"record","name":"x",)"
+      R"("fields":[{"name":"v","type":"long"}]}},{"name":"b","type":"x"}]})";
+  EXPECT_THAT(ReadAll(Container(reuse, "null", {})), BadWith("referenced again"));
+  // Items and records that can take no bytes.
+  const std::string empty_items =
+      R"({"type":"record","name":"r","fields":[{"name":"a","type":{"type":"array","items":)"
+      R"({"type":"record","name":"e","fields":[]}}}]})";
+  EXPECT_THAT(ReadAll(Container(empty_items, "null", {})), BadWith("no bytes"));
+  EXPECT_THAT(
+      ReadAll(Container(R"({"type":"record","name":"r","fields":[]})", "null", {})),
+      BadWith("no bytes"));
   std::string deep = R"("int")";
   for (int i = 0; i < 40; ++i)
     deep = fmt::format(R"({{"type":"array","items":{}}})", deep);

@@ -1,6 +1,7 @@
 // Scan-planning values and pruning: literal binding (Java's conversions), the bucket
 // hash (the table spec's Appendix B test vectors), transforms, inclusive projection onto
 // partition specs, and the manifest, partition and metrics evaluators.
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -85,6 +86,37 @@ TEST(LiteralTest, BindsAsJavaConverts) {
               IsError(ErrorKind::kBadRequest));
   EXPECT_THAT(BindValue(Text("x"), Type::Long()),
               HasErrorMessage("conversion to type long"));
+}
+
+TEST(LiteralTest, ValuesThatOverflowAreRefusedNotWrapped) {
+  // Nanoseconds of year 9999 do not fit 64 bits (Java refuses them too).
+  EXPECT_THAT(BindValue(Text("9999-12-31T00:00:00"), Type::TimestampNs()),
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_TRUE(BindValue(Text("9999-12-31T00:00:00"), Type::Timestamp()));
+  EXPECT_THAT(BindValue(Int(int64_t{3} << 60), Type::Decimal(38, 20)),
+              IsError(ErrorKind::kBadRequest));
+  EXPECT_EQ(Bound(Int(12), Type::Decimal(38, 20)).integer,
+            static_cast<Int128>(12) * 100000 * 100000 * 100000 * 100000);
+}
+
+TEST(LiteralTest, FloatsOrderAsJavaCompares) {
+  Literal nan;
+  nan.type = Type::Double();
+  nan.real = std::nan("");
+  Literal zero;
+  zero.type = Type::Double();
+  Literal negative_zero = zero;
+  negative_zero.real = -0.0;
+  EXPECT_GT(Compare(nan, zero), 0);
+  EXPECT_EQ(Compare(nan, nan), 0);
+  EXPECT_LT(Compare(negative_zero, zero), 0);
+}
+
+TEST(LiteralTest, DateBoundsOfAPromotedTimestampColumnAreDays) {
+  const auto bound = LiteralFromSingleValue(Type::Timestamp(),
+                                            SingleValueOf(Bound(Int(2), Type::Date())));
+  ASSERT_TRUE(bound);
+  EXPECT_EQ(bound->integer, int64_t{2} * 86'400'000'000);
 }
 
 TEST(LiteralTest, SingleValuesRoundTripAndOrder) {
@@ -239,6 +271,22 @@ TEST(ScanFilterTest, ManifestSummariesPruneByRangeAndNulls) {
   PartitionFieldSummary nulls;
   nulls.contains_null = true;
   EXPECT_FALSE(ManifestMayMatch(gt, spec, {nulls}));
+}
+
+TEST(ScanFilterTest, UuidSummariesDecideNothing) {
+  Schema schema = TestSchema();
+  schema.fields.push_back(Column(5, "u", Type::Uuid()));
+  const PartitionSpec spec = SpecOf({Field(5, 1000, "u", Transform::Identity())});
+  auto bound =
+      Bind(Predicate(Operation::kEq, "u", {Text("00000000-0000-0000-0000-000000000000")}),
+           schema, true);
+  ASSERT_TRUE(bound);
+  const auto projected = ProjectInclusive(*bound, spec, schema);
+  // Java orders UUIDs as signed longs: 8000... is its lower bound, 0000... its upper.
+  PartitionFieldSummary summary;
+  summary.lower_bound = std::string("\x80") + std::string(15, '\0');
+  summary.upper_bound = std::string(16, '\0');
+  EXPECT_TRUE(ManifestMayMatch(projected, spec, {summary}));
 }
 
 TEST(ScanFilterTest, MetricsPruneByBoundsCountsAndNeverOnRepeatedFields) {

@@ -294,7 +294,7 @@ void AppendQuoted(std::string& out, std::string_view text) {
   out += json::serialize(json::string(text));
 }
 
-std::string Int128Text(__int128 value) {
+std::string Int128Text(iceberg::Int128 value) {
   if (value == 0) return "0";
   const bool negative = value < 0;
   std::string digits;
@@ -308,7 +308,7 @@ std::string Int128Text(__int128 value) {
   return digits;
 }
 
-std::string DecimalText(__int128 unscaled, int32_t scale) {
+std::string DecimalText(iceberg::Int128 unscaled, int32_t scale) {
   std::string digits = Int128Text(unscaled < 0 ? -unscaled : unscaled);
   if (scale > 0) {
     if (digits.size() <= static_cast<size_t>(scale)) {
@@ -332,7 +332,7 @@ std::string TimeText(int64_t value, int digits) {
                      seconds % 60, value % unit, digits);
 }
 
-std::string TimestampText(__int128 value, bool nanos, bool zoned) {
+std::string TimestampText(iceberg::Int128 value, bool nanos, bool zoned) {
   const int64_t per_day = int64_t{86'400} * (nanos ? 1'000'000'000 : 1'000'000);
   const auto v = static_cast<int64_t>(value);
   const int64_t days = v / per_day - (v % per_day < 0 ? 1 : 0);
