@@ -1,5 +1,6 @@
 # Unit tests of the Iceberg table-metadata model and its JSON serde (fixtures in resources/).
 set(CAIRN_ICEBERG_TESTS
+  unit/iceberg_expression_serde_test.cc
   unit/iceberg_manifest_test.cc
   unit/iceberg_partition_sort_test.cc
   unit/iceberg_scan_filter_test.cc

@@ -310,13 +310,19 @@ std::string Int128Text(iceberg::Int128 value) {
 
 std::string DecimalText(iceberg::Int128 unscaled, int32_t scale) {
   std::string digits = Int128Text(unscaled < 0 ? -unscaled : unscaled);
-  if (scale > 0) {
-    if (digits.size() <= static_cast<size_t>(scale)) {
-      digits.insert(0, static_cast<size_t>(scale) - digits.size() + 1, '0');
-    }
-    digits.insert(digits.size() - static_cast<size_t>(scale), ".");
+  std::string out = unscaled < 0 ? "-" : "";
+  if (scale <= 0) return out + digits;
+  const auto fraction = static_cast<size_t>(scale);
+  if (digits.size() <= fraction) {  // 0.00ddd: pad with zeros (appends only: see below)
+    std::string padded(fraction - digits.size() + 1, '0');
+    padded += digits;
+    digits = std::move(padded);
   }
-  return unscaled < 0 ? "-" + digits : digits;
+  // Built by appending: GCC 12 warns (-Wrestrict) on std::string::insert here.
+  out.append(digits, 0, digits.size() - fraction);
+  out.push_back('.');
+  out.append(digits, digits.size() - fraction, fraction);
+  return out;
 }
 
 std::string DateText(int64_t days) {
