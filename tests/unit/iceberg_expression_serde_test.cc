@@ -1,6 +1,7 @@
 // Scan-planning JSON: values written as the spec's single-value JSON, filters read in
 // both forms and written (residuals) in the older one.
 #include <boost/json.hpp>
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -61,7 +62,8 @@ TEST(ExpressionSerdeTest, ReadsBothFormsAndNamesWhatItCannot) {
   EXPECT_THAT(ExpressionFromJson(boost::json::parse(R"([1, 2])")),
               HasErrorMessage("array"));
   std::string deep = "true";
-  for (int i = 0; i < 200; ++i) deep = R"({"type":"not","child":)" + deep + "}";
+  for (int i = 0; i < 200; ++i)
+    deep = fmt::format(R"({{"type":"not","child":{}}})", deep);
   EXPECT_THAT(ExpressionFromJson(boost::json::parse(deep, {}, {.max_depth = 1000})),
               HasErrorMessage("deeper"));
 }
