@@ -171,17 +171,6 @@ class Pruner {
   std::map<int32_t, BoundExpression> projected_;
 };
 
-// The type of the column `field_id` in the newest schema that has it.
-const iceberg::Type* SourceType(const TableMetadata& metadata, int32_t field_id) {
-  if (const auto* schema = metadata.CurrentSchema()) {
-    if (const auto* field = schema->FindFieldById(field_id)) return &field->type;
-  }
-  for (auto it = metadata.schemas.rbegin(); it != metadata.schemas.rend(); ++it) {
-    if (const auto* field = it->FindFieldById(field_id)) return &field->type;
-  }
-  return nullptr;
-}
-
 // The spec and partition of a file, values re-encoded in their canonical form (typed by
 // the spec's current result type), so that equal partitions written with different Avro
 // types (an int promoted to long, a decimal widened, another writer) compare equal.
@@ -200,7 +189,7 @@ std::string PartitionKey(const TableMetadata& metadata, const ContentFile& file)
       }
     }
     const iceberg::Type* source =
-        field ? SourceType(metadata, field->source_id) : nullptr;
+        field ? iceberg::ColumnTypeOf(metadata, field->source_id) : nullptr;
     if (source != nullptr) {
       if (auto type = iceberg::TransformResultType(field->transform, *source)) {
         if (auto literal = iceberg::LiteralFromSingleValue(*type, *value)) {

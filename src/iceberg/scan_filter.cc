@@ -288,6 +288,16 @@ bool MetricsLeaf(const BoundExpression& predicate, const ContentFile& file) {
 
 }  // namespace
 
+const Type* ColumnTypeOf(const TableMetadata& metadata, int32_t field_id) {
+  if (const auto* schema = metadata.CurrentSchema()) {
+    if (const auto* field = schema->FindFieldById(field_id)) return &field->type;
+  }
+  for (auto it = metadata.schemas.rbegin(); it != metadata.schemas.rend(); ++it) {
+    if (const auto* field = it->FindFieldById(field_id)) return &field->type;
+  }
+  return nullptr;
+}
+
 BoundExpression ProjectInclusive(const BoundExpression& filter, const PartitionSpec& spec,
                                  const Schema& schema) {
   switch (filter.op) {

@@ -16,6 +16,7 @@
 #include "iceberg/manifest.h"
 #include "iceberg/partition_spec.h"
 #include "iceberg/schema.h"
+#include "iceberg/table_metadata.h"
 
 namespace cairn::iceberg {
 
@@ -37,6 +38,11 @@ bool PartitionMayMatch(const BoundExpression& projected, const ContentFile& file
 /// \brief Whether `file`'s column statistics allow a row matching `filter` (a filter on
 /// the table's columns). A file of no rows matches nothing; missing statistics match.
 bool MetricsMayMatch(const BoundExpression& filter, const ContentFile& file);
+
+/// \brief The type of column `field_id` in the newest of `metadata`'s schemas that has it
+/// (the current one first), or nullptr: the source type of a partition field, whose
+/// column may have been dropped since.
+const Type* ColumnTypeOf(const TableMetadata& metadata, int32_t field_id);
 
 /// \brief The most values of an `in` predicate the statistics are checked against
 /// (Java's limit); a longer set may match.

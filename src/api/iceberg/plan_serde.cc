@@ -11,6 +11,7 @@
 #include "common/json_util.h"
 #include "common/macros.h"
 #include "http/error_mapping.h"
+#include "iceberg/scan_filter.h"
 
 namespace cairn::iceberg_rest {
 namespace {
@@ -59,18 +60,6 @@ const char* ContentName(FileContent content) {
     default:
       return "data";
   }
-}
-
-// The type of the column `field_id` in any of the table's schemas (newest first).
-const iceberg::Type* ColumnType(const iceberg::TableMetadata& metadata,
-                                int32_t field_id) {
-  if (const auto* schema = metadata.CurrentSchema()) {
-    if (const auto* field = schema->FindFieldById(field_id)) return &field->type;
-  }
-  for (auto it = metadata.schemas.rbegin(); it != metadata.schemas.rend(); ++it) {
-    if (const auto* field = it->FindFieldById(field_id)) return &field->type;
-  }
-  return nullptr;
 }
 
 // Writes content files as Java's `ContentFileParser` does, for one plan.
@@ -149,7 +138,7 @@ class FileWriter {
     for (size_t j = 0; j < file.partition_field_ids.size(); ++j) {
       if (file.partition_field_ids[j] == field.field_id) value = &file.partition[j];
     }
-    const iceberg::Type* source = ColumnType(*plan_.metadata, field.source_id);
+    const iceberg::Type* source = iceberg::ColumnTypeOf(*plan_.metadata, field.source_id);
     std::optional<iceberg::Type> type;
     if (source != nullptr) type = iceberg::TransformResultType(field.transform, *source);
     if (!type && (field.transform.IsVoid() || field.transform.IsUnknown()))

@@ -220,8 +220,10 @@ std::string WithMetadata(const LoadedTable& table, std::string_view tail) {
 std::string LoadTableResultToJson(const LoadedTable& table, const TableAccess& access,
                                   std::string_view signer_endpoint,
                                   std::string_view scan_planning_mode) {
-  if (access.storage == nullptr && scan_planning_mode.empty()) {
-    return WithMetadata(table, ",\"config\":{}}");
+  if (access.storage == nullptr) {  // the loads' fast path: no JSON tree to build
+    if (scan_planning_mode.empty()) return WithMetadata(table, ",\"config\":{}}");
+    return WithMetadata(table, ",\"config\":{\"scan-planning-mode\":" +
+                                   JsonString(scan_planning_mode) + "}}");
   }
   boost::json::object config;
   if (access.storage != nullptr) config = TableConfigJson(access, signer_endpoint);
