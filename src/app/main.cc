@@ -23,6 +23,7 @@
 #include "catalog/catalog_service.h"
 #include "catalog/lance_service.h"
 #include "catalog/location_backfill.h"
+#include "catalog/maintenance_scheduler.h"
 #include "catalog/orphan_sweeper.h"
 #include "catalog/table_service.h"
 #include "catalog/view_service.h"
@@ -105,6 +106,7 @@ int Serve(const std::optional<std::string>& config_file,
       },
       **storages);
   tables.ConfigureScanPlanning(config.scan_planning);
+  tables.ConfigureMaintenance(config.maintenance);
   ViewService views(**store, catalog, **file_io, [] {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())
@@ -134,6 +136,10 @@ int Serve(const std::optional<std::string>& config_file,
       **store, **file_io, wall_clock,
       OrphanSweeperSettings{config.orphan_file_grace, config.orphan_sweep_interval});
   orphan_sweeper.Start();
+  // Catalogs with a `maintenance.interval-ms` property get their tables maintained.
+  MaintenanceScheduler maintenance(**store, tables, wall_clock,
+                                   config.maintenance_check_interval);
+  maintenance.Start();
 
   InstanceHeartbeat heartbeat(
       **store, NewInstanceId(), wall_clock, [](const Status& status) {

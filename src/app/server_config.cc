@@ -292,6 +292,28 @@ std::vector<Setting> BaseSettings() {
                [](ServerConfig& c, uint64_t v) {
                  c.scan_planning.plans.ttl_ms = static_cast<int64_t>(v) * 1000;
                })},
+      {{"orphan-file-min-age-s",
+        "Orphan-file removal refuses to delete files younger than this many seconds: "
+        "a younger file may belong to a write that is not committed yet (default "
+        "86400 = 1 day)"},
+       Integer(0, 3650 * 24 * 3600,
+               [](ServerConfig& c, uint64_t v) {
+                 c.maintenance.orphan_min_age_ms = static_cast<int64_t>(v) * 1000;
+               })},
+      {{"orphan-removal-max-files",
+        "The most files one orphan-file removal lists under a table's locations; past "
+        "it, only those listed are considered (default 1000000)"},
+       Integer(1, 100'000'000,
+               [](ServerConfig& c, uint64_t v) {
+                 c.maintenance.orphan_max_listed_files = v;
+               })},
+      {{"maintenance-check-interval-s",
+        "Seconds between checks for catalogs whose scheduled maintenance "
+        "(maintenance.interval-ms) is due (default 60)"},
+       Integer(1, 24 * 3600,
+               [](ServerConfig& c, uint64_t v) {
+                 c.maintenance_check_interval = std::chrono::seconds(v);
+               })},
       {{"orphan-file-grace-s",
         "Seconds before a metadata file left unreferenced (an S3 write whose answer was "
         "lost) is deleted: longer than any late write takes to land (default 600)"},

@@ -71,6 +71,10 @@ struct ServerConfig {
   std::chrono::seconds idempotency_key_lifetime{30 * 60};
   /// Server-side scan planning: mode, page size, when to plan in the background, expiry.
   ScanPlanningOptions scan_planning;
+  /// Table maintenance: orphan-file removal's floor and listing bound.
+  MaintenanceOptions maintenance;
+  /// How often catalogs are checked for scheduled maintenance that is due.
+  std::chrono::seconds maintenance_check_interval{60};
   /// Object storages (`[storage.NAME]` tables of the file; see `storage_config.h`).
   std::vector<StorageConfig> storages;
   /// Catalogs created at start when missing (`[catalog.NAME]` tables).

@@ -119,6 +119,44 @@ struct ExpirationReport {
   static constexpr size_t kMaxListedFiles = 1000;
 };
 
+/// \brief Settings of table maintenance (expiration, orphan-file removal).
+struct MaintenanceOptions {
+  /// Orphan-file removal refuses a threshold younger than this: a file written more
+  /// recently may be a writer's that is not committed yet.
+  int64_t orphan_min_age_ms = int64_t{24} * 3600 * 1000;
+  /// The most files one orphan-file removal lists under a table's locations.
+  size_t orphan_max_listed_files = 1'000'000;
+};
+
+/// \brief What an orphan-file removal asks for.
+struct OrphanRemovalRequest {
+  /// Only files last modified before this (milliseconds since the epoch) may go;
+  /// unset: `kDefaultOrphanAgeMs` before now.
+  std::optional<int64_t> older_than_ms;
+  bool dry_run = false;
+  /// Three days, as the Java reference's DeleteOrphanFiles.
+  static constexpr int64_t kDefaultOrphanAgeMs = int64_t{3} * 24 * 3600 * 1000;
+};
+
+/// \brief What an orphan-file removal did, or with `dry_run` would do.
+struct OrphanRemovalReport {
+  bool dry_run = false;
+  int64_t older_than_ms = 0;
+  size_t listed = 0;  ///< files found under the table's locations
+  /// More files lie there than `orphan_max_listed_files`: only the listed ones were
+  /// considered (a later run sees the same first ones on S3).
+  bool truncated = false;
+  /// Files nothing references, deleted (or to delete): the first `kMaxListedFiles`, and
+  /// how many there are.
+  std::vector<std::string> files;
+  size_t file_count = 0;
+  size_t kept_recent = 0;  ///< unreferenced, but not older than the threshold (or of
+                           ///< unknown age): kept
+  size_t kept_in_use = 0;  ///< unreferenced, but another entity uses them: kept
+  size_t failed = 0;       ///< deletions that failed
+  static constexpr size_t kMaxListedFiles = 1000;
+};
+
 /// \brief Which snapshots a load returns (`snapshots=all|refs`).
 enum class SnapshotsMode { kAll, kRefs };
 
@@ -208,6 +246,25 @@ class TableService {
       std::string_view catalog, const TableIdent& ident,
       const iceberg::RetentionOverrides& overrides, bool dry_run,
       const WriteContext& write = WriteContext::Immediate());
+
+  /// \brief Settings of maintenance; call before serving.
+  void ConfigureMaintenance(const MaintenanceOptions& options) {
+    maintenance_options_ = options;
+  }
+  const MaintenanceOptions& maintenance() const { return maintenance_options_; }
+
+  /// \brief Deletes the files under `ident`'s locations that nothing references — no
+  /// snapshot of its current metadata (manifest lists, manifests, every file they list,
+  /// statistics) and no metadata file of its log — and that were last modified before
+  /// `request.older_than_ms`, and that no other entity uses (table_orphans.cc). Listing
+  /// comes first and the metadata is read after it, so a commit that lands meanwhile
+  /// keeps its files. With `dry_run`, deletes nothing and reports what it would.
+  /// Errors: those of `LoadTable`; `kBadRequest` when `gc.enabled=false`, when the
+  /// threshold is younger than `orphan_min_age_ms`, or when a manifest cannot be read
+  /// (nothing can be proven unreferenced then; nothing is deleted).
+  Result<OrphanRemovalReport> RemoveOrphanFiles(std::string_view catalog,
+                                                const TableIdent& ident,
+                                                const OrphanRemovalRequest& request);
 
   /// \brief The manifests this service reads (purge, planning), for tests and metrics.
   IcebergManifests& manifests() { return manifests_; }
@@ -418,6 +475,7 @@ class TableService {
   IcebergManifests manifests_{io_};
   ScanPlanner planner_{manifests_};
   ScanPlanningOptions planning_options_;
+  MaintenanceOptions maintenance_options_;
   /// Declared last: its planning thread uses the members above and stops first.
   std::unique_ptr<ScanPlans> plans_;
 };

@@ -3,6 +3,7 @@
 
 #include "io/file_io.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <utility>
@@ -70,6 +71,23 @@ bool IsTempFileName(std::string_view location) {
   const std::string_view middle = name.substr(1, name.size() - 1 - kSuffix.size());
   const size_t dot = middle.rfind('.');
   return dot != std::string_view::npos && dot > 0 && dot + 1 < middle.size();
+}
+
+void SortListing(FileListing& listing) {
+  std::vector<std::pair<std::string, int64_t>> pairs;
+  pairs.reserve(listing.files.size());
+  for (size_t i = 0; i < listing.files.size(); ++i) {
+    const int64_t modified =
+        i < listing.modified_ms.size() ? listing.modified_ms[i] : kUnknownModifiedMs;
+    pairs.emplace_back(std::move(listing.files[i]), modified);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  listing.files.clear();
+  listing.modified_ms.clear();
+  for (auto& [file, modified] : pairs) {
+    listing.files.push_back(std::move(file));
+    listing.modified_ms.push_back(modified);
+  }
 }
 
 Result<std::vector<std::string>> ListAll(FileIO& io, std::string_view prefix_dir,

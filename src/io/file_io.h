@@ -10,6 +10,7 @@
 /// implementation is safe for concurrent use from many threads, and none of them keeps
 /// open file handles between calls.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,10 +20,17 @@
 
 namespace cairn {
 
+/// \brief A modification time that storage did not report.
+inline constexpr int64_t kUnknownModifiedMs = -1;
+
 /// \brief What `FileIO::List` found below a directory.
 struct FileListing {
   /// Sorted bytewise; never more than the `max_files` asked for.
   std::vector<std::string> files;
+  /// When each of `files` (same index) was last modified, in milliseconds since the
+  /// epoch: the file system's mtime, S3's `LastModified` (whole seconds there);
+  /// `kUnknownModifiedMs` when the storage did not say (never to be taken as old).
+  std::vector<int64_t> modified_ms;
   /// Whether more files lie below the directory than `files` holds: the listing stopped
   /// at its bound, and `files` is then an unspecified selection of them.
   bool truncated = false;
@@ -129,6 +137,10 @@ class FileIO {
   /// Errors: `kIOError`, including when `prefix_dir` is a file.
   virtual Result<FileListing> List(std::string_view prefix_dir, size_t max_files) = 0;
 };
+
+/// \brief Sorts `listing.files` bytewise, `modified_ms` along with them (for the
+/// implementations of `FileIO::List`).
+void SortListing(FileListing& listing);
 
 /// \brief Every file below `prefix_dir` (see `FileIO::List`), for callers that need them
 /// all and can hold `max_files` of them. Errors: those of `List`; `kRequestTooLarge`

@@ -444,7 +444,7 @@ class LocalFileIO final : public FileIO {
     }
     FileListing out;
     CAIRN_RETURN_IF_ERROR(ListAt(dir.get(), root, prefix_dir, as_uri, max_files, out));
-    std::sort(out.files.begin(), out.files.end());
+    SortListing(out);
     return out;
   }
 
@@ -599,6 +599,8 @@ class LocalFileIO final : public FileIO {
           return Ok();
         }
         out.files.push_back(as_uri ? FileUriOf(child.string()) : child.string());
+        out.modified_ms.push_back(int64_t{st.st_mtim.tv_sec} * 1000 +
+                                  st.st_mtim.tv_nsec / 1000000);
         continue;
       }
       UniqueFd sub(::openat(::dirfd(stream.get()), name.c_str(),

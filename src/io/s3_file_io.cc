@@ -152,17 +152,19 @@ class S3FileIO final : public FileIO {
       CAIRN_ASSIGN_OR_RAISE(S3ListPage page,
                             client_->ListObjectsV2(dir.bucket, dir.KeyPrefix(), token,
                                                    static_cast<int>(wanted) + 1));
-      for (const auto& key : page.keys) {
+      for (size_t i = 0; i < page.keys.size(); ++i) {
+        const std::string& key = page.keys[i];
         if (key.ends_with('/')) continue;
         if (out.files.size() == max_files) {
           out.truncated = true;
           break;
         }
         out.files.push_back("s3://" + dir.bucket + "/" + key);
+        out.modified_ms.push_back(page.last_modified_ms[i]);
       }
       token = std::move(page.next_continuation_token);
     } while (!token.empty() && !out.truncated);
-    std::sort(out.files.begin(), out.files.end());
+    SortListing(out);
     return out;
   }
 

@@ -3,6 +3,8 @@
 #include <expat.h>
 
 #include <algorithm>
+#include <charconv>
+#include <chrono>
 #include <climits>
 #include <functional>
 #include <iterator>
@@ -143,16 +145,64 @@ Status WalkXml(std::string_view xml, const XmlElementEnd& on_end, std::string_vi
   return Ok();
 }
 
+Result<int64_t> ParseS3Timestamp(std::string_view text) {
+  // YYYY-MM-DDTHH:MM:SS[.fff...]Z
+  auto number = [&](size_t at, size_t digits, int& out) {
+    if (at + digits > text.size()) return false;
+    const char* first = text.data() + at;
+    auto [end, error] = std::from_chars(first, first + digits, out);
+    return error == std::errc() && end == first + digits;
+  };
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  const bool shaped = text.size() >= 20 && text[4] == '-' && text[7] == '-' &&
+                      text[10] == 'T' && text[13] == ':' && text[16] == ':' &&
+                      text.back() == 'Z';
+  if (!shaped || !number(0, 4, year) || !number(5, 2, month) || !number(8, 2, day) ||
+      !number(11, 2, hour) || !number(14, 2, minute) || !number(17, 2, second)) {
+    return IOError("Malformed S3 timestamp");
+  }
+  int millis = 0;
+  const std::string_view fraction = text.substr(19, text.size() - 20);
+  if (!fraction.empty()) {
+    const size_t digits = std::min<size_t>(fraction.size() - 1, 3);
+    if (fraction[0] != '.' || fraction.size() < 2 ||
+        fraction.find_first_not_of("0123456789", 1) != std::string_view::npos ||
+        !number(20, digits, millis)) {
+      return IOError("Malformed S3 timestamp");
+    }
+    for (size_t i = digits; i < 3; ++i) millis *= 10;
+  }
+  const std::chrono::year_month_day date{std::chrono::year(year),
+                                         std::chrono::month(static_cast<unsigned>(month)),
+                                         std::chrono::day(static_cast<unsigned>(day))};
+  if (!date.ok() || hour > 23 || minute > 59 || second > 60) {
+    return IOError("Malformed S3 timestamp");
+  }
+  const int64_t days = std::chrono::sys_days(date).time_since_epoch().count();
+  return ((days * 24 + hour) * 60 + minute) * 60000 + int64_t{second} * 1000 + millis;
+}
+
 Result<S3ListPage> ParseListObjectsV2(std::string_view xml) {
   S3ListPage page;
   bool truncated = false;
   bool url_encoded = false;
   bool root_seen = false;
+  bool malformed_entry = false;
+  int64_t modified_ms = kUnknownModifiedMs;  // of the <Contents> being read
   CAIRN_RETURN_IF_ERROR(WalkXml(xml, [&](const std::string& path, std::string text) {
     if (path == "ListBucketResult") {
       root_seen = true;
     } else if (path == "ListBucketResult/Contents/Key") {
       page.keys.push_back(std::move(text));
+    } else if (path == "ListBucketResult/Contents/LastModified") {
+      auto parsed = ParseS3Timestamp(text);
+      malformed_entry |= !parsed;
+      modified_ms = parsed.value_or(kUnknownModifiedMs);
+    } else if (path == "ListBucketResult/Contents") {
+      // One key per <Contents>, and its time with it.
+      page.last_modified_ms.push_back(modified_ms);
+      malformed_entry |= page.keys.size() != page.last_modified_ms.size();
+      modified_ms = kUnknownModifiedMs;
     } else if (path == "ListBucketResult/IsTruncated") {
       truncated = text == "true";
     } else if (path == "ListBucketResult/NextContinuationToken") {
@@ -162,6 +212,11 @@ Result<S3ListPage> ParseListObjectsV2(std::string_view xml) {
     }
   }));
   if (!root_seen) return IOError("Malformed S3 listing: no ListBucketResult");
+  if (malformed_entry) {
+    return IOError(
+        "Malformed S3 listing: an entry without exactly one Key or with a malformed "
+        "LastModified");
+  }
   if (truncated && page.next_continuation_token.empty()) {
     return IOError("Malformed S3 listing: truncated without a continuation token");
   }

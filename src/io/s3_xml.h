@@ -14,12 +14,14 @@
 /// would also do, but is larger and needs its network and entity options turned off;
 /// Boost.PropertyTree's parser is not meant for untrusted input.)
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/result.h"
+#include "io/file_io.h"
 
 namespace cairn {
 
@@ -38,9 +40,17 @@ Status WalkXml(std::string_view xml, const XmlElementEnd& on_end,
 struct S3ListPage {
   /// The keys of the page, decoded (in the server's order: bytewise for S3).
   std::vector<std::string> keys;
+  /// Each key's `LastModified` (same index), in milliseconds since the epoch;
+  /// `kUnknownModifiedMs` where the server gave none.
+  std::vector<int64_t> last_modified_ms;
   /// The token for the next page; empty when this page is the last.
   std::string next_continuation_token;
 };
+
+/// \brief The milliseconds since the epoch of an S3 timestamp (ISO 8601 in UTC,
+/// `2026-12-03T16:05:03.000Z`; the fraction is optional). Errors: `kIOError` for any
+/// other form.
+Result<int64_t> ParseS3Timestamp(std::string_view text);
 
 /// \brief A key that DeleteObjects could not delete.
 struct S3DeleteError {

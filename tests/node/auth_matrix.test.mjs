@@ -145,6 +145,9 @@ const SAMPLES = {
   'POST /management/v1/catalogs/{prefix}/namespaces/{namespace}/tables/{table}/maintenance/expire-snapshots': {
     body: { 'dry-run': true },
   },
+  'POST /management/v1/catalogs/{prefix}/namespaces/{namespace}/tables/{table}/maintenance/remove-orphan-files': {
+    body: { 'dry-run': true },
+  },
 };
 
 const sampleKey = (route) =>

@@ -158,6 +158,7 @@ Result<FileListing> MemoryFileIO::List(std::string_view prefix_dir, size_t max_f
       break;
     }
     out.files.push_back(as_file_uri ? FileUriOf(it->first) : it->first);
+    out.modified_ms.push_back(kUnknownModifiedMs);  // memory files have no times
   }
   return out;  // std::map orders keys bytewise already
 }

@@ -179,6 +179,27 @@ const std::vector<SettingCase>& SettingCases() {
        "60",
        "60000",
        {"0", "604801", "hour", ""}},
+      {"orphan-file-min-age-s",
+       [](const ServerConfig& c) {
+         return std::to_string(c.maintenance.orphan_min_age_ms);
+       },
+       "3600",
+       "3600000",
+       {"-1", "315360001", "day", ""}},
+      {"orphan-removal-max-files",
+       [](const ServerConfig& c) {
+         return std::to_string(c.maintenance.orphan_max_listed_files);
+       },
+       "5000",
+       "5000",
+       {"0", "100000001", "all", ""}},
+      {"maintenance-check-interval-s",
+       [](const ServerConfig& c) {
+         return std::to_string(c.maintenance_check_interval.count());
+       },
+       "300",
+       "300",
+       {"0", "86401", "often", ""}},
       {"orphan-file-grace-s",
        [](const ServerConfig& c) { return std::to_string(c.orphan_file_grace.count()); },
        "0",

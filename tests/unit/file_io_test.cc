@@ -1,7 +1,10 @@
 #include "io/file_io.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -499,6 +502,23 @@ TEST_F(LocalFileIOTest, ListDoesNotDescendIntoSymlinkedDirectories) {
   fs::create_directory_symlink(dir_.path() / "outside", dir_.path() / "t/link");
   EXPECT_THAT(ValueOf(ListOf(*io_, dir_.File("t"))),
               ElementsAre(dir_.File("t/f"), dir_.File("t/link")));
+}
+
+TEST_F(LocalFileIOTest, ListGivesEachFileItsModificationTime) {
+  Spit(dir_.path() / "t/b", "x");
+  Spit(dir_.path() / "t/a/c", "x");
+  // 2001-09-09T01:46:40.250Z on b; now (give or take a minute) on a/c.
+  const timespec times[2] = {{1'000'000'000, 250'000'000}, {1'000'000'000, 250'000'000}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, (dir_.path() / "t/b").c_str(), times, 0), 0);
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  const FileListing listing = ValueOf(io_->List(dir_.File("t"), 10));
+  ASSERT_THAT(listing.files, ElementsAre(dir_.File("t/a/c"), dir_.File("t/b")));
+  ASSERT_THAT(listing.modified_ms, SizeIs(2));
+  EXPECT_NEAR(static_cast<double>(listing.modified_ms[0]), static_cast<double>(now_ms),
+              60'000);
+  EXPECT_EQ(listing.modified_ms[1], 1'000'000'000'250);
 }
 
 // --- Location parsing ------------------------------------------------------------------

@@ -255,6 +255,26 @@ TEST_F(S3FileIOTest, ListIsSortedBytewiseAndSkipsNothingBelow) {
   EXPECT_THAT(ListAll(*io_, Loc("l"), 5), IsError(ErrorKind::kRequestTooLarge));
 }
 
+TEST_F(S3FileIOTest, ListGivesEachObjectTheServersLastModifiedTime) {
+  const auto now_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const int64_t before = now_ms();
+  Write("times/a");
+  Write("times/b");
+  const int64_t after = now_ms();
+  const FileListing listing = ValueOf(io_->List(Loc("times"), 10));
+  ASSERT_THAT(listing.files, ElementsAre(Loc("times/a"), Loc("times/b")));
+  ASSERT_THAT(listing.modified_ms, ::testing::SizeIs(2));
+  for (const int64_t modified : listing.modified_ms) {
+    // Whole seconds on the server's clock, which is this machine's.
+    EXPECT_GE(modified, before - 2000);
+    EXPECT_LE(modified, after + 2000);
+  }
+}
+
 TEST_F(S3FileIOTest, LocationsOutsideTheRootsAreRefused) {
   const std::string bucket = bucket_->name();
   for (const std::string& location :

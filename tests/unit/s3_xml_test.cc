@@ -32,6 +32,47 @@ TEST(S3XmlTest, ParsesALastListPage) {
   EXPECT_EQ(page->next_continuation_token, "");
 }
 
+TEST(S3XmlTest, ListedKeysCarryTheirLastModifiedTime) {
+  const std::string xml =
+      std::string(kListHead) +
+      "<IsTruncated>false</IsTruncated>"
+      "<Contents><Key>wh/a</Key><LastModified>2026-12-03T16:05:03.250Z</LastModified>"
+      "</Contents>"
+      "<Contents><LastModified>1970-01-01T00:00:01Z</LastModified><Key>wh/b</Key>"
+      "</Contents>"
+      "<Contents><Key>wh/c</Key></Contents></ListBucketResult>";
+  auto page = ParseListObjectsV2(xml);
+  ASSERT_THAT(page, IsOk());
+  EXPECT_THAT(page->keys, ElementsAre("wh/a", "wh/b", "wh/c"));
+  // 2026-12-03 is day 20,790 since the epoch.
+  EXPECT_THAT(page->last_modified_ms, ElementsAre(int64_t{20790} * 86'400'000 +
+                                                      16 * 3'600'000 + 5 * 60'000 + 3'250,
+                                                  1000, kUnknownModifiedMs));
+}
+
+TEST(S3XmlTest, RefusesAListingWhoseTimesOrKeysDoNotPair) {
+  for (const char* contents :
+       {"<Contents><Key>wh/a</Key><LastModified>yesterday</LastModified></Contents>",
+        "<Contents><Key>wh/a</Key><Key>wh/b</Key></Contents>",
+        "<Contents><LastModified>2026-12-03T16:05:03Z</LastModified></Contents>"}) {
+    const std::string xml = std::string(kListHead) + "<IsTruncated>false</IsTruncated>" +
+                            contents + "</ListBucketResult>";
+    EXPECT_THAT(ParseListObjectsV2(xml), IsError(ErrorKind::kIOError)) << contents;
+  }
+}
+
+TEST(S3XmlTest, ParsesS3TimestampsAndRefusesOtherForms) {
+  EXPECT_THAT(ParseS3Timestamp("1970-01-01T00:00:00Z"), IsOkAndHolds(0));
+  EXPECT_THAT(ParseS3Timestamp("1970-01-02T00:00:00.5Z"), IsOkAndHolds(86'400'500));
+  EXPECT_THAT(ParseS3Timestamp("1969-12-31T23:59:59.999999Z"), IsOkAndHolds(-1));
+  for (const char* bad :
+       {"", "2026-12-03", "2026-12-03T16:05:03", "2026-13-03T16:05:03Z",
+        "2026-02-30T16:05:03Z", "2026-12-03T24:05:03Z", "2026-12-03T16:05:03.Z",
+        "2026-12-03T16:05:03.1aZ", "2026-12-03T16:05:03+01:00", "+026-12-03T16:05:03Z"}) {
+    EXPECT_THAT(ParseS3Timestamp(bad), IsError(ErrorKind::kIOError)) << bad;
+  }
+}
+
 TEST(S3XmlTest, ParsesATruncatedPageWithItsToken) {
   const std::string xml = std::string(kListHead) +
                           "<IsTruncated>true</IsTruncated>"

@@ -215,6 +215,13 @@ void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tab
                         Needs(Privilege::kTableWrite,
                               "the table (it commits and deletes the table's files)"),
                         IcebergTarget(AccessOn::kTable, catalog)));
+  router.Add(GuardRoute(Route{"POST", kRemoveOrphanFilesPath, Protocol::kIceberg, true,
+                              [&tables](const Request& request) {
+                                return RemoveOrphanFiles(tables, request);
+                              }},
+                        Needs(Privilege::kTableWrite,
+                              "the table (it deletes the table's unreferenced files)"),
+                        IcebergTarget(AccessOn::kTable, catalog)));
   const std::string lifetime = idempotency ? idempotency->LifetimeIso8601() : "";
   for (const char* base : kBases) {
     router.Add(GuardRoute(
