@@ -292,6 +292,13 @@ std::vector<Setting> BaseSettings() {
                [](ServerConfig& c, uint64_t v) {
                  c.scan_planning.plans.ttl_ms = static_cast<int64_t>(v) * 1000;
                })},
+      {{"scan-plan-max-held-tasks",
+        "File-scan tasks of all held scan plans together; past it the least recently "
+        "used plans are forgotten (default 10000000)"},
+       Integer(1, 1'000'000'000,
+               [](ServerConfig& c, uint64_t v) {
+                 c.scan_planning.plans.max_held_tasks = v;
+               })},
       {{"orphan-file-min-age-s",
         "Orphan-file removal refuses to delete files younger than this many seconds: "
         "a younger file may belong to a write that is not committed yet (default "

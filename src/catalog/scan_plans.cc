@@ -1,5 +1,6 @@
 #include "catalog/scan_plans.h"
 
+#include <algorithm>
 #include <charconv>
 #include <utility>
 
@@ -43,22 +44,55 @@ PlanView ScanPlans::ViewOf(const Held& held) const {
   return view;
 }
 
+size_t ScanPlans::ShareOf(const PlanOwner& owner, size_t limit) const {
+  if (owner.principal.empty()) return limit;
+  return std::max<size_t>(1,
+                          limit / std::max<size_t>(1, options_.principal_share_divisor));
+}
+
+void ScanPlans::Erase(Lru::iterator held) {
+  if (held->plan) held_tasks_ -= held->plan->tasks.size();
+  index_.erase(held->id);
+  lru_.erase(held);
+}
+
+void ScanPlans::EnforceTaskBudget(const Held* keep) {
+  auto it = lru_.end();
+  while (held_tasks_ > options_.max_held_tasks && it != lru_.begin()) {
+    --it;
+    if (&*it == keep) continue;
+    Erase(it++);
+  }
+}
+
 ScanPlans::Lru::iterator ScanPlans::Insert(Held held) {
   ExpireOld();
-  while (lru_.size() >= options_.max_plans && !lru_.empty()) {
-    index_.erase(lru_.back().id);
-    lru_.pop_back();
+  // A principal at its share loses its own least recently used plans, not others'.
+  const std::string& principal = held.owner.principal;
+  if (!principal.empty()) {
+    size_t own = std::count_if(lru_.begin(), lru_.end(), [&](const Held& other) {
+      return other.owner.principal == principal;
+    });
+    const size_t share = ShareOf(held.owner, options_.max_plans);
+    for (auto it = lru_.end(); own >= share && it != lru_.begin();) {
+      --it;
+      if (it->owner.principal != principal) continue;
+      Erase(it++);
+      --own;
+    }
   }
+  while (lru_.size() >= options_.max_plans && !lru_.empty()) Erase(std::prev(lru_.end()));
+  if (held.plan) held_tasks_ += held.plan->tasks.size();
   lru_.push_front(std::move(held));
   index_[lru_.front().id] = lru_.begin();
+  EnforceTaskBudget(&lru_.front());
   return lru_.begin();
 }
 
 void ScanPlans::ExpireOld() {
   const int64_t now = clock_();
   while (!lru_.empty() && now - lru_.back().used_ms > options_.ttl_ms) {
-    index_.erase(lru_.back().id);
-    lru_.pop_back();
+    Erase(std::prev(lru_.end()));
   }
 }
 
@@ -87,6 +121,16 @@ Result<PlanView> ScanPlans::Submit(const PlanOwner& owner,
     if (queue_.size() >= options_.max_queued) {
       return ServiceUnavailable("{} scan plans are waiting to be planned; retry later",
                                 queue_.size());
+    }
+    const size_t own = std::count_if(
+        queue_.begin(), queue_.end(), [&](const auto& queued) CAIRN_REQUIRES(mutex_) {
+          auto found = index_.find(queued.first);
+          return found != index_.end() &&
+                 found->second->owner.principal == owner.principal;
+        });
+    if (own >= ShareOf(owner, options_.max_queued)) {
+      return ServiceUnavailable(
+          "{} of your scan plans are waiting to be planned; retry later", own);
     }
     auto held = Insert(Held{"async-" + RandomUuid(), owner, PlanStatus::kSubmitted,
                             nullptr, std::nullopt, clock_()});
@@ -124,6 +168,8 @@ void ScanPlans::RunWorker() {
     if (planned) {
       held.status = PlanStatus::kCompleted;
       held.plan = std::make_shared<const ScanPlan>(std::move(*planned));
+      held_tasks_ += held.plan->tasks.size();
+      EnforceTaskBudget(&held);
     } else {
       held.status = PlanStatus::kFailed;
       held.error = planned.error();
@@ -143,9 +189,7 @@ Status ScanPlans::Cancel(std::string_view id, const PlanOwner& owner) {
   MutexLock lock(mutex_);
   Held* held = Lookup(id, owner);
   if (held == nullptr) return NoPlan();
-  auto found = index_.find(std::string(id));
-  lru_.erase(found->second);
-  index_.erase(found);
+  Erase(index_.find(std::string(id))->second);
   return Ok();
 }
 

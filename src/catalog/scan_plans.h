@@ -63,6 +63,13 @@ class ScanPlans {
     int64_t ttl_ms = 10 * 60 * 1000;
     size_t max_plans = 256;
     size_t max_queued = 16;  ///< submitted plans waiting for the planning thread
+    /// File-scan tasks of all held plans together: past it, the least recently used
+    /// plans go (the newest stays even alone over it).
+    size_t max_held_tasks = 10'000'000;
+    /// One principal's share of `max_plans` and `max_queued` (by authenticated
+    /// principal; callers without one share the whole), so that one caller's plans
+    /// evict its own, not everyone's.
+    size_t principal_share_divisor = 4;
   };
 
   ScanPlans(Options options, std::function<int64_t()> clock);
@@ -114,6 +121,13 @@ class ScanPlans {
 
   PlanView ViewOf(const Held& held) const;
   Lru::iterator Insert(Held held) CAIRN_REQUIRES(mutex_);
+  /// Forgets a held plan.
+  void Erase(Lru::iterator held) CAIRN_REQUIRES(mutex_);
+  /// Evicts the least recently used plans but `keep` while the held tasks exceed
+  /// `max_held_tasks`.
+  void EnforceTaskBudget(const Held* keep) CAIRN_REQUIRES(mutex_);
+  /// How many of `owner`'s principal's plans may be held (or queued, from `limit`).
+  size_t ShareOf(const PlanOwner& owner, size_t limit) const;
   /// The held plan `id` of `owner`, now the most recently used, after expiring old ones.
   Held* Lookup(std::string_view id, const PlanOwner& owner) CAIRN_REQUIRES(mutex_);
   void ExpireOld() CAIRN_REQUIRES(mutex_);
@@ -123,6 +137,7 @@ class ScanPlans {
   const std::function<int64_t()> clock_;
   mutable Mutex mutex_;
   Lru lru_ CAIRN_GUARDED_BY(mutex_);  ///< most recently used first
+  size_t held_tasks_ CAIRN_GUARDED_BY(mutex_) = 0;
   std::unordered_map<std::string, Lru::iterator> index_ CAIRN_GUARDED_BY(mutex_);
   std::deque<std::pair<std::string, std::function<Result<ScanPlan>()>>> queue_
       CAIRN_GUARDED_BY(mutex_);

@@ -179,6 +179,13 @@ const std::vector<SettingCase>& SettingCases() {
        "60",
        "60000",
        {"0", "604801", "hour", ""}},
+      {"scan-plan-max-held-tasks",
+       [](const ServerConfig& c) {
+         return std::to_string(c.scan_planning.plans.max_held_tasks);
+       },
+       "2000",
+       "2000",
+       {"0", "1000000001", "lots", ""}},
       {"orphan-file-min-age-s",
        [](const ServerConfig& c) {
          return std::to_string(c.maintenance.orphan_min_age_ms);

@@ -27,6 +27,7 @@ class ScanPlansTest : public ::testing::Test {
     options.tasks_per_page = 10;
     options.ttl_ms = 1000;
     options.max_plans = 3;
+    options.principal_share_divisor = 1;  // one caller may hold all three
     return options;
   }
   std::atomic<int64_t> now_{0};
@@ -116,6 +117,70 @@ TEST_F(ScanPlansTest, ACancelledSubmittedPlanIsNeverPlanned) {
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(ran.load(), 0);
+}
+
+TEST(ScanPlansShareTest, ACallerAtItsShareEvictsItsOwnPlansNotOthers) {
+  ScanPlans::Options options;
+  options.max_plans = 8;
+  options.principal_share_divisor = 4;  // two plans each
+  ScanPlans plans(options, [] { return int64_t{0}; });
+  const PlanOwner alice{"default", "uuid-1", "alice"};
+  const PlanOwner bob{"default", "uuid-1", "bob"};
+  const std::string bobs = plans.AddCompleted(bob, PlanOfTasks(1)).id;
+  std::vector<std::string> alices;
+  for (int i = 0; i < 10; ++i)
+    alices.push_back(plans.AddCompleted(alice, PlanOfTasks(1)).id);
+  EXPECT_EQ(plans.size(), 3u);
+  EXPECT_THAT(plans.Find(bobs, bob), IsOk());
+  EXPECT_THAT(plans.Find(alices[7], alice), IsError(ErrorKind::kNoSuchPlanId));
+  EXPECT_THAT(plans.Find(alices[8], alice), IsOk());
+  EXPECT_THAT(plans.Find(alices[9], alice), IsOk());
+  // Without authentication every caller is the same one, with the whole capacity.
+  const PlanOwner anonymous{"default", "uuid-1", ""};
+  for (int i = 0; i < 10; ++i) plans.AddCompleted(anonymous, PlanOfTasks(1));
+  EXPECT_EQ(plans.size(), 8u);
+}
+
+TEST(ScanPlansShareTest, HeldTasksStayWithinTheBudgetNewestFirst) {
+  ScanPlans::Options options;
+  options.max_held_tasks = 100;
+  ScanPlans plans(options, [] { return int64_t{0}; });
+  const PlanOwner alice{"default", "uuid-1", "alice"};
+  const std::string a = plans.AddCompleted(alice, PlanOfTasks(60)).id;
+  const std::string b = plans.AddCompleted(alice, PlanOfTasks(30)).id;
+  EXPECT_EQ(plans.size(), 2u);
+  const std::string c = plans.AddCompleted(alice, PlanOfTasks(30)).id;  // 120: a goes
+  EXPECT_THAT(plans.Find(a, alice), IsError(ErrorKind::kNoSuchPlanId));
+  EXPECT_THAT(plans.Find(b, alice), IsOk());
+  // A plan larger than the budget is still held, alone.
+  const std::string huge = plans.AddCompleted(alice, PlanOfTasks(500)).id;
+  EXPECT_THAT(plans.Find(huge, alice), IsOk());
+  EXPECT_EQ(plans.size(), 1u);
+}
+
+TEST(ScanPlansShareTest, ACallerMayQueueOnlyItsShareOfSubmittedPlans) {
+  ScanPlans::Options options;
+  options.max_queued = 8;
+  options.principal_share_divisor = 4;
+  ScanPlans plans(options, [] { return int64_t{0}; });
+  const PlanOwner alice{"default", "uuid-1", "alice"};
+  const PlanOwner bob{"default", "uuid-1", "bob"};
+  std::atomic<bool> release{false};
+  // Holds the planning thread so that later submissions wait in the queue.
+  ASSERT_THAT(plans.Submit(bob,
+                           [&] {
+                             while (!release)
+                               std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                             return Result<ScanPlan>(ScanPlan{});
+                           }),
+              IsOk());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // taken off the queue
+  const auto plan = [] { return Result<ScanPlan>(ScanPlan{}); };
+  ASSERT_THAT(plans.Submit(alice, plan), IsOk());
+  ASSERT_THAT(plans.Submit(alice, plan), IsOk());
+  EXPECT_THAT(plans.Submit(alice, plan), IsError(ErrorKind::kServiceUnavailable));
+  EXPECT_THAT(plans.Submit(bob, plan), IsOk());
+  release = true;
 }
 
 }  // namespace
