@@ -55,6 +55,7 @@ export function throughput(result) {
     case 'durable-ceiling':
     case 's3-ceiling': return { value: result.throughput_ops, unit: 'ops/s' };
     case 'create-tables': return { value: result.throughput_tps, unit: 'tables/s' };
+    case 'plan': return { value: result.throughput_pps, unit: 'plans/s' };
     default: return { value: undefined, unit: '' };
   }
 }

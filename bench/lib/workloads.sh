@@ -5,9 +5,11 @@
 #
 # Sizes come from bench/run: DURATION_S, WARMUP_S, TIMED (the options of every timed run),
 # W2_SNAPSHOTS, W5_NAMESPACES, W5_TABLES_PER_NAMESPACE, W5_WIDE_TABLES, WALK_REPEAT,
-# W9_VERSIONS, W9_MANIFEST_BYTES.
+# W9_VERSIONS, W9_MANIFEST_BYTES, W10_MANIFESTS, W10_FILES_PER_MANIFEST, W10_COLD_RUNS,
+# W10_FULL_REPEAT.
 # W6 and W7 also need scripts/lib/postgres.sh and scripts/lib/rgw.sh (sourced by bench/run).
-# W8 also needs bench/lib/auth.mjs (tokens of its server with authentication on).
+# W8 also needs bench/lib/auth.mjs (tokens of its server with authentication on); W10
+# bench/lib/scan_table.mjs (its table and ceilings; avsc from tests/node/node_modules).
 
 # Runs cairn-bench for setting things up (not a measurement): output kept in WORK_DIR only.
 prepare() {
@@ -409,4 +411,88 @@ workload_W9() {
     measure "W9-health-c$c" "$WARMUP_S" get --path /health --connections "$c" "${TIMED[@]}"
   done
   record_server W9 store=sqlite versions="$W9_VERSIONS" manifest_bytes="$W9_MANIFEST_BYTES"
+}
+
+# W10's table: bench.scan, built by lib/scan_table.mjs (W10_MANIFESTS manifests of
+# W10_FILES_PER_MANIFEST data-file entries, manifest i holding partition p = i).
+W10_TABLE=(--namespace bench --table scan)
+# A cold plan's POST is answered at once (submitted) unless its manifests are under
+# scan-plan-async-manifest-bytes: then it plans in the request, so the timeout is generous.
+W10_PLAN=("${W10_TABLE[@]}" --timeout-ms 120000)
+
+# The server's bytes read so far through read(2) and its kind (rchar of /proc/PID/io): how
+# much of the manifests a plan read again.
+server_rchar() {
+  awk '/^rchar:/ { print $2 }' "/proc/$SERVER_PID/io"
+}
+
+# measure, plus the bytes the server read meanwhile (warm-up included): raw/NAME-io.json.
+measure_io() {
+  local name="$1" before
+  before="$(server_rchar)"
+  measure "$@"
+  record "$name-io" read_bytes=$(($(server_rchar) - before))
+}
+
+# Fails the workload unless every plan of raw/NAME.json succeeded with EXPECTED files.
+check_plans() {
+  local name="$1" expected="$2" errors files
+  errors="$(json_field "$RAW_DIR/$name.json" result.errors)"
+  files="$(json_field "$RAW_DIR/$name.json" result.files_per_plan)"
+  if [ "$errors" != 0 ] || [ "$files" != "$expected" ]; then
+    echo "$name: $errors failed plans, $files file-scan tasks per plan (expected $expected):" >&2
+    json_field "$RAW_DIR/$name.json" result.error_samples >&2
+    return 1
+  fi
+}
+
+# W10 (issue 17): server-side scan planning on a table of W10_MANIFESTS manifests of
+# W10_FILES_PER_MANIFEST data files (one snapshot, one commit). Cold plans on fresh server
+# processes against reading the same manifests raw, inflated and decoded (Node, same
+# run); a selective plan (one partition: one manifest) at 1 connection and full plans
+# streamed through their plan tasks over 1 and 4 connections, each against GET /health at
+# the same concurrency.
+workload_W10() {
+  server_start "$WORK_DIR/W10"
+  local files=$((W10_MANIFESTS * W10_FILES_PER_MANIFEST))
+  log "W10: writing ${W10_MANIFESTS} manifests of ${W10_FILES_PER_MANIFEST} files"
+  node "$BENCH_LIB/scan_table.mjs" create --url "$SERVER_URL" --prefix "$CATALOG_PREFIX" \
+    "${W10_TABLE[@]}" --manifests "$W10_MANIFESTS" --files-per-manifest "$W10_FILES_PER_MANIFEST" \
+    --name W10-setup --out "$RAW_DIR/W10-setup.json"
+  local list
+  list="$(json_field "$RAW_DIR/W10-setup.json" result.manifest_list)"
+  # The ceilings of the cold plan. The files were just written: the page cache holds them,
+  # as it does for the cold plans below, so both sides measure decoding, not the disk.
+  node "$BENCH_LIB/scan_table.mjs" read --list "$list" --repeat 3 \
+    --name W10-read --out "$RAW_DIR/W10-read.json"
+
+  # Cold plans: each on a fresh server process (same data dir), which has parsed nothing;
+  # every page fetched over one connection, and the plan deleted after its last page.
+  local r
+  for ((r = 1; r <= W10_COLD_RUNS; r++)); do
+    server_stop
+    server_start "$WORK_DIR/W10"
+    measure_io "W10-cold-r$r" 0 plan "${W10_PLAN[@]}" --repeat 1 --expect-files "$files" --delete
+    check_plans "W10-cold-r$r" "$files"
+  done
+
+  # Warm, as far as the manifest cache holds the table: one partition (one manifest, the
+  # others skipped by the manifest list's partition summaries), closed loop at 1 connection.
+  measure_io W10-selective-c1 "$WARMUP_S" plan "${W10_PLAN[@]}" \
+    --filter '{"type":"eq","term":"p","value":7}' --expect-files "$W10_FILES_PER_MANIFEST" \
+    --connections 1 "${TIMED[@]}"
+  check_plans W10-selective-c1 "$W10_FILES_PER_MANIFEST"
+  measure W10-health-c1 "$WARMUP_S" get --path /health --connections 1 "${TIMED[@]}"
+
+  # Full plans streamed through their plan tasks, the pages over 1 and then 4 connections.
+  local c
+  for c in 1 4; do
+    measure_io "W10-full-p$c" 0 plan "${W10_PLAN[@]}" --repeat "$W10_FULL_REPEAT" \
+      --page-connections "$c" --expect-files "$files" --delete
+    check_plans "W10-full-p$c" "$files"
+  done
+  measure W10-health-c4 "$WARMUP_S" get --path /health --connections 4 "${TIMED[@]}"
+  record_server W10 store=sqlite manifests="$W10_MANIFESTS" \
+    files_per_manifest="$W10_FILES_PER_MANIFEST" cold_runs="$W10_COLD_RUNS" \
+    full_repeat="$W10_FULL_REPEAT"
 }

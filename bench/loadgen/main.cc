@@ -122,6 +122,34 @@ int RunMain(int argc, char** argv) {
       ->capture_default_str();
   get_cmd->callback([&] { run = [&] { return RunGet(common, get); }; });
 
+  PlanOptions plan;
+  auto* plan_cmd = app.add_subcommand(
+      "plan", "Scan plans (planTableScan, polling, plan tasks) in a loop or --repeat");
+  AddCommonOptions(*plan_cmd, common, common.connections);
+  plan_cmd->add_option("--namespace", plan.ns)->required();
+  plan_cmd->add_option("--table", plan.table)->required();
+  plan_cmd->add_option("--filter", plan.filter, "Iceberg expression JSON (default: none)");
+  plan_cmd
+      ->add_option("--page-connections", plan.page_connections,
+                   "Connections fetching one plan's plan tasks at once, per plan worker")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  auto* plan_duration = plan_cmd->get_option("--duration-s");
+  plan_cmd
+      ->add_option("--repeat", plan.repeat,
+                   "Plans one after the other, each recorded (instead of --duration-s)")
+      ->excludes(plan_duration);
+  plan_cmd->add_option("--expect-files", plan.expect_files,
+                       "A plan with another number of file-scan tasks is an error");
+  plan_cmd->add_option("--poll-ms", plan.poll_ms, "Shortest wait between polls")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  plan_cmd->add_flag("--parse-pages", plan.parse_pages,
+                     "Parse every page (default: count tasks, parse the last page)");
+  plan_cmd->add_flag("--delete", plan.delete_plans,
+                     "DELETE each plan once its pages are read (not timed)");
+  plan_cmd->callback([&] { run = [&] { return RunPlan(common, plan); }; });
+
   EtagOptions etag;
   auto* etag_cmd = app.add_subcommand("etag", "One GET; prints its ETag");
   AddCommonOptions(*etag_cmd, common, common.connections);

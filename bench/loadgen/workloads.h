@@ -14,6 +14,8 @@ namespace cairn::bench {
 
 Result<boost::json::object> RunGet(const CommonOptions& common,
                                    const GetOptions& options);
+Result<boost::json::object> RunPlan(const CommonOptions& common,
+                                    const PlanOptions& options);
 Result<boost::json::object> RunEtag(const CommonOptions& common,
                                     const EtagOptions& options);
 Result<boost::json::object> RunSetupTable(const CommonOptions& common,
