@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { isNum, percent, throughput } from './format.mjs';
+import { coldRuns, median, planRuns } from './report_w10.mjs';
 
 // pngcairo draws anti-aliased text and lines; gnuplot builds without cairo still have png.
 function terminal() {
@@ -175,6 +176,34 @@ set key below horizontal noenhanced
 set ylabel 'requests/s'
 plot $d using 2:xtic(1) title 'loadTable, no auth', '' using 3 title 'loadTable, auth on (TABLE_READ)', \\
      '' using 4 title 'GET /health, no auth', '' using 5 title 'GET /health, auth on'`, rows);
+  }
+  if (has('W10')) {
+    const read = result('W10-read') ?? {};
+    const coldS = median(coldRuns(raw).map((name) => result(name)?.runs?.[0]?.completed_ms / 1000));
+    const cold = [['cold plan (median)', coldS], ['read raw', read.raw?.seconds], ['read + inflate', read.inflate?.seconds],
+      ['+ decode (avsc, JS)', read.decode?.seconds]];
+    const full = [1, 4].map((c) => {
+      const p = planRuns(result(`W10-full-p${c}`));
+      return [`${c} connection${c > 1 ? 's' : ''}`, p.filesPerS, p.pagesFilesPerS];
+    });
+    const files = result('W10-setup')?.files;
+    draw('W10', 'W10: server-side scan planning', `${block('cold', cold)}${block('full', full)}
+${bars}
+set multiplot layout 1,2 title "W10: scan planning, ${isNum(files) ? files.toLocaleString('en-US') : '?'} data files"
+set title 'cold plan vs reading the same manifests (same run)'
+set logscale y
+set yrange [*:*]
+set ylabel 'seconds (log scale)'
+set xtics rotate by -20
+plot $cold using 2:xtic(1) lc rgb '#4477aa' notitle
+unset logscale y
+set yrange [0:*]
+set xtics norotate
+set title 'full plan through plan tasks (target: 1,000,000 files/s)'
+set ylabel 'files/s'
+plot $full using 2:xtic(1) title 'request to last page', '' using 3 title 'pages only', \\
+     1000000 with lines dt 2 lw 1.5 lc rgb '#cc3311' title 'target'
+unset multiplot`, [...cold, ...full]);
   }
   return charts;
 }

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { writeCharts } from './charts.mjs';
 import { analysisSection, header, targetSection } from './document.mjs';
 import { w9 } from './report_w9.mjs';
+import { w10 } from './report_w10.mjs';
 import { DASH, bytes, isNum, kib, latency, num, percent, ratio, sig3, table, throughput } from './format.mjs';
 
 const { values: args } = parseArgs({
@@ -397,6 +398,7 @@ ${chart('W8')}`);
 const charts = writeCharts(outDir, raw);
 w1(); w2(); w3(); w4(); w5(); w6(); w7(); w8();
 w9({ ran, get, result, tput, runRow, RUN_HEADER, check, table, errorNotes, serverLine, failedNote, chart, sections });
+w10({ ran, get, result, tput, runRow, RUN_HEADER, check, errorNotes, serverLine, failedNote, chart, sections, raw });
 // Default analysis: the ANALYSIS.md next to the results (bench/results/ANALYSIS.md).
 const analysis = analysisSection(args.analysis ?? path.join(args.out, 'ANALYSIS.md'), repoRoot);
 const doc = [header(meta), ...sections, targetSection(targets), analysis].join('\n\n').replace(/\n{3,}/g, '\n\n') + '\n';

@@ -453,6 +453,9 @@ check_plans() {
 # streamed through their plan tasks over 1 and 4 connections, each against GET /health at
 # the same concurrency.
 workload_W10() {
+  # Other work on the machine moves these absolute rates: its load, at the start and end.
+  local load_start
+  load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
   server_start "$WORK_DIR/W10"
   local files=$((W10_MANIFESTS * W10_FILES_PER_MANIFEST))
   log "W10: writing ${W10_MANIFESTS} manifests of ${W10_FILES_PER_MANIFEST} files"
@@ -494,5 +497,5 @@ workload_W10() {
   measure W10-health-c4 "$WARMUP_S" get --path /health --connections 4 "${TIMED[@]}"
   record_server W10 store=sqlite manifests="$W10_MANIFESTS" \
     files_per_manifest="$W10_FILES_PER_MANIFEST" cold_runs="$W10_COLD_RUNS" \
-    full_repeat="$W10_FULL_REPEAT"
+    full_repeat="$W10_FULL_REPEAT" load_start="$load_start" load_end="$(cut -d' ' -f1-3 /proc/loadavg)"
 }

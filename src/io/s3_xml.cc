@@ -153,7 +153,12 @@ Result<int64_t> ParseS3Timestamp(std::string_view text) {
     auto [end, error] = std::from_chars(first, first + digits, out);
     return error == std::errc() && end == first + digits;
   };
-  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  int year = 0;
+  int month = 0;
+  int day = 0;
+  int hour = 0;
+  int minute = 0;
+  int second = 0;
   const bool shaped = text.size() >= 20 && text[4] == '-' && text[7] == '-' &&
                       text[10] == 'T' && text[13] == ':' && text[16] == ':' &&
                       text.back() == 'Z';
