@@ -420,6 +420,15 @@ Result<uint64_t> ScanPlanner::UncachedManifestBytes(const TableMetadata& metadat
                                                     const ScanRequest& request) {
   CAIRN_RETURN_IF_ERROR(CheckRequest(request));
   CAIRN_ASSIGN_OR_RAISE(Scope scope, ScopeOf(metadata, request));
+  BoundExpression filter = BoundExpression::Constant(true);
+  if (request.filter) {
+    CAIRN_ASSIGN_OR_RAISE(auto bound, iceberg::Bind(*request.filter, *scope.schema,
+                                                    request.case_sensitive));
+    filter = iceberg::RewriteNot(bound);
+  }
+  // Only the manifests the plan will read: a selective filter skips most by their
+  // partition summaries, and must not be sent to the background for the others.
+  Pruner pruner(metadata, *scope.schema, std::move(filter));
   std::vector<const Snapshot*> snapshots = scope.appends;
   if (!scope.incremental && scope.snapshot != nullptr)
     snapshots.push_back(scope.snapshot);
@@ -427,8 +436,11 @@ Result<uint64_t> ScanPlanner::UncachedManifestBytes(const TableMetadata& metadat
   for (const Snapshot* snapshot : snapshots) {
     CAIRN_ASSIGN_OR_RAISE(auto list, manifests_.ManifestsOf(*snapshot, claim));
     for (const ManifestFile& listed : *list) {
-      if (!manifests_.IsCached(listed, claim))
-        bytes += static_cast<uint64_t>(std::max<int64_t>(listed.length, 0));
+      if (!listed.MayHaveLiveFiles() || !pruner.ManifestMayMatch(listed) ||
+          manifests_.IsCached(listed, claim)) {
+        continue;
+      }
+      bytes += static_cast<uint64_t>(std::max<int64_t>(listed.length, 0));
     }
   }
   return bytes;

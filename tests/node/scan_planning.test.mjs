@@ -16,7 +16,7 @@ import { call, describeResponse } from './lib/http.mjs';
 import { mustCommit, mustLoad, startCatalog } from './lib/files.mjs';
 import { validateResponse } from './lib/spec.mjs';
 import { single, statsMap } from './lib/iceberg_avro.mjs';
-import { appendSnapshot } from './lib/iceberg_snapshots.mjs';
+import { appendSnapshot, writeManifest, writeManifestList } from './lib/iceberg_snapshots.mjs';
 
 const T_PLAN = '/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan';
 const T_PLAN_ID = '/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}';
@@ -351,6 +351,45 @@ test('a plan that must read many manifests is submitted, planned in the backgrou
     // Planned once, the manifests are cached: the next plan of the table completes at once.
     const next = await call(own.base, 'POST', target, { body: {} });
     assert.equal(next.json.status, 'completed');
+  } finally {
+    await own.cleanup();
+  }
+});
+
+test('a selective plan whose manifests the partition summaries rule out completes at once', async () => {
+  const own = await startCatalog({ args: ['--scan-plan-async-manifest-bytes', '0'] });
+  try {
+    const created = await own.ice.createTable(['ns'], {
+      name: 'p',
+      schema: { type: 'struct', 'schema-id': 0, fields: [
+        { id: 1, name: 'id', type: 'long', required: true }, { id: 2, name: 'category', type: 'string', required: false },
+      ] },
+      'partition-spec': { 'spec-id': 0, fields: [{ name: 'category', transform: 'identity', 'source-id': 2, 'field-id': 1000 }] },
+    });
+    assert.equal(created.status, 200, describeResponse(created));
+    const metadata = created.json.metadata;
+    const location = metadata.location;
+    const snapshotId = 77;
+    const entry = await writeManifest(`${location}/metadata/m-a.avro`, [fileEntry(location, 'a1', 1, 'a')],
+                                      { snapshotId, sequenceNumber: 1, partitionFields });
+    // The manifest list says what the manifest holds: category = 'a' only.
+    entry.partitions = [{ contains_null: false, contains_nan: false, lower_bound: Buffer.from('a'), upper_bound: Buffer.from('a') }];
+    const list = `${location}/metadata/snap-${snapshotId}.avro`;
+    await writeManifestList(list, [entry], { snapshotId, sequenceNumber: 1 });
+    const snapshot = { 'snapshot-id': snapshotId, 'sequence-number': 1, 'timestamp-ms': Date.now(),
+                       'manifest-list': list, summary: { operation: 'append' }, 'schema-id': 0 };
+    await mustCommit(own, 'p', {
+      requirements: [],
+      updates: [{ action: 'add-snapshot', snapshot },
+                { action: 'set-snapshot-ref', 'ref-name': 'main', type: 'branch', 'snapshot-id': snapshotId }],
+    });
+    const target = '/iceberg/v1/default/namespaces/ns/tables/p/plan';
+    const none = await call(own.base, 'POST', target, { body: { filter: { type: 'eq', term: 'category', value: 'z' } } });
+    assert.equal(none.status, 200, describeResponse(none));
+    assert.equal(none.json.status, 'completed', 'a plan that reads no manifest was sent to the background');
+    assert.deepEqual(none.json['file-scan-tasks'], []);
+    const some = await call(own.base, 'POST', target, { body: { filter: { type: 'eq', term: 'category', value: 'a' } } });
+    assert.equal(some.json.status, 'submitted', 'a plan that reads an uncached manifest completed at once');
   } finally {
     await own.cleanup();
   }
