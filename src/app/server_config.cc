@@ -292,6 +292,14 @@ std::vector<Setting> BaseSettings() {
                [](ServerConfig& c, uint64_t v) {
                  c.scan_planning.plans.ttl_ms = static_cast<int64_t>(v) * 1000;
                })},
+      {{"manifest-cache-bytes",
+        "Bytes of parsed Iceberg manifests kept in memory for scan planning and "
+        "maintenance (about 1.5 KiB per data file with statistics of five columns; "
+        "default 536870912 = 512 MiB)"},
+       Integer(1 << 20, uint64_t{1} << 40,
+               [](ServerConfig& c, uint64_t v) {
+                 c.scan_planning.manifest_cache_bytes = v;
+               })},
       {{"scan-plan-max-held-tasks",
         "File-scan tasks of all held scan plans together; past it the least recently "
         "used plans are forgotten (default 10000000)"},

@@ -22,6 +22,11 @@ IcebergManifests::IcebergManifests(FileIO& io, size_t cache_bytes)
       lists_(cache_bytes / kListShareDivisor),
       manifests_(cache_bytes - cache_bytes / kListShareDivisor) {}
 
+void IcebergManifests::SetCacheBytes(size_t cache_bytes) {
+  lists_.SetCapacity(cache_bytes / kListShareDivisor);
+  manifests_.SetCapacity(cache_bytes - cache_bytes / kListShareDivisor);
+}
+
 Result<std::string> IcebergManifests::Confine(std::string_view location,
                                               const LocationClaim& claim,
                                               std::string_view what) {

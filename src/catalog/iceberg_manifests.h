@@ -30,11 +30,14 @@ using ManifestList = std::vector<iceberg::ManifestFile>;
 
 class IcebergManifests {
  public:
-  /// \brief The default bound of parsed manifests kept: about a million data files with
-  /// ordinary column statistics.
+  /// \brief The default bound of parsed manifests kept: a few hundred thousand data
+  /// files with statistics of a handful of columns (about 1.5 KiB each).
   static constexpr size_t kDefaultCacheBytes = size_t{512} << 20;
 
   explicit IcebergManifests(FileIO& io, size_t cache_bytes = kDefaultCacheBytes);
+
+  /// \brief Changes the bound (`manifest-cache-bytes`); what no longer fits goes.
+  void SetCacheBytes(size_t cache_bytes);
 
   /// \brief The manifests of `snapshot`: its manifest list's entries, or for a v1
   /// snapshot that embeds `manifests` instead, one entry per path as Java builds them

@@ -9,6 +9,7 @@ namespace cairn {
 
 void TableService::ConfigureScanPlanning(const ScanPlanningOptions& options) {
   planning_options_ = options;
+  manifests_.SetCacheBytes(options.manifest_cache_bytes);
   plans_.reset();  // its thread stops before the new one starts
   plans_ = std::make_unique<ScanPlans>(planning_options_.plans, clock_);
 }

@@ -93,6 +93,9 @@ struct ScanPlanningOptions {
   std::string mode = "server";
   /// Plans reading more uncached manifest bytes than this are planned in the background.
   uint64_t async_manifest_bytes = uint64_t{16} << 20;
+  /// The bound of parsed manifest lists and manifests kept in memory (planning, purge,
+  /// maintenance).
+  size_t manifest_cache_bytes = IcebergManifests::kDefaultCacheBytes;
   ScanPlans::Options plans;
 };
 

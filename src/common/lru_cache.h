@@ -43,17 +43,19 @@ class LruCache {
   void Insert(const std::string& key, std::shared_ptr<const V> value, size_t value_bytes)
       CAIRN_EXCLUDES(mutex_) {
     const size_t cost = value_bytes + 2 * key.size() + kEntryOverhead;
-    if (cost > capacity_ / 4) return;
     MutexLock lock(mutex_);
-    if (index_.count(key) > 0) return;
+    if (cost > capacity_ / 4 || index_.count(key) > 0) return;
     lru_.push_front(Entry{key, std::move(value), cost});
     index_.emplace(lru_.front().key, lru_.begin());
     size_ += cost;
-    while (size_ > capacity_ && !lru_.empty()) {
-      size_ -= lru_.back().cost;
-      index_.erase(lru_.back().key);
-      lru_.pop_back();
-    }
+    EvictPastCapacity();
+  }
+
+  /// \brief Changes the bound; the least recently used entries go until it holds.
+  void SetCapacity(size_t capacity_bytes) CAIRN_EXCLUDES(mutex_) {
+    MutexLock lock(mutex_);
+    capacity_ = capacity_bytes;
+    EvictPastCapacity();
   }
 
   /// \brief Bytes (as costed) and entries held now.
@@ -65,7 +67,10 @@ class LruCache {
     MutexLock lock(mutex_);
     return lru_.size();
   }
-  size_t capacity_bytes() const { return capacity_; }
+  size_t capacity_bytes() const CAIRN_EXCLUDES(mutex_) {
+    MutexLock lock(mutex_);
+    return capacity_;
+  }
 
  private:
   struct Entry {
@@ -75,8 +80,16 @@ class LruCache {
   };
   using Lru = std::list<Entry>;
 
-  const size_t capacity_;
+  void EvictPastCapacity() CAIRN_REQUIRES(mutex_) {
+    while (size_ > capacity_ && !lru_.empty()) {
+      size_ -= lru_.back().cost;
+      index_.erase(lru_.back().key);
+      lru_.pop_back();
+    }
+  }
+
   mutable Mutex mutex_;
+  size_t capacity_ CAIRN_GUARDED_BY(mutex_);
   Lru lru_ CAIRN_GUARDED_BY(mutex_);  ///< most recently used first
   std::unordered_map<std::string_view, typename Lru::iterator> index_
       CAIRN_GUARDED_BY(mutex_);

@@ -179,6 +179,13 @@ const std::vector<SettingCase>& SettingCases() {
        "60",
        "60000",
        {"0", "604801", "hour", ""}},
+      {"manifest-cache-bytes",
+       [](const ServerConfig& c) {
+         return std::to_string(c.scan_planning.manifest_cache_bytes);
+       },
+       "2147483648",
+       "2147483648",
+       {"1048575", "1099511627777", "big", ""}},
       {"scan-plan-max-held-tasks",
        [](const ServerConfig& c) {
          return std::to_string(c.scan_planning.plans.max_held_tasks);
