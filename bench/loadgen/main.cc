@@ -128,7 +128,8 @@ int RunMain(int argc, char** argv) {
   AddCommonOptions(*plan_cmd, common, common.connections);
   plan_cmd->add_option("--namespace", plan.ns)->required();
   plan_cmd->add_option("--table", plan.table)->required();
-  plan_cmd->add_option("--filter", plan.filter, "Iceberg expression JSON (default: none)");
+  plan_cmd->add_option("--filter", plan.filter,
+                       "Iceberg expression JSON (default: none)");
   plan_cmd
       ->add_option("--page-connections", plan.page_connections,
                    "Connections fetching one plan's plan tasks at once, per plan worker")

@@ -47,9 +47,9 @@ struct PlanOptions {
   std::string filter;  ///< Iceberg expression JSON; empty: no filter (every file)
   /// Connections fetching the plan tasks of one plan at once (the first also plans).
   int page_connections = 1;
-  std::optional<int64_t> repeat;  ///< plans one after the other, else --duration-s
+  std::optional<int64_t> repeat;         ///< plans one after the other, else --duration-s
   std::optional<uint64_t> expect_files;  ///< a plan with another count is an error
-  int poll_ms = 1;                       ///< shortest wait between polls of a submitted plan
+  int poll_ms = 1;           ///< shortest wait between polls of a submitted plan
   bool parse_pages = false;  ///< parse every page (default: the last one; count the rest)
   bool delete_plans = false;  ///< DELETE each plan once its pages are read (not timed)
 };
