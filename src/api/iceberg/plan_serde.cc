@@ -132,17 +132,26 @@ class FileWriter {
     out += ']';
   }
 
+  // The type of `field`'s values, found once per page (a schema lookup per file was a
+  // tenth of serving a page).
+  const std::optional<iceberg::Type>& ResultTypeOf(const iceberg::PartitionField& field) {
+    auto found = result_types_.find(&field);
+    if (found != result_types_.end()) return found->second;
+    const iceberg::Type* source = iceberg::ColumnTypeOf(*plan_.metadata, field.source_id);
+    std::optional<iceberg::Type> type;
+    if (source != nullptr) type = iceberg::TransformResultType(field.transform, *source);
+    if (!type && (field.transform.IsVoid() || field.transform.IsUnknown()))
+      type = source ? std::optional(*source) : std::nullopt;
+    return result_types_.emplace(&field, std::move(type)).first->second;
+  }
+
   void WritePartitionValue(std::string& out, const ContentFile& file,
                            const iceberg::PartitionField& field) {
     const std::optional<std::string>* value = nullptr;
     for (size_t j = 0; j < file.partition_field_ids.size(); ++j) {
       if (file.partition_field_ids[j] == field.field_id) value = &file.partition[j];
     }
-    const iceberg::Type* source = iceberg::ColumnTypeOf(*plan_.metadata, field.source_id);
-    std::optional<iceberg::Type> type;
-    if (source != nullptr) type = iceberg::TransformResultType(field.transform, *source);
-    if (!type && (field.transform.IsVoid() || field.transform.IsUnknown()))
-      type = source ? std::optional(*source) : std::nullopt;
+    const std::optional<iceberg::Type>& type = ResultTypeOf(field);
     if (value == nullptr || !*value || !type) {
       out += "null";
       return;
@@ -195,6 +204,9 @@ class FileWriter {
   }
 
   const ScanPlan& plan_;
+  /// By the address of the partition field in the plan's metadata.
+  std::unordered_map<const iceberg::PartitionField*, std::optional<iceberg::Type>>
+      result_types_;
 };
 
 // `"file-scan-tasks":[...]` and, when any apply, `"delete-files":[...]` of one page,
@@ -202,6 +214,8 @@ class FileWriter {
 void WriteTasks(std::string& out, const ScanPlan& plan, size_t first, size_t count) {
   FileWriter writer(plan);
   const std::string residual = ExpressionToJson(plan.filter);
+  // About 375 bytes a task with statistics of five columns: grown once, not by doubling.
+  out.reserve(out.size() + count * (400 + residual.size()));
   std::unordered_map<uint32_t, size_t> local;
   std::vector<uint32_t> deletes;
   out += R"("file-scan-tasks":[)";
