@@ -302,7 +302,8 @@ std::vector<Setting> BaseSettings() {
                })},
       {{"scan-plan-max-held-tasks",
         "File-scan tasks of all held scan plans together; past it the least recently "
-        "used plans are forgotten (default 10000000)"},
+        "used plans are forgotten; each keeps its parsed manifest entry alive, about 2 "
+        "KiB (default 2000000)"},
        Integer(1, 1'000'000'000,
                [](ServerConfig& c, uint64_t v) {
                  c.scan_planning.plans.max_held_tasks = v;
