@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 import { call, describeResponse } from './lib/http.mjs';
 import { mustCommit, mustLoad, startCatalog } from './lib/files.mjs';
-import { appendSnapshot } from './lib/iceberg_snapshots.mjs';
+import { appendSnapshot, appendWithRetries } from './lib/iceberg_snapshots.mjs';
 
 let cat;
 before(async () => { cat = await startCatalog(); });
@@ -78,36 +78,16 @@ test('expiration removes old snapshots and only the files no remaining snapshot 
 });
 
 test('expiration beside a concurrent writer loses none of its commits or files', async () => {
-  let metadata = await createTable('busy');
-  const loc = metadata.location;
-  const written = [];
-  let previous = [];
+  await createTable('busy');
   let writing = true;
-  const writer = (async () => {
-    for (let i = 0; i < 12; i++) {
-      for (let attempt = 0; ; attempt++) {
-        metadata = (await mustLoad(cat, 'busy')).metadata;
-        const path = `${loc}/data/w${i}.parquet`;
-        const snap = await appendSnapshot(metadata, [{ path, records: 1 }], { previous });
-        const res = await cat.ice.commitTable(['ns'], 'busy', snap.commit);
-        if (res.status === 200) {
-          written.push(path);
-          previous = snap.manifests;
-          break;
-        }
-        assert.equal(res.status, 409, describeResponse(res));
-        assert.ok(attempt < 20, 'the writer kept losing');
-      }
-    }
-    writing = false;
-  })();
+  const writer = appendWithRetries(cat, 'busy', 12).finally(() => { writing = false; });
   let runs = 0;
   while (writing) {
     const res = await call(cat.base, 'POST', expireUrl('busy'), { body: { 'older-than-ms': Date.now(), 'retain-last': 1 } });
     assert.ok(res.status === 200 || res.status === 409, describeResponse(res));
     runs++;
   }
-  await writer;
+  const written = await writer;
   await expire('busy', { 'older-than-ms': Date.now(), 'retain-last': 1 });
   assert.ok(runs > 0);
   // Every file the writer committed is in the table's current snapshot and on disk.

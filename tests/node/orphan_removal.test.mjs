@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 import { call, describeResponse } from './lib/http.mjs';
 import { icebergApi, mustCommit, mustLoad, startCatalog } from './lib/files.mjs';
-import { appendSnapshot, writeAt } from './lib/iceberg_snapshots.mjs';
+import { appendSnapshot, appendWithRetries, writeAt } from './lib/iceberg_snapshots.mjs';
 import { makeTempDir, removeDir, startServer } from './lib/server.mjs';
 import { waitFor } from './lib/wait.mjs';
 
@@ -94,8 +94,7 @@ test('orphan removal deletes only old unreferenced files, after a dry run that r
 });
 
 test('orphan removal beside a concurrent writer loses none of its commits or files', async () => {
-  let metadata = await createTable(cat.ice, 'busy');
-  const loc = metadata.location;
+  const loc = (await createTable(cat.ice, 'busy')).location;
   const threshold = Date.now() - 1000;
   const strays = [0, 1, 2].map((i) => `${loc}/data/stray${i}.parquet`);
   for (const file of strays) {
@@ -104,37 +103,19 @@ test('orphan removal beside a concurrent writer loses none of its commits or fil
   }
   // Young files that make each listing take a while, so that commits land during it.
   for (let i = 0; i < 5000; i++) writeAt(`${loc}/data/filler/${i % 50}/${i}.parquet`, Buffer.from('x'));
-  const written = [];
-  let previous = [];
   let writing = true;
   // Each committed file is made old at once, so only the order of listing and reading the
   // metadata protects it: a file listed as old was committed before the metadata was read.
-  const writer = (async () => {
-    for (let i = 0; i < 12; i++) {
-      for (let attempt = 0; ; attempt++) {
-        metadata = (await mustLoad(cat, 'busy')).metadata;
-        const file = `${loc}/data/w${i}-${attempt}.parquet`;
-        const snap = await appendSnapshot(metadata, [{ path: file, records: 1 }], { previous });
-        const res = await cat.ice.commitTable(['ns'], 'busy', snap.commit);
-        if (res.status === 200) {
-          for (const f of [file, snap.manifest, snap.list]) backdate(f, threshold - 1);
-          written.push(file);
-          previous = snap.manifests;
-          break;
-        }
-        assert.equal(res.status, 409, describeResponse(res));
-        assert.ok(attempt < 20, 'the writer kept losing');
-      }
-    }
-    writing = false;
-  })();
+  const writer = appendWithRetries(cat, 'busy', 12, (snap, file) => {
+    for (const f of [file, snap.manifest, snap.list]) backdate(f, threshold - 1);
+  }).finally(() => { writing = false; });
   let runs = 0;
   while (writing) {
     const res = await call(cat.base, 'POST', removeUrl('busy'), { body: { 'older-than-ms': threshold } });
     assert.equal(res.status, 200, describeResponse(res));
     runs++;
   }
-  await writer;
+  const written = await writer;
   await removeOrphans('busy', { 'older-than-ms': threshold });
   assert.ok(runs > 0);
   for (const file of strays) assert.ok(!exists(file), `left ${file}`);

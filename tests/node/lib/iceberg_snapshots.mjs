@@ -2,6 +2,7 @@
 // manifests and a manifest list (avsc, Java's schemas: lib/iceberg_avro.mjs) on the local
 // file system, then the commit that adds the snapshot. For the tests of what Cairn does
 // with manifests (purge, planning, maintenance).
+import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -100,4 +101,34 @@ export async function appendSnapshot(metadata, files, {
       ],
     },
   };
+}
+
+/**
+ * A writer that appends `count` snapshots to table ns.`table` of `cat` (see files.mjs's
+ * startCatalog), one data file each, retrying a lost race (409) on the new current
+ * metadata as an engine does, at most 20 times per snapshot. `onCommitted(snap, file)` runs
+ * after each success. Resolves with the files committed, in order.
+ */
+export async function appendWithRetries(cat, table, count, onCommitted = () => {}) {
+  const written = [];
+  let previous = [];
+  for (let i = 0; i < count; i++) {
+    for (let attempt = 0; ; attempt++) {
+      const loaded = await cat.ice.loadTable(['ns'], table);
+      assert.equal(loaded.status, 200, `load ${table}: ${loaded.status}`);
+      const { metadata } = loaded.json;
+      const file = `${metadata.location}/data/w${i}-${attempt}.parquet`;
+      const snap = await appendSnapshot(metadata, [{ path: file, records: 1 }], { previous });
+      const res = await cat.ice.commitTable(['ns'], table, snap.commit);
+      if (res.status === 200) {
+        onCommitted(snap, file);
+        written.push(file);
+        previous = snap.manifests;
+        break;
+      }
+      assert.equal(res.status, 409, `commit to ${table}: ${res.status} ${JSON.stringify(res.json)}`);
+      assert.ok(attempt < 20, 'the writer kept losing');
+    }
+  }
+  return written;
 }
