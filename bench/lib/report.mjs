@@ -98,7 +98,7 @@ function check(target, value, limit, { atMost = false, unit = '', fmt = num } = 
   const met = atMost ? value <= limit : value >= limit;
   const show = (v) => `${fmt(v)}${unit}`;
   let detail;
-  if (atMost && limit === 0) {
+  if (atMost && (limit === 0 || value === 0)) {
     detail = `${show(value)} ${met ? '≤' : '>'} ${show(limit)}`;
   } else if (atMost) {
     detail = met
