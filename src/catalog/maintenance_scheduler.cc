@@ -67,6 +67,10 @@ MaintenanceScheduler::MaintenanceScheduler(MetaStore& store, TableService& table
       clock_(std::move(clock)),
       check_interval_(check_interval) {}
 
+MaintenanceScheduler::~MaintenanceScheduler() {
+  stopping_.store(true, std::memory_order_relaxed);
+}
+
 void MaintenanceScheduler::Start() {
   thread_.Start(check_interval_, [this] {
     auto round = RunDue();
@@ -134,6 +138,7 @@ Result<MaintenanceRound> MaintenanceScheduler::RunDue() {
         EntityPage page,
         store_.ListAllEntities(EntityKind::kIcebergTable, after_id, kPage));
     for (const EntityRef& entity : page.entities) {
+      if (stopping_.load(std::memory_order_relaxed)) return round;
       after_id = entity.id;
       auto schedule = due.find(entity.catalog);
       if (schedule == due.end()) continue;

@@ -16,6 +16,7 @@
 ///
 /// Thread-safe. Owns one background thread between `Start` and destruction.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -64,7 +65,8 @@ class MaintenanceScheduler {
   MaintenanceScheduler(MetaStore& store, TableService& tables,
                        std::function<int64_t()> clock,
                        std::chrono::milliseconds check_interval);
-  ~MaintenanceScheduler() = default;
+  /// \brief Stops after the table being maintained (a round in progress ends early).
+  ~MaintenanceScheduler();
   MaintenanceScheduler(const MaintenanceScheduler&) = delete;
   MaintenanceScheduler& operator=(const MaintenanceScheduler&) = delete;
 
@@ -89,6 +91,8 @@ class MaintenanceScheduler {
   TableService& tables_;
   const std::function<int64_t()> clock_;
   const std::chrono::milliseconds check_interval_;
+  /// Set by the destructor: a round stops before its next table.
+  std::atomic<bool> stopping_{false};
   Mutex mutex_;
   /// Serializes rounds (the thread's and `RunDue` callers').
   Mutex round_mutex_;
