@@ -5,6 +5,7 @@
 // older than a threshold that no uncommitted write outlives. Every referenced path is
 // compared in canonical form, so `file:/x`, `file:///x` and `/x` are one file.
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -83,6 +84,28 @@ std::vector<std::string> OutermostLocations(std::vector<std::string> locations) 
   return outermost;
 }
 
+// The files below a table's locations, each once, at most `max_files` of them.
+struct TableFiles {
+  std::vector<std::string> files;
+  std::vector<int64_t> modified_ms;  ///< of each of `files`
+  bool truncated = false;
+};
+
+Result<TableFiles> ListTableFiles(FileIO& io, const std::vector<std::string>& claimed,
+                                  size_t max_files) {
+  TableFiles out;
+  for (const std::string& dir : OutermostLocations(claimed)) {
+    CAIRN_ASSIGN_OR_RAISE(FileListing listing,
+                          io.List(dir, max_files - out.files.size()));
+    out.truncated |= listing.truncated;
+    std::move(listing.files.begin(), listing.files.end(), std::back_inserter(out.files));
+    out.modified_ms.insert(out.modified_ms.end(), listing.modified_ms.begin(),
+                           listing.modified_ms.end());
+    if (out.files.size() == max_files) break;
+  }
+  return out;
+}
+
 bool IsVersionHint(std::string_view location) {
   return location.size() >= kVersionHintName.size() + 1 &&
          location.ends_with(kVersionHintName) &&
@@ -113,17 +136,12 @@ Result<OrphanRemovalReport> TableService::RemoveOrphanFiles(
   report.older_than_ms = older_than;
 
   // List first: a commit that lands after the listing is in the metadata read below.
-  std::vector<std::string> files;
-  std::vector<int64_t> modified_ms;
-  for (const std::string& dir : OutermostLocations(listed_locations.claimed)) {
-    const size_t room = maintenance_options_.orphan_max_listed_files - files.size();
-    CAIRN_ASSIGN_OR_RAISE(FileListing listing, io_.List(dir, room));
-    report.truncated |= listing.truncated;
-    std::move(listing.files.begin(), listing.files.end(), std::back_inserter(files));
-    modified_ms.insert(modified_ms.end(), listing.modified_ms.begin(),
-                       listing.modified_ms.end());
-    if (files.size() == maintenance_options_.orphan_max_listed_files) break;
-  }
+  CAIRN_ASSIGN_OR_RAISE(const TableFiles listed,
+                        ListTableFiles(io_, listed_locations.claimed,
+                                       maintenance_options_.orphan_max_listed_files));
+  const std::vector<std::string>& files = listed.files;
+  const std::vector<int64_t>& modified_ms = listed.modified_ms;
+  report.truncated = listed.truncated;
   report.listed = files.size();
 
   CAIRN_ASSIGN_OR_RAISE(auto current, LoadCurrent(record, ident));
