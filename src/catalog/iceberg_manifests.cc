@@ -104,7 +104,7 @@ Result<std::shared_ptr<const iceberg::Manifest>> IcebergManifests::Read(
                                                manifest.path, parsed.error().message)});
   }
   auto shared = std::make_shared<const iceberg::Manifest>(std::move(*parsed));
-  manifests_.Insert(key, shared, iceberg::EstimatedBytes(*shared));
+  manifests_.Insert(key, shared, shared->EstimatedBytes());
   return shared;
 }
 

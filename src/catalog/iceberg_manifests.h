@@ -30,8 +30,8 @@ using ManifestList = std::vector<iceberg::ManifestFile>;
 
 class IcebergManifests {
  public:
-  /// \brief The default bound of parsed manifests kept: a few hundred thousand data
-  /// files with statistics of a handful of columns (about 1.5 KiB each).
+  /// \brief The default bound of parsed manifests kept: over a million data files with
+  /// statistics of a handful of columns (packed, about 300 bytes each).
   static constexpr size_t kDefaultCacheBytes = size_t{512} << 20;
 
   explicit IcebergManifests(FileIO& io, size_t cache_bytes = kDefaultCacheBytes);

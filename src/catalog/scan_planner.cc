@@ -12,10 +12,10 @@ namespace cairn {
 namespace {
 
 using iceberg::BoundExpression;
-using iceberg::ContentFile;
+using iceberg::ContentFileView;
 using iceberg::FileContent;
 using iceberg::ManifestContent;
-using iceberg::ManifestEntry;
+using iceberg::ManifestEntryView;
 using iceberg::ManifestFile;
 using iceberg::Snapshot;
 using iceberg::TableMetadata;
@@ -142,10 +142,10 @@ class Pruner {
     return iceberg::ManifestMayMatch(Projected(*spec), *spec, *manifest.partitions);
   }
 
-  bool FileMayMatch(const ContentFile& file, bool with_metrics) {
+  bool FileMayMatch(const ContentFileView& file, bool with_metrics) {
     if (filter_.op == iceberg::Operation::kTrue)
-      return file.record_count != 0 || !with_metrics;
-    if (const auto* spec = metadata_.SpecById(file.spec_id)) {
+      return file.record_count() != 0 || !with_metrics;
+    if (const auto* spec = metadata_.SpecById(file.spec_id())) {
       if (!iceberg::PartitionMayMatch(Projected(*spec), file)) return false;
     }
     return !with_metrics || iceberg::MetricsMayMatch(filter_, file);
@@ -174,18 +174,20 @@ class Pruner {
 // The spec and partition of a file, values re-encoded in their canonical form (typed by
 // the spec's current result type), so that equal partitions written with different Avro
 // types (an int promoted to long, a decimal widened, another writer) compare equal.
-std::string PartitionKey(const TableMetadata& metadata, const ContentFile& file) {
-  std::string key = std::to_string(file.spec_id);
-  const auto* spec = metadata.SpecById(file.spec_id);
-  for (size_t i = 0; i < file.partition.size(); ++i) {
-    const auto& value = file.partition[i];
+std::string PartitionKey(const TableMetadata& metadata, const ContentFileView& file) {
+  std::string key = std::to_string(file.spec_id());
+  const auto* spec = metadata.SpecById(file.spec_id());
+  const size_t size = file.partition_size();
+  for (size_t i = 0; i < size; ++i) {
+    const iceberg::PartitionValueView partition = file.partition_value(i);
+    const auto& value = partition.value;
     key += value ? '\x01' : '\x00';
     if (!value) continue;
-    std::string canonical = *value;
+    std::string canonical(*value);
     const iceberg::PartitionField* field = nullptr;
     if (spec != nullptr) {
       for (const auto& candidate : spec->fields) {
-        if (candidate.field_id == file.partition_field_ids[i]) field = &candidate;
+        if (candidate.field_id == partition.field_id) field = &candidate;
       }
     }
     const iceberg::Type* source =
@@ -212,22 +214,18 @@ bool IsUnpartitioned(const TableMetadata& metadata, int32_t spec_id) {
 }
 
 // The one data file a position delete file is scoped to, if any.
-std::optional<std::string> ReferencedDataFile(const ContentFile& file) {
-  if (file.referenced_data_file) return file.referenced_data_file;
-  const std::string* lower = nullptr;
-  const std::string* upper = nullptr;
-  for (const auto& [id, value] : file.lower_bounds) {
-    if (id == kDeleteFilePathId) lower = &value;
+std::optional<std::string_view> ReferencedDataFile(const ContentFileView& file) {
+  if (auto referenced = file.referenced_data_file()) return referenced;
+  auto path = file.column(kDeleteFilePathId);
+  if (path && path->lower_bound && path->upper_bound &&
+      *path->lower_bound == *path->upper_bound) {
+    return path->lower_bound;
   }
-  for (const auto& [id, value] : file.upper_bounds) {
-    if (id == kDeleteFilePathId) upper = &value;
-  }
-  if (lower != nullptr && upper != nullptr && *lower == *upper) return *lower;
   return std::nullopt;
 }
 
-int64_t DataSequence(const ManifestEntry& entry) {
-  return entry.sequence_number.value_or(0);
+int64_t DataSequence(const ManifestEntryView& entry) {
+  return entry.sequence_number().value_or(0);
 }
 
 // The delete files of a snapshot, indexed the ways the spec matches them to data files.
@@ -237,35 +235,37 @@ class DeleteIndex {
 
   void Add(PlannedFile file) {
     const auto index = static_cast<uint32_t>(files_.size());
-    const ContentFile& content = file.file();
+    const ContentFileView content = file.file();
     files_.push_back(std::move(file));
-    if (content.content == FileContent::kEqualityDeletes) {
-      if (IsUnpartitioned(metadata_, content.spec_id)) {
+    if (content.content() == FileContent::kEqualityDeletes) {
+      if (IsUnpartitioned(metadata_, content.spec_id())) {
         global_equality_.push_back(index);
       } else {
         equality_[PartitionKey(metadata_, content)].push_back(index);
       }
       return;
     }
-    if (content.file_format == "puffin") {
-      if (content.referenced_data_file)
-        vectors_[*content.referenced_data_file].push_back(index);
+    if (content.file_format() == "puffin") {
+      if (auto referenced = content.referenced_data_file())
+        vectors_[std::string(*referenced)].push_back(index);
       return;
     }
     if (auto path = ReferencedDataFile(content)) {
-      by_path_[*path].push_back(index);
+      by_path_[std::string(*path)].push_back(index);
     } else {
       positions_[PartitionKey(metadata_, content)].push_back(index);
     }
   }
 
   /// The deletes that apply to data file `entry`, as indexes into `files()`.
-  std::vector<uint32_t> For(const ManifestEntry& entry) const {
+  std::vector<uint32_t> For(const ManifestEntryView& entry) const {
     std::vector<uint32_t> out;
     if (files_.empty()) return out;
     const int64_t sequence = DataSequence(entry);
-    const std::string key = PartitionKey(metadata_, entry.file);
-    const auto seq_of = [&](uint32_t i) { return DataSequence(*files_[i].entry); };
+    const ContentFileView file = entry.file();
+    const std::string key = PartitionKey(metadata_, file);
+    const std::string path(file.file_path());
+    const auto seq_of = [&](uint32_t i) { return DataSequence(files_[i].entry()); };
     const auto take = [&](const auto& map, const std::string& at, bool strictly_newer) {
       auto found = map.find(at);
       if (found == map.end()) return;
@@ -275,9 +275,9 @@ class DeleteIndex {
       }
     };
     // A deletion vector replaces every position delete file of its data file.
-    take(vectors_, entry.file.file_path, false);
+    take(vectors_, path, false);
     if (out.empty()) {
-      take(by_path_, entry.file.file_path, false);
+      take(by_path_, path, false);
       take(positions_, key, false);
     }
     take(equality_, key, true);
@@ -320,14 +320,15 @@ class SnapshotReader {
     const uint64_t before = manifests_.files_read();
     CAIRN_ASSIGN_OR_RAISE(auto manifest, manifests_.Read(listed, claim_));
     plan_.manifests_read += manifests_.files_read() - before;
-    for (const ManifestEntry& entry : manifest->entries) {
+    for (size_t i = 0; i < manifest->size(); ++i) {
+      const iceberg::ManifestEntryView entry = manifest->entry(i);
       if (!entry.IsLive()) continue;
-      if (only_added_by && (entry.status != iceberg::EntryStatus::kAdded ||
-                            entry.snapshot_id != *only_added_by)) {
+      if (only_added_by && (entry.status() != iceberg::EntryStatus::kAdded ||
+                            entry.snapshot_id() != *only_added_by)) {
         continue;
       }
-      if (pruner_.FileMayMatch(entry.file, with_metrics))
-        out.push_back(PlannedFile{manifest, &entry});
+      if (pruner_.FileMayMatch(entry.file(), with_metrics))
+        out.push_back(PlannedFile{manifest, static_cast<uint32_t>(i)});
     }
     return out;
   }
@@ -349,7 +350,7 @@ void LimitRows(std::vector<FileScanTask>& tasks, std::optional<int64_t> min_rows
   size_t keep = 0;
   while (keep < tasks.size() && rows < *min_rows) {
     if (tasks[keep].deletes.empty())
-      rows += std::max<int64_t>(tasks[keep].data.file().record_count, 0);
+      rows += std::max<int64_t>(tasks[keep].data.file().record_count(), 0);
     ++keep;
   }
   tasks.resize(keep);
@@ -404,7 +405,7 @@ Result<ScanPlan> ScanPlanner::Plan(std::shared_ptr<const TableMetadata> metadata
       CAIRN_ASSIGN_OR_RAISE(auto files, reader.Matching(listed, true, std::nullopt));
       for (auto& file : files) {
         FileScanTask task{std::move(file), {}};
-        task.deletes = deletes.For(*task.data.entry);
+        task.deletes = deletes.For(task.data.entry());
         plan.tasks.push_back(std::move(task));
       }
     }

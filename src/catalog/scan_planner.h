@@ -40,12 +40,13 @@ struct ScanRequest {
   std::optional<int64_t> min_rows_requested;
 };
 
-/// \brief A content file of a plan: the manifest entry stays alive with its manifest.
+/// \brief A content file of a plan: entry `index` of `manifest`, which it keeps alive.
 struct PlannedFile {
   std::shared_ptr<const iceberg::Manifest> manifest;
-  const iceberg::ManifestEntry* entry = nullptr;
+  uint32_t index = 0;
 
-  const iceberg::ContentFile& file() const { return entry->file; }
+  iceberg::ManifestEntryView entry() const { return manifest->entry(index); }
+  iceberg::ContentFileView file() const { return entry().file(); }
 };
 
 /// \brief A data file to read and the deletes that apply to it.

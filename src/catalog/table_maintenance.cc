@@ -51,8 +51,8 @@ class Reachability {
       CAIRN_ASSIGN_OR_RAISE(auto manifest, manifests_.Read(listed, claim_));
       // Live entries: a file a remaining manifest lists as DELETED is no longer read by
       // that snapshot (an older remaining one that reads it lists it live).
-      for (const auto& entry : manifest->entries) {
-        if (entry.IsLive()) kept_files_.insert(entry.file.file_path);
+      for (const auto entry : *manifest) {
+        if (entry.IsLive()) kept_files_.emplace(entry.file().file_path());
       }
     }
     return Ok();
@@ -78,10 +78,10 @@ class Reachability {
                      manifest.error().message);
         continue;
       }
-      for (const auto& entry : (*manifest)->entries) {
-        const std::string& path = entry.file.file_path;
+      for (const auto entry : **manifest) {
+        std::string path(entry.file().file_path());
         if (kept_files_.count(path) == 0 && seen_files_.insert(path).second)
-          files.push_back(path);
+          files.push_back(std::move(path));
       }
       manifests.push_back(listed.path);
     }

@@ -47,7 +47,7 @@ class ReferencedFiles {
         CAIRN_ASSIGN_OR_RAISE(auto manifest, manifests_.Read(listed, claim_));
         // Every entry, deleted ones too: a file a manifest still names is not an orphan
         // (an expiration removes it with the snapshots that read it).
-        for (const auto& entry : manifest->entries) Add(entry.file.file_path);
+        for (const auto entry : *manifest) Add(entry.file().file_path());
       }
     }
     return Ok();

@@ -56,8 +56,8 @@ class Purger {
         continue;
       }
       if (data_files_) {
-        for (const iceberg::ManifestEntry& entry : (*manifest)->entries) {
-          Delete(entry.file.file_path);
+        for (const iceberg::ManifestEntryView entry : **manifest) {
+          Delete(entry.file().file_path());
         }
       }
       later_.push_back(listed.path);

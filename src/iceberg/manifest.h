@@ -10,8 +10,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "common/result.h"
 
 namespace cairn::iceberg {
 
@@ -103,15 +106,155 @@ struct ManifestEntry {
   bool IsLive() const { return status != EntryStatus::kDeleted; }
 };
 
-/// \brief A manifest: its format version (from the header, 1 when absent) and entries
-/// in file order.
-struct Manifest {
-  int format_version = 1;
-  std::vector<ManifestEntry> entries;
+namespace manifest_internal {
+
+/// \brief The fixed part of one packed entry; the rest lies in the manifest's arena.
+struct PackedEntry {
+  int64_t snapshot_id = 0;
+  int64_t sequence_number = 0;
+  int64_t file_sequence_number = 0;
+  int64_t record_count = 0;
+  int64_t file_size_in_bytes = 0;
+  uint32_t offset = 0;          ///< path, format and partition values
+  uint32_t columns_offset = 0;  ///< column statistics
+  uint32_t tail_offset = 0;     ///< the optional fields
+  int32_t spec_id = 0;
+  uint16_t present = 0;  ///< which optional fields are set (`PackedField` bits)
+  uint8_t status = 0;
+  uint8_t content = 0;
 };
 
-/// \brief The estimated bytes a manifest takes in memory (for cache bounds).
-size_t EstimatedBytes(const Manifest& manifest);
+}  // namespace manifest_internal
+
+/// \brief One column's statistics of a file (unset: the manifest has none).
+struct ColumnStatsView {
+  int32_t field_id = 0;
+  std::optional<int64_t> column_size;
+  std::optional<int64_t> value_count;
+  std::optional<int64_t> null_value_count;
+  std::optional<int64_t> nan_value_count;
+  std::optional<std::string_view> lower_bound;
+  std::optional<std::string_view> upper_bound;
+};
+
+/// \brief One partition value of a file: its partition field id and single-value
+/// serialization (unset for null).
+struct PartitionValueView {
+  int32_t field_id = 0;
+  std::optional<std::string_view> value;
+};
+
+/// \brief A content file as a `Manifest` keeps it: read in place, valid while the
+/// manifest lives. The fields mean what `ContentFile`'s do.
+class ContentFileView {
+ public:
+  ContentFileView(const manifest_internal::PackedEntry* packed, const char* arena)
+      : packed_(packed), arena_(arena) {}
+
+  FileContent content() const { return static_cast<FileContent>(packed_->content); }
+  std::string_view file_path() const;
+  std::string_view file_format() const;
+  int32_t spec_id() const { return packed_->spec_id; }
+  int64_t record_count() const { return packed_->record_count; }
+  int64_t file_size_in_bytes() const { return packed_->file_size_in_bytes; }
+
+  /// \brief The partition values, in the writer's order (a walk of a few bytes each).
+  size_t partition_size() const;
+  PartitionValueView partition_value(size_t index) const;
+
+  /// \brief The statistics of column `field_id`, if the file has any.
+  std::optional<ColumnStatsView> column(int32_t field_id) const;
+  /// \brief Every column with statistics, by field id.
+  std::vector<ColumnStatsView> columns() const;
+
+  std::optional<std::string_view> key_metadata() const;
+  std::vector<int64_t> split_offsets() const;
+  std::vector<int32_t> equality_ids() const;
+  std::optional<int32_t> sort_order_id() const;
+  std::optional<int64_t> first_row_id() const;
+  std::optional<std::string_view> referenced_data_file() const;
+  std::optional<int64_t> content_offset() const;
+  std::optional<int64_t> content_size_in_bytes() const;
+
+  /// \brief A copy that owns its values (statistics ordered by field id).
+  ContentFile ToContentFile() const;
+
+ private:
+  const manifest_internal::PackedEntry* packed_;
+  const char* arena_;
+};
+
+/// \brief A manifest entry as a `Manifest` keeps it (see `ManifestEntry`).
+class ManifestEntryView {
+ public:
+  ManifestEntryView(const manifest_internal::PackedEntry* packed, const char* arena)
+      : packed_(packed), arena_(arena) {}
+
+  EntryStatus status() const { return static_cast<EntryStatus>(packed_->status); }
+  std::optional<int64_t> snapshot_id() const;
+  std::optional<int64_t> sequence_number() const;
+  std::optional<int64_t> file_sequence_number() const;
+  bool IsLive() const { return status() != EntryStatus::kDeleted; }
+  ContentFileView file() const { return ContentFileView(packed_, arena_); }
+
+  /// \brief A copy that owns its values.
+  ManifestEntry ToEntry() const;
+
+ private:
+  const manifest_internal::PackedEntry* packed_;
+  const char* arena_;
+};
+
+/// \brief A manifest: its format version (from the header, 1 when absent) and entries
+/// in file order. Entries are packed into one buffer (a fixed part each, the rest as
+/// varints and length-prefixed bytes): a cached million-file table takes a few hundred
+/// bytes a file instead of kilobytes of small allocations. Views stay valid until the
+/// next `Append`; a manifest shared as const never changes.
+class Manifest {
+ public:
+  int format_version = 1;
+
+  /// \brief Appends `entry`, packed.
+  /// Errors: `kBadRequest` when the packed manifest would outgrow 4 GiB.
+  Status Append(const ManifestEntry& entry);
+  /// \brief Releases the spare capacity that appending left (once, after the last).
+  void ShrinkToFit();
+
+  size_t size() const { return packed_.size(); }
+  ManifestEntryView entry(size_t index) const {
+    return ManifestEntryView(&packed_[index], arena_.data());
+  }
+  /// \brief A copy of entry `index` that owns its values.
+  ManifestEntry Entry(size_t index) const { return entry(index).ToEntry(); }
+
+  /// \brief The entries, for a range-for.
+  class Iterator {
+   public:
+    Iterator(const Manifest& manifest, size_t index)
+        : manifest_(&manifest), index_(index) {}
+    ManifestEntryView operator*() const { return manifest_->entry(index_); }
+    Iterator& operator++() {
+      ++index_;
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return index_ != other.index_; }
+
+   private:
+    const Manifest* manifest_;
+    size_t index_;
+  };
+  Iterator begin() const { return Iterator(*this, 0); }
+  Iterator end() const { return Iterator(*this, packed_.size()); }
+
+  /// \brief The bytes this manifest takes in memory (for cache bounds).
+  size_t EstimatedBytes() const;
+
+ private:
+  std::vector<manifest_internal::PackedEntry> packed_;
+  std::string arena_;
+};
+
+/// \brief The estimated bytes a manifest list takes in memory (for cache bounds).
 size_t EstimatedBytes(const std::vector<ManifestFile>& manifest_list);
 
 }  // namespace cairn::iceberg

@@ -303,16 +303,22 @@ int FormatVersionOf(const AvroFileReader& reader) {
 
 // v3 row lineage: data files without a first row id take the next ids of the manifest,
 // in file order, skipping deleted entries (the spec's "First Row ID Inheritance").
-void AssignFirstRowIds(const ManifestFile& listed, Manifest& manifest) {
-  if (listed.content != ManifestContent::kData) return;
-  std::optional<int64_t> next = listed.first_row_id;
-  for (ManifestEntry& entry : manifest.entries) {
-    if (entry.status == EntryStatus::kDeleted || entry.file.first_row_id) continue;
-    if (!next) continue;
-    entry.file.first_row_id = *next;
-    *next += entry.file.record_count;
+class FirstRowIds {
+ public:
+  explicit FirstRowIds(const ManifestFile& listed)
+      : next_(listed.content == ManifestContent::kData ? listed.first_row_id
+                                                       : std::nullopt) {}
+
+  void Assign(ManifestEntry& entry) {
+    if (!next_ || entry.status == EntryStatus::kDeleted || entry.file.first_row_id)
+      return;
+    entry.file.first_row_id = *next_;
+    *next_ += entry.file.record_count;
   }
-}
+
+ private:
+  std::optional<int64_t> next_;
+};
 
 }  // namespace
 
@@ -339,14 +345,19 @@ Result<Manifest> ReadManifest(std::string_view file, const ManifestFile& listed,
     manifest.format_version = FormatVersionOf(reader);
     return Ok();
   };
+  FirstRowIds first_row_ids(listed);
   CAIRN_RETURN_IF_ERROR(
       ForEachRecord(file, max_block_bytes, header, [&](const Datum& record) -> Status {
+        if (manifest.size() >= kMaxManifestEntries) {
+          return BadRequest("Invalid manifest: more than {} entries",
+                            kMaxManifestEntries);
+        }
         CAIRN_ASSIGN_OR_RAISE(ManifestEntry entry, ReadEntry(record));
         Inherit(listed, entry);
-        manifest.entries.push_back(std::move(entry));
-        return Ok();
+        first_row_ids.Assign(entry);
+        return manifest.Append(entry);
       }));
-  AssignFirstRowIds(listed, manifest);
+  manifest.ShrinkToFit();
   return manifest;
 }
 

@@ -236,42 +236,35 @@ bool RangeMayMatch(const BoundExpression& predicate, const std::optional<Literal
   }
 }
 
-std::optional<Literal> Decode(const Type& type, const std::optional<std::string>& bytes) {
+std::optional<std::string_view> ViewOf(const std::optional<std::string>& bytes) {
+  if (!bytes) return std::nullopt;
+  return std::string_view(*bytes);
+}
+
+std::optional<Literal> Decode(const Type& type,
+                              const std::optional<std::string_view>& bytes) {
   if (!bytes) return std::nullopt;
   auto literal = LiteralFromSingleValue(type, *bytes);
   if (!literal || literal->IsNaN()) return std::nullopt;  // a bad bound decides nothing
   return std::move(*literal);
 }
 
-template <typename T>
-const T* StatOf(const ColumnStats<T>& stats, int32_t field_id) {
-  for (const auto& [id, value] : stats) {
-    if (id == field_id) return &value;
-  }
-  return nullptr;
-}
-
-std::optional<std::string> BoundOf(const ColumnStats<std::string>& stats,
-                                   int32_t field_id) {
-  const std::string* bound = StatOf(stats, field_id);
-  return bound == nullptr ? std::nullopt : std::optional<std::string>(*bound);
-}
-
-bool MetricsLeaf(const BoundExpression& predicate, const ContentFile& file) {
+bool MetricsLeaf(const BoundExpression& predicate, const ContentFileView& file) {
   if (predicate.in_repeated || !IsComparable(predicate.type)) return true;
-  const int32_t id = predicate.field_id;
-  const int64_t* values = StatOf(file.value_counts, id);
-  const int64_t* nulls = StatOf(file.null_value_counts, id);
-  const int64_t* nans = StatOf(file.nan_value_counts, id);
-  const bool all_null = values != nullptr && nulls != nullptr && *values == *nulls;
-  const bool all_nan = values != nullptr && nans != nullptr && *values == *nans;
+  const ColumnStatsView stats =
+      file.column(predicate.field_id).value_or(ColumnStatsView{});
+  const auto& values = stats.value_count;
+  const auto& nulls = stats.null_value_count;
+  const auto& nans = stats.nan_value_count;
+  const bool all_null = values && nulls && *values == *nulls;
+  const bool all_nan = values && nans && *values == *nans;
   switch (predicate.op) {
     case Operation::kIsNull:
-      return nulls == nullptr || *nulls > 0;
+      return !nulls || *nulls > 0;
     case Operation::kNotNull:
       return !all_null;
     case Operation::kIsNan:
-      return !(nans != nullptr && *nans == 0) && !all_null;
+      return !(nans && *nans == 0) && !all_null;
     case Operation::kNotNan:
       return !all_nan;
     case Operation::kNotEq:
@@ -282,8 +275,8 @@ bool MetricsLeaf(const BoundExpression& predicate, const ContentFile& file) {
       break;
   }
   if (all_null || all_nan) return false;  // no value to satisfy a comparison
-  return RangeMayMatch(predicate, Decode(predicate.type, BoundOf(file.lower_bounds, id)),
-                       Decode(predicate.type, BoundOf(file.upper_bounds, id)));
+  return RangeMayMatch(predicate, Decode(predicate.type, stats.lower_bound),
+                       Decode(predicate.type, stats.upper_bound));
 }
 
 }  // namespace
@@ -334,8 +327,8 @@ bool ManifestMayMatch(const BoundExpression& projected, const PartitionSpec& spe
       ++index;
     if (index >= spec.fields.size() || index >= summaries.size()) return true;
     const PartitionFieldSummary& summary = summaries[index];
-    const auto lower = Decode(predicate.type, summary.lower_bound);
-    const auto upper = Decode(predicate.type, summary.upper_bound);
+    const auto lower = Decode(predicate.type, ViewOf(summary.lower_bound));
+    const auto upper = Decode(predicate.type, ViewOf(summary.upper_bound));
     // Bounds cover non-null, non-NaN values: missing bounds of a field that holds nulls
     // or NaNs mean it holds nothing else (a writer without bounds decides nothing).
     const bool no_values = !summary.lower_bound && !summary.upper_bound &&
@@ -362,12 +355,14 @@ bool ManifestMayMatch(const BoundExpression& projected, const PartitionSpec& spe
   });
 }
 
-bool PartitionMayMatch(const BoundExpression& projected, const ContentFile& file) {
+bool PartitionMayMatch(const BoundExpression& projected, const ContentFileView& file) {
+  const size_t size = file.partition_size();
   return Evaluate(projected, [&](const BoundExpression& predicate) {
-    for (size_t i = 0; i < file.partition_field_ids.size(); ++i) {
-      if (file.partition_field_ids[i] != predicate.field_id) continue;
-      if (!file.partition[i]) return TestValue(predicate, std::nullopt);
-      auto value = LiteralFromSingleValue(predicate.type, *file.partition[i]);
+    for (size_t i = 0; i < size; ++i) {
+      const PartitionValueView partition = file.partition_value(i);
+      if (partition.field_id != predicate.field_id) continue;
+      if (!partition.value) return TestValue(predicate, std::nullopt);
+      auto value = LiteralFromSingleValue(predicate.type, *partition.value);
       if (!value) return true;
       return TestValue(predicate, *value);
     }
@@ -375,8 +370,8 @@ bool PartitionMayMatch(const BoundExpression& projected, const ContentFile& file
   });
 }
 
-bool MetricsMayMatch(const BoundExpression& filter, const ContentFile& file) {
-  if (file.record_count == 0) return false;
+bool MetricsMayMatch(const BoundExpression& filter, const ContentFileView& file) {
+  if (file.record_count() == 0) return false;
   return Evaluate(filter, [&](const BoundExpression& predicate) {
     return MetricsLeaf(predicate, file);
   });

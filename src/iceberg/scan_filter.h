@@ -33,11 +33,11 @@ bool ManifestMayMatch(const BoundExpression& projected, const PartitionSpec& spe
                       const std::vector<PartitionFieldSummary>& summaries);
 
 /// \brief Whether `file`'s partition values satisfy `projected` (or cannot be decided).
-bool PartitionMayMatch(const BoundExpression& projected, const ContentFile& file);
+bool PartitionMayMatch(const BoundExpression& projected, const ContentFileView& file);
 
 /// \brief Whether `file`'s column statistics allow a row matching `filter` (a filter on
 /// the table's columns). A file of no rows matches nothing; missing statistics match.
-bool MetricsMayMatch(const BoundExpression& filter, const ContentFile& file);
+bool MetricsMayMatch(const BoundExpression& filter, const ContentFileView& file);
 
 /// \brief The type of column `field_id` in the newest of `metadata`'s schemas that has it
 /// (the current one first), or nullptr: the source type of a partition field, whose

@@ -155,8 +155,8 @@ TEST(ManifestTest, ReadsEntriesWithInheritanceAcrossBlocks) {
   auto manifest = ReadManifest(Fixture("v2_data_manifest.avro"), Listed(5, 777));
   ASSERT_TRUE(manifest) << manifest.error().message;
   EXPECT_EQ(manifest->format_version, 2);
-  ASSERT_EQ(manifest->entries.size(), 3u);
-  const ManifestEntry& added = manifest->entries[0];
+  ASSERT_EQ(manifest->size(), 3u);
+  const ManifestEntry added = manifest->Entry(0);
   EXPECT_EQ(added.status, EntryStatus::kAdded);
   EXPECT_EQ(added.snapshot_id, 777);    // inherited
   EXPECT_EQ(added.sequence_number, 5);  // inherited: ADDED
@@ -179,29 +179,29 @@ TEST(ManifestTest, ReadsEntriesWithInheritanceAcrossBlocks) {
   EXPECT_THAT(file.split_offsets, ElementsAre(4));
   EXPECT_EQ(file.sort_order_id, 0);
 
-  const ManifestEntry& existing = manifest->entries[1];
+  const ManifestEntry existing = manifest->Entry(1);
   EXPECT_EQ(existing.status, EntryStatus::kExisting);
   EXPECT_EQ(existing.snapshot_id, 99);  // explicit, kept
   EXPECT_EQ(existing.sequence_number, 3);
   EXPECT_FALSE(existing.file.partition[1]);  // null partition value
-  EXPECT_FALSE(manifest->entries[2].IsLive());
+  EXPECT_FALSE(manifest->entry(2).IsLive());
 }
 
 TEST(ManifestTest, ReadsDeletionVectorsAndEqualityDeletes) {
   auto manifest = ReadManifest(Fixture("v3_delete_manifest.avro"), Listed(8, 1));
   ASSERT_TRUE(manifest) << manifest.error().message;
-  ASSERT_EQ(manifest->entries.size(), 2u);
-  const ContentFile& dv = manifest->entries[0].file;
+  ASSERT_EQ(manifest->size(), 2u);
+  const ContentFile dv = manifest->Entry(0).file;
   EXPECT_EQ(dv.content, FileContent::kPositionDeletes);
   EXPECT_EQ(dv.file_format, "puffin");
   EXPECT_EQ(dv.referenced_data_file, "s3://bucket/t/data/a.parquet");
   EXPECT_EQ(dv.content_offset, 4);
   EXPECT_EQ(dv.content_size_in_bytes, 60);
   EXPECT_TRUE(dv.partition.empty());
-  const ContentFile& equality = manifest->entries[1].file;
+  const ContentFile equality = manifest->Entry(1).file;
   EXPECT_EQ(equality.content, FileContent::kEqualityDeletes);
   EXPECT_THAT(equality.equality_ids, ElementsAre(1, 2));
-  EXPECT_EQ(manifest->entries[1].sequence_number, 8);
+  EXPECT_EQ(manifest->entry(1).sequence_number(), 8);
 }
 
 TEST(ManifestTest, AssignsFirstRowIdsInFileOrderSkippingDeletedEntries) {
@@ -209,13 +209,13 @@ TEST(ManifestTest, AssignsFirstRowIdsInFileOrderSkippingDeletedEntries) {
   listed.first_row_id = 1000;
   auto manifest = ReadManifest(Fixture("v3_data_manifest.avro"), listed);
   ASSERT_TRUE(manifest) << manifest.error().message;
-  ASSERT_EQ(manifest->entries.size(), 4u);
-  EXPECT_EQ(manifest->entries[0].file.first_row_id, 1000);
-  EXPECT_FALSE(manifest->entries[1].file.first_row_id);    // deleted: skipped
-  EXPECT_EQ(manifest->entries[2].file.first_row_id, 500);  // explicit, kept
-  EXPECT_EQ(manifest->entries[3].file.first_row_id, 1010);
+  ASSERT_EQ(manifest->size(), 4u);
+  EXPECT_EQ(manifest->entry(0).file().first_row_id(), 1000);
+  EXPECT_FALSE(manifest->entry(1).file().first_row_id());    // deleted: skipped
+  EXPECT_EQ(manifest->entry(2).file().first_row_id(), 500);  // explicit, kept
+  EXPECT_EQ(manifest->entry(3).file().first_row_id(), 1010);
   // EXISTING entries carry their own sequence numbers; only ADDED ones inherit.
-  EXPECT_EQ(manifest->entries[3].sequence_number, 1);
+  EXPECT_EQ(manifest->entry(3).sequence_number(), 1);
 }
 
 TEST(ManifestTest, RefusesAnEncryptedManifest) {

@@ -204,6 +204,23 @@ PartitionSpec SpecOf(std::vector<PartitionField> fields) {
   return spec;
 }
 
+// The filters read files as a manifest keeps them (packed).
+Manifest PackedOne(const ContentFile& file) {
+  Manifest manifest;
+  ManifestEntry entry;
+  entry.file = file;
+  EXPECT_TRUE(manifest.Append(entry));
+  return manifest;
+}
+
+bool MetricsMatch(const BoundExpression& filter, const ContentFile& file) {
+  return MetricsMayMatch(filter, PackedOne(file).entry(0).file());
+}
+
+bool PartitionMatch(const BoundExpression& projected, const ContentFile& file) {
+  return PartitionMayMatch(projected, PackedOne(file).entry(0).file());
+}
+
 ContentFile FileWithPartition(int32_t field_id, std::optional<std::string> value) {
   ContentFile file;
   file.record_count = 10;
@@ -223,12 +240,11 @@ TEST(ScanFilterTest, ProjectsThroughBucketAndTruncateInclusively) {
   const int64_t bucket = projected.literals.at(0).integer;
   EXPECT_EQ(bucket, 2017239379 % 16);
   // The file of that bucket may match, another bucket's may not.
-  EXPECT_TRUE(PartitionMayMatch(
+  EXPECT_TRUE(PartitionMatch(
       projected, FileWithPartition(1000, SingleValueOf(projected.literals[0]))));
   Literal other = projected.literals[0];
   other.integer = (bucket + 1) % 16;
-  EXPECT_FALSE(
-      PartitionMayMatch(projected, FileWithPartition(1000, SingleValueOf(other))));
+  EXPECT_FALSE(PartitionMatch(projected, FileWithPartition(1000, SingleValueOf(other))));
   // A range on a bucketed column cannot be projected: every bucket may match.
   EXPECT_TRUE(ProjectInclusive(BindOrDie(Predicate(Operation::kLt, "id", {Int(3)})), spec,
                                TestSchema())
@@ -239,8 +255,8 @@ TEST(ScanFilterTest, ProjectsThroughBucketAndTruncateInclusively) {
       TestSchema());
   ASSERT_EQ(name.op, Operation::kStartsWith);
   EXPECT_EQ(name.literals.at(0).bytes, "ab");
-  EXPECT_TRUE(PartitionMayMatch(name, FileWithPartition(1001, std::string("ab"))));
-  EXPECT_FALSE(PartitionMayMatch(name, FileWithPartition(1001, std::string("ac"))));
+  EXPECT_TRUE(PartitionMatch(name, FileWithPartition(1001, std::string("ab"))));
+  EXPECT_FALSE(PartitionMatch(name, FileWithPartition(1001, std::string("ac"))));
 }
 
 TEST(ScanFilterTest, NotIsPushedIntoThePredicates) {
@@ -297,7 +313,7 @@ TEST(ScanFilterTest, MetricsPruneByBoundsCountsAndNeverOnRepeatedFields) {
   file.lower_bounds = {{1, SingleValueOf(Bound(Int(10), Type::Long()))}};
   file.upper_bounds = {{1, SingleValueOf(Bound(Int(20), Type::Long()))}};
   const auto in_range = [&](Operation op, int64_t v) {
-    return MetricsMayMatch(BindOrDie(Predicate(op, "id", {Int(v)})), file);
+    return MetricsMatch(BindOrDie(Predicate(op, "id", {Int(v)})), file);
   };
   EXPECT_FALSE(in_range(Operation::kLt, 10));
   EXPECT_TRUE(in_range(Operation::kLtEq, 10));
@@ -305,19 +321,19 @@ TEST(ScanFilterTest, MetricsPruneByBoundsCountsAndNeverOnRepeatedFields) {
   EXPECT_TRUE(in_range(Operation::kEq, 15));
   EXPECT_FALSE(in_range(Operation::kEq, 21));
   EXPECT_TRUE(in_range(Operation::kNotEq, 15));
-  EXPECT_FALSE(MetricsMayMatch(BindOrDie(Predicate(Operation::kIsNull, "id")), file));
+  EXPECT_FALSE(MetricsMatch(BindOrDie(Predicate(Operation::kIsNull, "id")), file));
   // name is all nulls: no comparison matches, is-null does.
   EXPECT_FALSE(
-      MetricsMayMatch(BindOrDie(Predicate(Operation::kEq, "name", {Text("x")})), file));
-  EXPECT_TRUE(MetricsMayMatch(BindOrDie(Predicate(Operation::kIsNull, "name")), file));
+      MetricsMatch(BindOrDie(Predicate(Operation::kEq, "name", {Text("x")})), file));
+  EXPECT_TRUE(MetricsMatch(BindOrDie(Predicate(Operation::kIsNull, "name")), file));
   // A column inside a list prunes nothing.
   file.value_counts.emplace_back(4, 3);
   file.null_value_counts.emplace_back(4, 3);
-  EXPECT_TRUE(MetricsMayMatch(
+  EXPECT_TRUE(MetricsMatch(
       BindOrDie(Predicate(Operation::kEq, "tags.element", {Text("x")})), file));
   // A file of no rows matches nothing.
   file.record_count = 0;
-  EXPECT_FALSE(MetricsMayMatch(BoundExpression::Constant(true), file));
+  EXPECT_FALSE(MetricsMatch(BoundExpression::Constant(true), file));
 }
 
 TEST(ScanFilterTest, BindingRefusesWhatCannotBeEvaluated) {

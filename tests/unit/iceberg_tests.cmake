@@ -2,6 +2,7 @@
 set(CAIRN_ICEBERG_TESTS
   unit/iceberg_expression_serde_test.cc
   unit/iceberg_manifest_test.cc
+  unit/iceberg_manifest_packing_test.cc
   unit/iceberg_partition_sort_test.cc
   unit/iceberg_scan_filter_test.cc
   unit/iceberg_schema_test.cc

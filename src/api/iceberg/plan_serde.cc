@@ -17,7 +17,7 @@ namespace cairn::iceberg_rest {
 namespace {
 
 namespace json = boost::json;
-using iceberg::ContentFile;
+using iceberg::ContentFileView;
 using iceberg::FileContent;
 
 Result<std::optional<int64_t>> OptionalLong(const json::object& object,
@@ -67,46 +67,49 @@ class FileWriter {
  public:
   explicit FileWriter(const ScanPlan& plan) : plan_(plan) {}
 
-  void Write(std::string& out, const ContentFile& file) {
+  void Write(std::string& out, const ContentFileView& file) {
     out += R"({"spec-id":)";
-    out += std::to_string(file.spec_id);
+    out += std::to_string(file.spec_id());
     out += R"(,"content":")";
-    out += ContentName(file.content);
+    out += ContentName(file.content());
     out += R"(","file-path":)";
-    out += json::serialize(json::string(file.file_path));
+    out += json::serialize(json::string(file.file_path()));
     out += R"(,"file-format":)";
-    out += json::serialize(json::string(file.file_format));
+    out += json::serialize(json::string(file.file_format()));
     out += R"(,"partition":)";
     WritePartition(out, file);
     out += fmt::format(R"(,"file-size-in-bytes":{},"record-count":{})",
-                       file.file_size_in_bytes, file.record_count);
+                       file.file_size_in_bytes(), file.record_count());
     if (plan_.stats_field_ids) WriteStats(out, file);
-    if (file.key_metadata) {
+    if (auto key_metadata = file.key_metadata()) {
       out += R"(,"key-metadata":")";
-      AppendHex(out, *file.key_metadata);
+      AppendHex(out, *key_metadata);
       out += '"';
     }
-    if (!file.split_offsets.empty())
-      out += fmt::format(R"(,"split-offsets":[{}])", fmt::join(file.split_offsets, ","));
-    if (!file.equality_ids.empty())
-      out += fmt::format(R"(,"equality-ids":[{}])", fmt::join(file.equality_ids, ","));
-    if (file.sort_order_id)
-      out += fmt::format(R"(,"sort-order-id":{})", *file.sort_order_id);
-    if (file.first_row_id && file.content == FileContent::kData) {
-      out += fmt::format(R"(,"first-row-id":{})", *file.first_row_id);
-    }
-    if (file.content != FileContent::kData) {
-      if (file.referenced_data_file) {
-        out += R"(,"referenced-data-file":)";
-        out += json::serialize(json::string(*file.referenced_data_file));
-      }
-      if (file.content_offset)
-        out += fmt::format(R"(,"content-offset":{})", *file.content_offset);
-      if (file.content_size_in_bytes) {
-        out += fmt::format(R"(,"content-size-in-bytes":{})", *file.content_size_in_bytes);
-      }
+    if (auto offsets = file.split_offsets(); !offsets.empty())
+      out += fmt::format(R"(,"split-offsets":[{}])", fmt::join(offsets, ","));
+    if (auto ids = file.equality_ids(); !ids.empty())
+      out += fmt::format(R"(,"equality-ids":[{}])", fmt::join(ids, ","));
+    if (auto sort_order_id = file.sort_order_id())
+      out += fmt::format(R"(,"sort-order-id":{})", *sort_order_id);
+    if (file.content() == FileContent::kData) {
+      if (auto first_row_id = file.first_row_id())
+        out += fmt::format(R"(,"first-row-id":{})", *first_row_id);
+    } else {
+      WriteDeleteFields(out, file);
     }
     out += '}';
+  }
+
+  static void WriteDeleteFields(std::string& out, const ContentFileView& file) {
+    if (auto referenced = file.referenced_data_file()) {
+      out += R"(,"referenced-data-file":)";
+      out += json::serialize(json::string(*referenced));
+    }
+    if (auto offset = file.content_offset())
+      out += fmt::format(R"(,"content-offset":{})", *offset);
+    if (auto size = file.content_size_in_bytes())
+      out += fmt::format(R"(,"content-size-in-bytes":{})", *size);
   }
 
  private:
@@ -120,8 +123,8 @@ class FileWriter {
   }
 
   // One value per field of the file's spec, in spec order, typed by the field's result.
-  void WritePartition(std::string& out, const ContentFile& file) {
-    const auto* spec = plan_.metadata->SpecById(file.spec_id);
+  void WritePartition(std::string& out, const ContentFileView& file) {
+    const auto* spec = plan_.metadata->SpecById(file.spec_id());
     out += '[';
     if (spec != nullptr) {
       for (size_t i = 0; i < spec->fields.size(); ++i) {
@@ -145,18 +148,20 @@ class FileWriter {
     return result_types_.emplace(&field, std::move(type)).first->second;
   }
 
-  void WritePartitionValue(std::string& out, const ContentFile& file,
+  void WritePartitionValue(std::string& out, const ContentFileView& file,
                            const iceberg::PartitionField& field) {
-    const std::optional<std::string>* value = nullptr;
-    for (size_t j = 0; j < file.partition_field_ids.size(); ++j) {
-      if (file.partition_field_ids[j] == field.field_id) value = &file.partition[j];
+    std::optional<std::string_view> value;
+    const size_t size = file.partition_size();
+    for (size_t j = 0; j < size; ++j) {
+      iceberg::PartitionValueView partition = file.partition_value(j);
+      if (partition.field_id == field.field_id) value = partition.value;
     }
     const std::optional<iceberg::Type>& type = ResultTypeOf(field);
-    if (value == nullptr || !*value || !type) {
+    if (!value || !type) {
       out += "null";
       return;
     }
-    auto literal = iceberg::LiteralFromSingleValue(*type, **value);
+    auto literal = iceberg::LiteralFromSingleValue(*type, *value);
     if (!literal) {
       out += "null";
       return;
@@ -169,38 +174,57 @@ class FileWriter {
     return std::find(ids.begin(), ids.end(), id) != ids.end();
   }
 
-  template <typename T, typename Write>
+  // One statistics map (`{"keys":[...],"values":[...]}`) of the wanted columns that
+  // have the statistic `get` reads.
+  template <typename Get, typename Write>
   void WriteMap(std::string& out, std::string_view key,
-                const iceberg::ColumnStats<T>& stats, Write write) {
-    std::vector<const std::pair<int32_t, T>*> kept;
-    for (const auto& entry : stats) {
-      if (Wanted(entry.first)) kept.push_back(&entry);
+                const std::vector<iceberg::ColumnStatsView>& columns, Get get,
+                Write write) {
+    std::string keys;
+    std::string values;
+    for (const iceberg::ColumnStatsView& column : columns) {
+      const auto& value = get(column);
+      if (!value) continue;
+      if (!keys.empty()) {
+        keys += ',';
+        values += ',';
+      }
+      keys += std::to_string(column.field_id);
+      write(values, *value);
     }
-    if (kept.empty()) return;
-    out += fmt::format(R"(,"{}":{{"keys":[)", key);
-    for (size_t i = 0; i < kept.size(); ++i)
-      out += fmt::format("{}{}", i > 0 ? "," : "", kept[i]->first);
-    out += R"(],"values":[)";
-    for (size_t i = 0; i < kept.size(); ++i) {
-      if (i > 0) out += ',';
-      write(out, kept[i]->second);
-    }
-    out += "]}";
+    if (keys.empty()) return;
+    out += fmt::format(R"(,"{}":{{"keys":[{}],"values":[{}]}})", key, keys, values);
   }
 
-  void WriteStats(std::string& out, const ContentFile& file) {
+  void WriteStats(std::string& out, const ContentFileView& file) {
+    std::vector<iceberg::ColumnStatsView> columns = file.columns();
+    std::erase_if(columns, [&](const auto& column) { return !Wanted(column.field_id); });
+    if (columns.empty()) return;
     const auto count = [](std::string& o, int64_t v) { o += std::to_string(v); };
-    const auto bound = [](std::string& o, const std::string& v) {
+    const auto bound = [](std::string& o, std::string_view v) {
       o += '"';
       AppendHex(o, v);
       o += '"';
     };
-    WriteMap(out, "column-sizes", file.column_sizes, count);
-    WriteMap(out, "value-counts", file.value_counts, count);
-    WriteMap(out, "null-value-counts", file.null_value_counts, count);
-    WriteMap(out, "nan-value-counts", file.nan_value_counts, count);
-    WriteMap(out, "lower-bounds", file.lower_bounds, bound);
-    WriteMap(out, "upper-bounds", file.upper_bounds, bound);
+    using Column = iceberg::ColumnStatsView;
+    WriteMap(
+        out, "column-sizes", columns, [](const Column& c) { return c.column_size; },
+        count);
+    WriteMap(
+        out, "value-counts", columns, [](const Column& c) { return c.value_count; },
+        count);
+    WriteMap(
+        out, "null-value-counts", columns,
+        [](const Column& c) { return c.null_value_count; }, count);
+    WriteMap(
+        out, "nan-value-counts", columns,
+        [](const Column& c) { return c.nan_value_count; }, count);
+    WriteMap(
+        out, "lower-bounds", columns, [](const Column& c) { return c.lower_bound; },
+        bound);
+    WriteMap(
+        out, "upper-bounds", columns, [](const Column& c) { return c.upper_bound; },
+        bound);
   }
 
   const ScanPlan& plan_;
