@@ -233,10 +233,10 @@ class DeleteIndex {
  public:
   explicit DeleteIndex(const TableMetadata& metadata) : metadata_(metadata) {}
 
-  void Add(PlannedFile file) {
+  void Add(const PlannedFile& file) {
     const auto index = static_cast<uint32_t>(files_.size());
     const ContentFileView content = file.file();
-    files_.push_back(std::move(file));
+    files_.push_back(file);
     if (content.content() == FileContent::kEqualityDeletes) {
       if (IsUnpartitioned(metadata_, content.spec_id())) {
         global_equality_.push_back(index);
@@ -257,10 +257,20 @@ class DeleteIndex {
     }
   }
 
-  /// The deletes that apply to data file `entry`, as indexes into `files()`.
+  /// Appends the deletes that apply to data file `entry` to `refs` (as indexes into the
+  /// files `TakeFiles` returns) and marks them `task`'s.
+  void AppendFor(const ManifestEntryView& entry, std::vector<uint32_t>& refs,
+                 FileScanTask& task) const {
+    if (files_.empty()) return;
+    task.first_delete = static_cast<uint32_t>(refs.size());
+    std::vector<uint32_t> found = For(entry);
+    refs.insert(refs.end(), found.begin(), found.end());
+    task.delete_count = static_cast<uint32_t>(found.size());
+  }
+
+ private:
   std::vector<uint32_t> For(const ManifestEntryView& entry) const {
     std::vector<uint32_t> out;
-    if (files_.empty()) return out;
     const int64_t sequence = DataSequence(entry);
     const ContentFileView file = entry.file();
     const std::string key = PartitionKey(metadata_, file);
@@ -287,6 +297,7 @@ class DeleteIndex {
     return out;
   }
 
+ public:
   std::vector<PlannedFile> TakeFiles() { return std::move(files_); }
 
  private:
@@ -299,8 +310,8 @@ class DeleteIndex {
   std::vector<uint32_t> global_equality_;
 };
 
-// Reads every manifest of `snapshot` that may match and hands each live entry that may
-// match to `take` (data files) or `deletes`.
+// Reads the manifests of a snapshot that may match and hands each live entry that may
+// match to a sink; the manifests that yield any are kept in the plan.
 class SnapshotReader {
  public:
   SnapshotReader(IcebergManifests& manifests, const LocationClaim& claim, Pruner& pruner,
@@ -311,26 +322,29 @@ class SnapshotReader {
     return manifests_.ManifestsOf(snapshot, claim_);
   }
 
-  // The live entries of `listed` that may match, with the manifest that holds them;
-  // `only_added_by` keeps only ADDED entries of that snapshot (incremental scans).
-  Result<std::vector<PlannedFile>> Matching(const ManifestFile& listed, bool with_metrics,
-                                            std::optional<int64_t> only_added_by) {
-    std::vector<PlannedFile> out;
-    if (!listed.MayHaveLiveFiles() || !pruner_.ManifestMayMatch(listed)) return out;
+  // Calls `take` with each live entry of `listed` that may match; `only_added_by` keeps
+  // only ADDED entries of that snapshot (incremental scans).
+  template <typename Take>
+  Status Matching(const ManifestFile& listed, bool with_metrics,
+                  std::optional<int64_t> only_added_by, Take take) {
+    if (!listed.MayHaveLiveFiles() || !pruner_.ManifestMayMatch(listed)) return Ok();
     const uint64_t before = manifests_.files_read();
     CAIRN_ASSIGN_OR_RAISE(auto manifest, manifests_.Read(listed, claim_));
     plan_.manifests_read += manifests_.files_read() - before;
+    bool kept = false;
     for (size_t i = 0; i < manifest->size(); ++i) {
-      const iceberg::ManifestEntryView entry = manifest->entry(i);
+      const ManifestEntryView entry = manifest->entry(i);
       if (!entry.IsLive()) continue;
       if (only_added_by && (entry.status() != iceberg::EntryStatus::kAdded ||
                             entry.snapshot_id() != *only_added_by)) {
         continue;
       }
-      if (pruner_.FileMayMatch(entry.file(), with_metrics))
-        out.push_back(PlannedFile{manifest, static_cast<uint32_t>(i)});
+      if (!pruner_.FileMayMatch(entry.file(), with_metrics)) continue;
+      take(PlannedFile{manifest.get(), static_cast<uint32_t>(i)});
+      kept = true;
     }
-    return out;
+    if (kept) plan_.manifests.push_back(std::move(manifest));
+    return Ok();
   }
 
  private:
@@ -349,7 +363,7 @@ void LimitRows(std::vector<FileScanTask>& tasks, std::optional<int64_t> min_rows
   int64_t rows = 0;
   size_t keep = 0;
   while (keep < tasks.size() && rows < *min_rows) {
-    if (tasks[keep].deletes.empty())
+    if (tasks[keep].delete_count == 0)
       rows += std::max<int64_t>(tasks[keep].data.file().record_count(), 0);
     ++keep;
   }
@@ -386,9 +400,9 @@ Result<ScanPlan> ScanPlanner::Plan(std::shared_ptr<const TableMetadata> metadata
             listed.added_snapshot_id != append->snapshot_id) {
           continue;
         }
-        CAIRN_ASSIGN_OR_RAISE(auto files,
-                              reader.Matching(listed, true, append->snapshot_id));
-        for (auto& file : files) plan.tasks.push_back(FileScanTask{std::move(file), {}});
+        CAIRN_RETURN_IF_ERROR(reader.Matching(
+            listed, true, append->snapshot_id,
+            [&](PlannedFile file) { plan.tasks.push_back(FileScanTask{file}); }));
       }
     }
   } else if (scope.snapshot != nullptr) {
@@ -397,17 +411,17 @@ Result<ScanPlan> ScanPlanner::Plan(std::shared_ptr<const TableMetadata> metadata
     for (const ManifestFile& listed : *list) {
       if (listed.content != ManifestContent::kDeletes) continue;
       // Deletes are pruned by partition only: their statistics describe deleted rows.
-      CAIRN_ASSIGN_OR_RAISE(auto files, reader.Matching(listed, false, std::nullopt));
-      for (auto& file : files) deletes.Add(std::move(file));
+      CAIRN_RETURN_IF_ERROR(reader.Matching(
+          listed, false, std::nullopt, [&](PlannedFile file) { deletes.Add(file); }));
     }
     for (const ManifestFile& listed : *list) {
       if (listed.content != ManifestContent::kData) continue;
-      CAIRN_ASSIGN_OR_RAISE(auto files, reader.Matching(listed, true, std::nullopt));
-      for (auto& file : files) {
-        FileScanTask task{std::move(file), {}};
-        task.deletes = deletes.For(task.data.entry());
-        plan.tasks.push_back(std::move(task));
-      }
+      CAIRN_RETURN_IF_ERROR(
+          reader.Matching(listed, true, std::nullopt, [&](PlannedFile file) {
+            FileScanTask task{file};
+            deletes.AppendFor(file.entry(), plan.delete_refs, task);
+            plan.tasks.push_back(task);
+          }));
     }
     plan.delete_files = deletes.TakeFiles();
   }

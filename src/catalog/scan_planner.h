@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,19 +41,23 @@ struct ScanRequest {
   std::optional<int64_t> min_rows_requested;
 };
 
-/// \brief A content file of a plan: entry `index` of `manifest`, which it keeps alive.
+/// \brief A content file of a plan: entry `index` of `manifest`, which the plan keeps
+/// alive (`ScanPlan::manifests`).
 struct PlannedFile {
-  std::shared_ptr<const iceberg::Manifest> manifest;
+  const iceberg::Manifest* manifest = nullptr;
   uint32_t index = 0;
 
   iceberg::ManifestEntryView entry() const { return manifest->entry(index); }
   iceberg::ContentFileView file() const { return entry().file(); }
 };
 
-/// \brief A data file to read and the deletes that apply to it.
+/// \brief A data file to read and the deletes that apply to it: 24 bytes, a plan of a
+/// million files holds a million of them.
 struct FileScanTask {
   PlannedFile data;
-  std::vector<uint32_t> deletes;  ///< indexes into `ScanPlan::delete_files`
+  uint32_t first_delete =
+      0;  ///< its deletes: `ScanPlan::delete_refs`[first, first+count)
+  uint32_t delete_count = 0;
 };
 
 /// \brief A planned scan: everything the answer needs, independent of the table's later
@@ -60,8 +65,12 @@ struct FileScanTask {
 struct ScanPlan {
   std::shared_ptr<const iceberg::TableMetadata> metadata;
   int32_t schema_id = 0;  ///< the schema the filter was bound to
+  /// Every manifest a task or delete file lies in, kept alive for the plan's lifetime.
+  std::vector<std::shared_ptr<const iceberg::Manifest>> manifests;
   std::vector<FileScanTask> tasks;
   std::vector<PlannedFile> delete_files;
+  /// The deletes of every task, as indexes into `delete_files` (see `FileScanTask`).
+  std::vector<uint32_t> delete_refs;
   /// The bound filter, `not`-free (`true` without one): the residual each task carries.
   iceberg::BoundExpression filter = iceberg::BoundExpression::Constant(true);
   /// Field ids whose statistics the answer carries; unset: none (as Java without
@@ -69,6 +78,12 @@ struct ScanPlan {
   std::optional<std::vector<int32_t>> stats_field_ids;
   /// Manifests read from storage for this plan (the rest came from the cache).
   uint64_t manifests_read = 0;
+
+  /// \brief The deletes of `task`, as indexes into `delete_files`.
+  std::span<const uint32_t> DeletesOf(const FileScanTask& task) const {
+    return std::span<const uint32_t>(delete_refs)
+        .subspan(task.first_delete, task.delete_count);
+  }
 };
 
 class ScanPlanner {

@@ -138,6 +138,48 @@ std::string ToJsonText(const boost::json::value& value) {
   return boost::json::serialize(value);
 }
 
+void AppendJsonString(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  size_t plain = 0;  // the start of the run of bytes that need no escape
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x20 && byte != '"' && byte != '\\') continue;
+    out.append(text.substr(plain, i - plain));
+    plain = i + 1;
+    out.push_back('\\');
+    switch (byte) {
+      case '"':
+        out.push_back('"');
+        break;
+      case '\\':
+        out.push_back('\\');
+        break;
+      case '\b':
+        out.push_back('b');
+        break;
+      case '\f':
+        out.push_back('f');
+        break;
+      case '\n':
+        out.push_back('n');
+        break;
+      case '\r':
+        out.push_back('r');
+        break;
+      case '\t':
+        out.push_back('t');
+        break;
+      default:
+        out.append("u00");
+        out.push_back(kHex[byte >> 4U]);
+        out.push_back(kHex[byte & 0xFU]);
+    }
+  }
+  out.append(text.substr(plain));
+  out.push_back('"');
+}
+
 Result<std::optional<bool>> GetOptionalBool(const boost::json::object& obj,
                                             std::string_view key) {
   const auto* value = FindNonNull(obj, key);

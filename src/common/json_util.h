@@ -61,4 +61,9 @@ Result<std::map<std::string, std::string>> GetOptionalStringMap(
 /// \brief Serializes a JSON value to compact text.
 std::string ToJsonText(const boost::json::value& value);
 
+/// \brief Appends `text` to `out` as a JSON string, quoted and escaped exactly as
+/// `boost::json::serialize` writes it, without building a JSON value first (the hot path
+/// of writing a million file paths).
+void AppendJsonString(std::string& out, std::string_view text);
+
 }  // namespace cairn

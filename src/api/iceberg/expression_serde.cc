@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <iterator>
+#include <limits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -291,7 +293,7 @@ std::string Hex(std::string_view bytes) {
 }
 
 void AppendQuoted(std::string& out, std::string_view text) {
-  out += json::serialize(json::string(text));
+  AppendJsonString(out, text);
 }
 
 std::string Int128Text(iceberg::Int128 value) {
@@ -431,7 +433,13 @@ void AppendSingleValueJson(std::string& out, const iceberg::Literal& literal) {
       return;
     case TypeId::kInt:
     case TypeId::kLong:
-      out += Int128Text(literal.integer);
+      if (literal.integer >= std::numeric_limits<int64_t>::min() &&
+          literal.integer <= std::numeric_limits<int64_t>::max()) {
+        fmt::format_to(std::back_inserter(out), "{}",
+                       static_cast<int64_t>(literal.integer));
+      } else {
+        out += Int128Text(literal.integer);
+      }
       return;
     case TypeId::kFloat:
     case TypeId::kDouble:

@@ -1,5 +1,7 @@
 #include "api/iceberg/plan_serde.h"
 
+#include <iterator>
+#include <span>
 #include <unordered_map>
 #include <utility>
 
@@ -73,28 +75,30 @@ class FileWriter {
     out += R"(,"content":")";
     out += ContentName(file.content());
     out += R"(","file-path":)";
-    out += json::serialize(json::string(file.file_path()));
+    AppendJsonString(out, file.file_path());
     out += R"(,"file-format":)";
-    out += json::serialize(json::string(file.file_format()));
+    AppendJsonString(out, file.file_format());
     out += R"(,"partition":)";
     WritePartition(out, file);
-    out += fmt::format(R"(,"file-size-in-bytes":{},"record-count":{})",
-                       file.file_size_in_bytes(), file.record_count());
+    fmt::format_to(std::back_inserter(out),
+                   R"(,"file-size-in-bytes":{},"record-count":{})",
+                   file.file_size_in_bytes(), file.record_count());
     if (plan_.stats_field_ids) WriteStats(out, file);
     if (auto key_metadata = file.key_metadata()) {
       out += R"(,"key-metadata":")";
       AppendHex(out, *key_metadata);
       out += '"';
     }
+    const auto to_out = std::back_inserter(out);
     if (auto offsets = file.split_offsets(); !offsets.empty())
-      out += fmt::format(R"(,"split-offsets":[{}])", fmt::join(offsets, ","));
+      fmt::format_to(to_out, R"(,"split-offsets":[{}])", fmt::join(offsets, ","));
     if (auto ids = file.equality_ids(); !ids.empty())
-      out += fmt::format(R"(,"equality-ids":[{}])", fmt::join(ids, ","));
+      fmt::format_to(to_out, R"(,"equality-ids":[{}])", fmt::join(ids, ","));
     if (auto sort_order_id = file.sort_order_id())
-      out += fmt::format(R"(,"sort-order-id":{})", *sort_order_id);
+      fmt::format_to(to_out, R"(,"sort-order-id":{})", *sort_order_id);
     if (file.content() == FileContent::kData) {
       if (auto first_row_id = file.first_row_id())
-        out += fmt::format(R"(,"first-row-id":{})", *first_row_id);
+        fmt::format_to(to_out, R"(,"first-row-id":{})", *first_row_id);
     } else {
       WriteDeleteFields(out, file);
     }
@@ -104,7 +108,7 @@ class FileWriter {
   static void WriteDeleteFields(std::string& out, const ContentFileView& file) {
     if (auto referenced = file.referenced_data_file()) {
       out += R"(,"referenced-data-file":)";
-      out += json::serialize(json::string(*referenced));
+      AppendJsonString(out, *referenced);
     }
     if (auto offset = file.content_offset())
       out += fmt::format(R"(,"content-offset":{})", *offset);
@@ -248,11 +252,12 @@ void WriteTasks(std::string& out, const ScanPlan& plan, size_t first, size_t cou
     if (i > first) out += ',';
     out += R"({"data-file":)";
     writer.Write(out, task.data.file());
-    if (!task.deletes.empty()) {
+    const std::span<const uint32_t> applying = plan.DeletesOf(task);
+    if (!applying.empty()) {
       out += R"(,"delete-file-references":[)";
-      for (size_t d = 0; d < task.deletes.size(); ++d) {
-        auto [it, added] = local.emplace(task.deletes[d], deletes.size());
-        if (added) deletes.push_back(task.deletes[d]);
+      for (size_t d = 0; d < applying.size(); ++d) {
+        auto [it, added] = local.emplace(applying[d], deletes.size());
+        if (added) deletes.push_back(applying[d]);
         out += fmt::format("{}{}", d > 0 ? "," : "", it->second);
       }
       out += ']';
