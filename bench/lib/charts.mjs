@@ -182,13 +182,10 @@ plot $d using 2:xtic(1) title 'loadTable, no auth', '' using 3 title 'loadTable,
     const coldS = median(coldRuns(raw).map((name) => result(name)?.runs?.[0]?.completed_ms / 1000));
     const cold = [['cold plan (median)', coldS], ['read raw', read.raw?.seconds], ['read + inflate', read.inflate?.seconds],
       ['+ decode (avsc, JS)', read.decode?.seconds]];
-    // Default settings, then (when run) the server whose manifest cache holds the table.
-    const full = [['W10-full', ''], ['W10-sized-full', ', sized cache']]
-      .filter(([prefix], i) => i === 0 || result(`${prefix}-p1`) || result(`${prefix}-p4`))
-      .flatMap(([prefix, label]) => [1, 4].map((c) => {
-        const p = planRuns(result(`${prefix}-p${c}`));
-        return [`${c} conn${c > 1 ? 's' : ''}${label}`, p.filesPerS, p.pagesFilesPerS];
-      }));
+    const full = [1, 4].map((c) => {
+      const p = planRuns(result(`W10-full-p${c}`));
+      return [`${c} conn${c > 1 ? 's' : ''}`, p.filesPerS, p.pagesFilesPerS];
+    });
     const files = result('W10-setup')?.files;
     draw('W10', 'W10: server-side scan planning', `${block('cold', cold)}${block('full', full)}
 ${bars}

@@ -94,25 +94,7 @@ export function w10(ctx) {
   const RUN_FULL_HEADER = ['page conns', 'plan', 'to completed', 'pages', 'to last page', 'files/s', 'files/s, pages only', 'bytes received', 'submitted', 'pages sent again'];
   const cache = 512 * 1024 * 1024;
 
-  // ------------------------------------------------------------------ sized cache
   const server = get('W10-server') ?? {};
-  const sizedCache = server.sized_cache_bytes;
-  const sizedRan = ['W10-sized-warmup', 'W10-sized-full-p1', 'W10-sized-full-p4'].some((n) => get(n));
-  const warm = get('W10-sized-warmup');
-  const warmRun = warm?.result?.runs?.[0] ?? {};
-  const warmRows = warm ? [['plan filling the cache (cold)', seconds(warmRun.completed_ms / 1000),
-    warmRun.async ? `submitted, ${num(warmRun.polls)} polls` : 'completed at once', seconds(warmRun.total_ms / 1000),
-    bytes(io('W10-sized-warmup')), isNum(warm.server?.cpu_s) ? sig3(warm.server.cpu_s) : DASH, kib(warm.server?.peak_rss_kib)]] : [];
-  const sizedRows = [1, 4].map((c) => fullRow('W10-sized-full', c));
-  const sizedSection = !sizedRan ? '' : `
-**Full plans with \`manifest-cache-bytes\` sized to the table** (${bytes(sizedCache)}: 3 KiB per file, about twice what a parsed entry costs): the server restarted on the same data dir with that setting, one full plan to fill the cache (a cold plan: every manifest read and parsed; its pages over one connection, deleted), then ${num(result('W10-sized-full-p1')?.repeat)} full plans in a row with the pages over 1 and then 4 connections, as above. With the whole table cached, these plans should read no manifest: *bytes read per plan* ≈ 0 (the manifests are ${bytes(setup.manifest_bytes)}; \`rchar\` also counts requests the server read from its sockets, a few hundred bytes per page).
-
-${table(['run', 'to completed', 'answer', 'to last page', 'bytes read', 'server CPU s', 'peak RSS'], warmRows)}
-
-${table(FULL_HEADER, sizedRows)}
-
-${table(RUN_FULL_HEADER, fullRunRows('W10-sized-full'))}
-`;
   sections.push(`## W10 — server-side scan planning
 
 A table of **${num(setup.manifests)} manifests × ${num(setup.files_per_manifest)} data files = ${num(setup.files)} files** in one snapshot (one commit), identity-partitioned on \`p\`: manifest *i* holds the files of partition p = *i*, and the manifest list's partition summaries say so (lower = upper = *i*), so a filter on one partition value needs one manifest. Each entry carries what Java writes by default: path, partition, record count, size, split offsets, sort order, and column sizes, value, null and NaN counts and lower/upper bounds of all 5 columns. Written by \`lib/scan_table.mjs\` in Java's Avro schemas (deflate, ~64 KiB blocks as Java's writer): manifests ${bytes(setup.manifest_bytes)} on disk (${bytes(read.inflate?.inflated_bytes)} inflated; ${bytes(setup.mean_manifest_bytes)} each), manifest list ${bytes(setup.manifest_list_bytes)}; only the manifests exist, no data file. Generating it took ${seconds(setup.seconds)} (${seconds(setup.manifests_s)} for the manifests, ${seconds(setup.commit_s)} for the commit) — set-up, not a result.
@@ -131,13 +113,13 @@ ${table(['ceiling', 'time', 'cold plan / ceiling'], ratios)}
 
 ${table(RUN_HEADER, selRows)}
 
-**Full plans** (no filter) streamed through their ${num(result('W10-full-p1')?.runs?.[0]?.pages)} pages, ${num(result('W10-full-p1')?.repeat)} one after the other, the pages over 1 and then 4 connections. *Files/s* is the files received over the time from the POST to the last page (median of the plans); *pages only* counts from the \`completed\` answer to the last page. Last column: pages (requests) per second of a plan against \`GET /health\` at the same concurrency. These run with the default settings: \`manifest-cache-bytes\` ${bytes(cache)} of parsed manifests (${bytes(cache - cache / 16)} for manifests): when the table's parsed entries do not fit, a \"warm\" full plan reads and parses every manifest again (see *bytes read*).
+**Full plans** (no filter) streamed through their ${num(result('W10-full-p1')?.runs?.[0]?.pages)} pages, ${num(result('W10-full-p1')?.repeat)} one after the other, the pages over 1 and then 4 connections. *Files/s* is the files received over the time from the POST to the last page (median of the plans); *pages only* counts from the \`completed\` answer to the last page. Last column: pages (requests) per second of a plan against \`GET /health\` at the same concurrency. These run with the default settings: \`manifest-cache-bytes\` ${bytes(cache)} of parsed manifests (${bytes(cache - cache / 16)} for manifests; a parsed entry of this table packs into about 350 bytes, so the whole table stays cached after the cold plans and a full plan should read no manifest: *bytes read per plan* ≈ 0 — \`rchar\` also counts the requests the server read from its sockets, a few hundred bytes per page). A table whose parsed entries outgrow the cache is read again by each full plan, at the cold plan's rate.
 
 ${table(FULL_HEADER, fullRows)}
 
 ${table(RUN_FULL_HEADER, fullRunRows('W10-full'))}
-${sizedSection}${errorNotes('W10')}
-${serverLine('W10')}${sizedRan ? ` (That is the sized-cache server; the default-settings one ended at peak RSS ${kib(server.default_peak_rss_kib)}, ${isNum(server.default_cpu_s) ? sig3(server.default_cpu_s) : DASH} CPU s.)` : ''}${server.load_start ? ` Load average (1, 5, 15 min) of the machine at the start of the workload: ${server.load_start}; at its end: ${server.load_end}.` : ''}
+${errorNotes('W10')}
+${serverLine('W10')}${server.load_start ? ` Load average (1, 5, 15 min) of the machine at the start of the workload: ${server.load_start}; at its end: ${server.load_end}.` : ''}
 ${chart('W10')}`);
 
   check(`W10: selective plan (one partition of ${num(setup.files)} files) p50 ≤ 20 ms, cache warm, 1 connection`,
@@ -147,18 +129,11 @@ ${chart('W10')}`);
     check(`W10: full plan of ${num(setup.files)} files streamed through plan tasks ≥ 1,000,000 files/s, pages over ${c} connection${c > 1 ? 's' : ''}`,
       p.filesPerS, 1e6, { unit: ' files/s', fmt: sig3 });
   }
-  if (sizedRan) {
-    for (const c of [1, 4]) {
-      const p = planRuns(result(`W10-sized-full-p${c}`));
-      check(`W10, with manifest-cache-bytes sized to the table (${bytes(sizedCache)}): full plan of ${num(setup.files)} files streamed through plan tasks ≥ 1,000,000 files/s, pages over ${c} connection${c > 1 ? 's' : ''}`,
-        p.filesPerS, 1e6, { unit: ' files/s', fmt: sig3 });
-    }
-    for (const c of [1, 4]) {
-      const doc = get(`W10-sized-full-p${c}`);
-      const perPlan = isNum(io(`W10-sized-full-p${c}`)) && doc?.result?.plans ? Math.round(io(`W10-sized-full-p${c}`) / doc.result.plans) : undefined;
-      check(`W10 (informational), with manifest-cache-bytes sized to the table: a full plan reads no manifest again (bytes read per plan ≤ 5% of the manifests' ${bytes(setup.manifest_bytes)}; rchar also counts the requests read from sockets), pages over ${c} connection${c > 1 ? 's' : ''}`,
-        perPlan, isNum(setup.manifest_bytes) ? setup.manifest_bytes / 20 : undefined, { atMost: true, fmt: bytes });
-    }
+  for (const c of [1, 4]) {
+    const doc = get(`W10-full-p${c}`);
+    const perPlan = isNum(io(`W10-full-p${c}`)) && doc?.result?.plans ? Math.round(io(`W10-full-p${c}`) / doc.result.plans) : undefined;
+    check(`W10 (informational): with the default manifest cache, a warm full plan reads no manifest again (bytes read per plan ≤ 5% of the manifests' ${bytes(setup.manifest_bytes)}), pages over ${c} connection${c > 1 ? 's' : ''}`,
+      perPlan, isNum(setup.manifest_bytes) ? setup.manifest_bytes / 20 : undefined, { atMost: true, fmt: bytes });
   }
   for (const c of [1, 4]) {
     const p = planRuns(result(`W10-full-p${c}`));

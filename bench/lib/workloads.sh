@@ -6,7 +6,7 @@
 # Sizes come from bench/run: DURATION_S, WARMUP_S, TIMED (the options of every timed run),
 # W2_SNAPSHOTS, W5_NAMESPACES, W5_TABLES_PER_NAMESPACE, W5_WIDE_TABLES, WALK_REPEAT,
 # W9_VERSIONS, W9_MANIFEST_BYTES, W10_MANIFESTS, W10_FILES_PER_MANIFEST, W10_COLD_RUNS,
-# W10_FULL_REPEAT, W10_SIZED_CACHE_BYTES.
+# W10_FULL_REPEAT.
 # W6 and W7 also need scripts/lib/postgres.sh and scripts/lib/rgw.sh (sourced by bench/run).
 # W8 also needs bench/lib/auth.mjs (tokens of its server with authentication on); W10
 # bench/lib/scan_table.mjs (its table and ceilings; avsc from tests/node/node_modules).
@@ -451,8 +451,7 @@ check_plans() {
 # processes against reading the same manifests raw, inflated and decoded (Node, same
 # run); a selective plan (one partition: one manifest) at 1 connection and full plans
 # streamed through their plan tasks over 1 and 4 connections, each against GET /health at
-# the same concurrency. Then the same full plans on a server whose manifest cache is sized
-# to the table (--manifest-cache-bytes), after one plan that fills it.
+# the same concurrency, with the default manifest cache (which holds the whole table).
 workload_W10() {
   # Other work on the machine moves these absolute rates: its load, at the start and end.
   local load_start
@@ -496,29 +495,7 @@ workload_W10() {
     check_plans "W10-full-p$c" "$files"
   done
   measure W10-health-c4 "$WARMUP_S" get --path /health --connections 4 "${TIMED[@]}"
-  # The default-settings server's facts, before it goes (W10-server is the sized one's).
-  local default_rss default_cpu
-  default_rss="$(server_peak_rss_kib)"
-  default_cpu="$(server_cpu_s)"
-
-  # Sized cache: the same data dir on a server whose manifest cache holds the whole table
-  # (W10_SIZED_CACHE_BYTES, 3 KiB per file: twice the ~1.5 KiB a parsed entry costs). One
-  # full plan parses every manifest (a cold plan, recorded as the warm-up); the full plans
-  # after it should read no manifest at all (raw/W10-sized-full-pN-io.json ≈ 0 bytes).
-  server_stop
-  server_start "$WORK_DIR/W10" --manifest-cache-bytes "$W10_SIZED_CACHE_BYTES"
-  measure_io W10-sized-warmup 0 plan "${W10_PLAN[@]}" --repeat 1 --expect-files "$files" --delete
-  check_plans W10-sized-warmup "$files"
-  for c in 1 4; do
-    measure_io "W10-sized-full-p$c" 0 plan "${W10_PLAN[@]}" --repeat "$W10_FULL_REPEAT" \
-      --page-connections "$c" --expect-files "$files" --delete
-    check_plans "W10-sized-full-p$c" "$files"
-    log "W10-sized-full-p$c: the server read $(json_field "$RAW_DIR/W10-sized-full-p$c-io.json" read_bytes) bytes" \
-      "over $W10_FULL_REPEAT full plans (manifests: $(json_field "$RAW_DIR/W10-setup.json" result.manifest_bytes))"
-  done
   record_server W10 store=sqlite manifests="$W10_MANIFESTS" \
     files_per_manifest="$W10_FILES_PER_MANIFEST" cold_runs="$W10_COLD_RUNS" \
-    full_repeat="$W10_FULL_REPEAT" sized_cache_bytes="$W10_SIZED_CACHE_BYTES" \
-    default_peak_rss_kib="$default_rss" default_cpu_s="$default_cpu" \
-    load_start="$load_start" load_end="$(cut -d' ' -f1-3 /proc/loadavg)"
+    full_repeat="$W10_FULL_REPEAT" load_start="$load_start" load_end="$(cut -d' ' -f1-3 /proc/loadavg)"
 }
