@@ -294,7 +294,8 @@ std::vector<Setting> BaseSettings() {
                })},
       {{"manifest-cache-bytes",
         "Bytes of parsed Iceberg manifests kept in memory for scan planning and "
-        "maintenance (about 1.5 KiB per data file with statistics of five columns; "
+        "maintenance (packed: about 350 bytes per data file with statistics of five "
+        "columns; "
         "default 536870912 = 512 MiB)"},
        Integer(1 << 20, uint64_t{1} << 40,
                [](ServerConfig& c, uint64_t v) {
@@ -302,8 +303,8 @@ std::vector<Setting> BaseSettings() {
                })},
       {{"scan-plan-max-held-tasks",
         "File-scan tasks of all held scan plans together; past it the least recently "
-        "used plans are forgotten; each keeps its parsed manifest entry alive, about 2 "
-        "KiB (default 2000000)"},
+        "used plans are forgotten; each takes 24 bytes and keeps its manifest's packed "
+        "entries alive, about 350 bytes a file (default 2000000)"},
        Integer(1, 1'000'000'000,
                [](ServerConfig& c, uint64_t v) {
                  c.scan_planning.plans.max_held_tasks = v;

@@ -64,8 +64,9 @@ class ScanPlans {
     size_t max_plans = 256;
     size_t max_queued = 16;  ///< submitted plans waiting for the planning thread
     /// File-scan tasks of all held plans together: past it, the least recently used
-    /// plans go (the newest stays even alone over it). A task keeps the parsed manifest
-    /// entry it names alive, about 2 KiB with statistics of five columns.
+    /// plans go (the newest stays even alone over it). A task takes 24 bytes and keeps
+    /// its manifest's packed entries alive past the cache's eviction (about 350 bytes a
+    /// file with statistics of five columns).
     size_t max_held_tasks = 2'000'000;
     /// One principal's share of `max_plans` and `max_queued` (by authenticated
     /// principal; callers without one share the whole), so that one caller's plans
