@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "catalog/claimed_deletion.h"
 #include "catalog/table_access.h"
 #include "catalog/table_service.h"
 #include "common/macros.h"
@@ -168,26 +169,22 @@ Result<ExpirationReport> TableService::ExpireSnapshots(
   files.insert(files.end(), manifests.begin(), manifests.end());
   files.insert(files.end(), lists.begin(), lists.end());
 
-  const auto used_elsewhere = UsedElsewhere(claim, entity_id);
+  const ClaimedDeletion deletion(claim, UsedElsewhere(claim, entity_id), io_,
+                                 "expiration");
   for (const std::string& file : files) {
-    auto canonical = IcebergManifests::Confine(file, claim, "File");
-    if (!canonical) {
+    const ClaimedDeletion::Checked checked = deletion.Check(file);
+    if (checked.verdict == ClaimedDeletion::Verdict::kOutside) {
       ++report.kept_outside;
       continue;
     }
-    if (used_elsewhere(*canonical)) {
+    if (checked.verdict == ClaimedDeletion::Verdict::kInUse) {
       ++report.kept_in_use;
       continue;
     }
     ++report.file_count;
     if (report.files.size() < ExpirationReport::kMaxListedFiles)
-      report.files.push_back(*canonical);
-    if (dry_run) continue;
-    if (auto deleted = io_.DeleteFile(*canonical); !deleted) {
-      ++report.failed;
-      spdlog::warn("expiration could not delete {}: {}", *canonical,
-                   deleted.error().message);
-    }
+      report.files.push_back(checked.canonical);
+    if (!dry_run && !deletion.Delete(checked)) ++report.failed;
   }
   return report;
 }

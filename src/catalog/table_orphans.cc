@@ -10,8 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include <spdlog/spdlog.h>
-
+#include "catalog/claimed_deletion.h"
 #include "catalog/table_service.h"
 #include "common/location.h"
 #include "common/macros.h"
@@ -159,11 +158,13 @@ Result<OrphanRemovalReport> TableService::RemoveOrphanFiles(
   ReferencedFiles referenced(manifests_, claim);
   CAIRN_RETURN_IF_ERROR(referenced.Collect(metadata, current.pointer.metadata_location));
 
-  const auto used_elsewhere = UsedElsewhere(claim, current.pointer.id);
+  const ClaimedDeletion deletion(claim, UsedElsewhere(claim, current.pointer.id), io_,
+                                 "orphan-file removal");
   for (size_t i = 0; i < files.size(); ++i) {
     // Still inside the table's locations (they may have moved since the listing).
-    auto canonical = IcebergManifests::Confine(files[i], claim, "File");
-    if (!canonical || referenced.Contains(*canonical) || IsVersionHint(*canonical)) {
+    const ClaimedDeletion::Checked checked = deletion.Check(files[i]);
+    if (checked.verdict == ClaimedDeletion::Verdict::kOutside ||
+        referenced.Contains(checked.canonical) || IsVersionHint(checked.canonical)) {
       continue;
     }
     const bool old_enough = i < modified_ms.size() &&
@@ -173,19 +174,14 @@ Result<OrphanRemovalReport> TableService::RemoveOrphanFiles(
       ++report.kept_recent;
       continue;
     }
-    if (used_elsewhere(*canonical)) {
+    if (checked.verdict == ClaimedDeletion::Verdict::kInUse) {
       ++report.kept_in_use;
       continue;
     }
     ++report.file_count;
     if (report.files.size() < OrphanRemovalReport::kMaxListedFiles)
-      report.files.push_back(*canonical);
-    if (request.dry_run) continue;
-    if (auto deleted = io_.DeleteFile(files[i]); !deleted) {
-      ++report.failed;
-      spdlog::warn("orphan-file removal could not delete {}: {}", *canonical,
-                   deleted.error().message);
-    }
+      report.files.push_back(checked.canonical);
+    if (!request.dry_run && !deletion.Delete(checked)) ++report.failed;
   }
   return report;
 }

@@ -6,6 +6,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "catalog/claimed_deletion.h"
+
 namespace cairn {
 namespace {
 
@@ -15,27 +17,23 @@ class Purger {
          const std::function<bool(std::string_view)>& used_elsewhere, bool data_files)
       : claim_(claim),
         manifests_(manifests),
-        io_(io),
-        used_elsewhere_(used_elsewhere),
+        deletion_(claim, used_elsewhere, io, "purge"),
         data_files_(data_files) {}
 
   // Deletes one referenced file if it is provably the table's.
   void Delete(std::string_view location) {
-    auto canonical = IcebergManifests::Confine(location, claim_, "File");
-    if (!canonical) {
-      ++counts_.outside;
-      return;
+    const ClaimedDeletion::Checked checked = deletion_.Check(location);
+    switch (checked.verdict) {
+      case ClaimedDeletion::Verdict::kOutside:
+        ++counts_.outside;
+        return;
+      case ClaimedDeletion::Verdict::kInUse:
+        ++counts_.in_use;
+        return;
+      case ClaimedDeletion::Verdict::kDeletable:
+        ++(deletion_.Delete(checked) ? counts_.deleted : counts_.failed);
+        return;
     }
-    if (used_elsewhere_(*canonical)) {
-      ++counts_.in_use;
-      return;
-    }
-    if (auto status = io_.DeleteFile(*canonical); !status) {
-      ++counts_.failed;
-      spdlog::warn("purge could not delete {}: {}", *canonical, status.error().message);
-      return;
-    }
-    ++counts_.deleted;
   }
 
   // The files of one snapshot's manifests, then the manifests; the manifest list itself
@@ -82,8 +80,7 @@ class Purger {
 
   const LocationClaim& claim_;
   IcebergManifests& manifests_;
-  FileIO& io_;
-  const std::function<bool(std::string_view)>& used_elsewhere_;
+  ClaimedDeletion deletion_;
   const bool data_files_;
   PurgeCounts counts_;
   std::unordered_set<std::string> manifests_seen_;

@@ -74,6 +74,8 @@ bool IsTempFileName(std::string_view location) {
 }
 
 void SortListing(FileListing& listing) {
+  // S3 lists keys in bytewise order already: nothing to do for the largest listings.
+  if (std::is_sorted(listing.files.begin(), listing.files.end())) return;
   std::vector<std::pair<std::string, int64_t>> pairs;
   pairs.reserve(listing.files.size());
   for (size_t i = 0; i < listing.files.size(); ++i) {
