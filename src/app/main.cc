@@ -15,6 +15,7 @@
 #include "api/access/management_routes.h"
 #include "api/access/token_handler.h"
 #include "api/admin/admin_routes.h"
+#include "api/admin/catalog_routes.h"
 #include "api/iceberg/routes.h"
 #include "api/lance/routes.h"
 #include "app/auth_setup.h"
@@ -177,6 +178,7 @@ int Serve(const std::optional<std::string>& config_file,
   iceberg_rest::AddIcebergRoutes(router, catalog, tables, views, &idempotency);
   lance_rest::AddLanceRoutes(router, lance);
   AddAdminRoutes(router, catalog, metrics);
+  AddCatalogRoutes(router, catalog, **storages);
   if (auth) {
     AddTokenRoutes(router, *auth->identity, *auth->tokens);
     AddManagementRoutes(router, *auth->identity);

@@ -76,6 +76,44 @@ Result<CatalogRecord> CatalogService::CreateCatalog(
   return store_.CreateCatalog(name, warehouse, properties, write);
 }
 
+Result<CatalogRecord> CatalogService::UpdateCatalogProperties(
+    std::string_view name, const Properties& updates,
+    const std::vector<std::string>& removals) {
+  CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys("updates", KeysOf(updates)));
+  CAIRN_RETURN_IF_ERROR(ValidatePropertyKeys("removals", removals));
+  for (const auto& key : removals) {
+    if (updates.count(key) > 0) {
+      return UnprocessableEntity(
+          "Invalid property update: key '{}' in both updates and removals", key);
+    }
+  }
+  CAIRN_ASSIGN_OR_RAISE(CatalogRecord record, store_.GetCatalog(name));
+  Properties properties = record.properties;
+  for (const auto& [key, value] : updates) properties[key] = value;
+  for (const auto& key : removals) properties.erase(key);
+  CAIRN_RETURN_IF_ERROR(locations_.CheckNewCatalog(record.location, properties));
+  CAIRN_RETURN_IF_ERROR(store_.SetCatalogProperties(record.id, properties));
+  record.properties = std::move(properties);
+  return record;
+}
+
+Result<std::vector<CatalogRecord>> CatalogService::ListCatalogs(std::string_view after,
+                                                                size_t limit,
+                                                                bool& has_more) {
+  CAIRN_ASSIGN_OR_RAISE(NamePage names, store_.ListCatalogs(after, limit));
+  has_more = names.has_more;
+  std::vector<CatalogRecord> out;
+  out.reserve(names.names.size());
+  for (const auto& name : names.names) {
+    auto record = store_.GetCatalog(name);
+    // Dropped between the two reads: not listed.
+    if (!record && record.error().kind == ErrorKind::kNoSuchWarehouse) continue;
+    if (!record) return tl::unexpected(record.error());
+    out.push_back(std::move(*record));
+  }
+  return out;
+}
+
 Result<std::vector<EntityRecord>> CatalogService::DropCatalog(
     const CatalogRecord& catalog, bool cascade, const DropPlanner& planner,
     const WriteContext& write) {

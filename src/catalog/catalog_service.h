@@ -83,6 +83,19 @@ class CatalogService {
       const CatalogRecord& catalog, bool cascade, const DropPlanner& planner,
       const WriteContext& write = WriteContext::Immediate());
 
+  /// \brief Applies `updates` and then `removals` to catalog `name`'s properties, checked
+  /// as a new catalog's are (`allowed-locations` canonical, under the server's), and
+  /// returns the catalog as stored. The warehouse never moves. Errors:
+  /// `kNoSuchWarehouse`, `kBadRequest` (an empty or over-long key, an invalid
+  /// `allowed-locations`), `kUnprocessableEntity` (a key in both), store errors.
+  Result<CatalogRecord> UpdateCatalogProperties(std::string_view name,
+                                                const Properties& updates,
+                                                const std::vector<std::string>& removals);
+
+  /// \brief One page of catalogs, by name, after `after` (empty: from the first).
+  Result<std::vector<CatalogRecord>> ListCatalogs(std::string_view after, size_t limit,
+                                                  bool& has_more);
+
   /// \brief The warehouse of a new catalog that names none:
   /// `<warehouse root>/<name, percent-encoded>` (not yet checked against the policy).
   std::string DefaultWarehouseOf(std::string_view name) const;

@@ -142,6 +142,11 @@ const SAMPLES = {
   'POST /management/v1/roles/{role}/grants': { ghost: true, body: { privilege: 'TABLE_READ', securable: { kind: 'catalog', catalog: 'default' } } },
   'POST /management/v1/roles/{role}/grants/revoke': { ghost: true, body: { privilege: 'TABLE_READ', securable: { kind: 'catalog', catalog: 'default' } } },
   'GET /management/v1/routes': {},
+  'GET /management/v1/catalogs': {},
+  'POST /management/v1/catalogs': { body: { name: 'made-c' } },
+  'GET /management/v1/catalogs/{catalog}': {},
+  'PATCH /management/v1/catalogs/{catalog}': { ghost: true, body: { updates: { a: 'b' } } },
+  'DELETE /management/v1/catalogs/{catalog}': { ghost: true },
   'POST /management/v1/catalogs/{prefix}/namespaces/{namespace}/tables/{table}/maintenance/expire-snapshots': {
     body: { 'dry-run': true },
   },
@@ -158,6 +163,7 @@ function targetOf(route, sample, ghost) {
   const name = (real) => (ghost && sample.ghost ? 'ghost' : real);
   let target = route.path
     .replace('{prefix}', 'default')
+    .replace('{catalog}', name('default'))
     .replace('{namespace}', name('ns'))
     .replace('{table}', name('t'))
     .replace('{view}', name('v'))
@@ -229,6 +235,7 @@ async function snapshot() {
     await get('GET', '/management/v1/principals'),
     await get('GET', '/management/v1/roles'),
     await get('GET', '/management/v1/principals/nobody'),
+    await get('GET', '/management/v1/catalogs'),
   ];
 }
 

@@ -7,8 +7,13 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { call, describeResponse } from './lib/http.mjs';
+import { assertManagementAnswer } from './lib/management_spec.mjs';
 import { mustCommit, mustLoad, startCatalog } from './lib/files.mjs';
 import { appendSnapshot, appendWithRetries } from './lib/iceberg_snapshots.mjs';
+
+// The route as docs/management-api.yaml names it: answers are checked against it.
+const EXPIRE_TEMPLATE =
+  '/management/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}/maintenance/expire-snapshots';
 
 let cat;
 before(async () => { cat = await startCatalog(); });
@@ -18,7 +23,7 @@ const exists = (location) => existsSync(fileURLToPath(location));
 const expireUrl = (table) => `/management/v1/catalogs/default/namespaces/ns/tables/${table}/maintenance/expire-snapshots`;
 
 async function expire(table, body) {
-  const res = await call(cat.base, 'POST', expireUrl(table), { body, timeoutMs: 60_000 });
+  const res = assertManagementAnswer('POST', EXPIRE_TEMPLATE, await call(cat.base, 'POST', expireUrl(table), { body, timeoutMs: 60_000 }));
   assert.equal(res.status, 200, `expire ${table} ${JSON.stringify(body)}: ${describeResponse(res)}`);
   return res.json;
 }
@@ -101,7 +106,7 @@ test('expiration beside a concurrent writer loses none of its commits or files',
 test('mistakes are 400; an unknown table is 404', async () => {
   await createTable('plain');
   for (const body of [{ 'retain-last': 0 }, { 'dry-run': 'yes' }, { 'older-than-ms': 'soon' }]) {
-    const res = await call(cat.base, 'POST', expireUrl('plain'), { body });
+    const res = assertManagementAnswer('POST', EXPIRE_TEMPLATE, await call(cat.base, 'POST', expireUrl('plain'), { body }));
     assert.equal(res.status, 400, `${JSON.stringify(body)}: ${describeResponse(res)}`);
   }
   const missing = await call(cat.base, 'POST', expireUrl('nope'), { body: {} });
