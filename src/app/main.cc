@@ -16,6 +16,7 @@
 #include "api/access/token_handler.h"
 #include "api/admin/admin_routes.h"
 #include "api/admin/catalog_routes.h"
+#include "api/admin/transaction_routes.h"
 #include "api/iceberg/routes.h"
 #include "api/lance/routes.h"
 #include "app/auth_setup.h"
@@ -179,6 +180,7 @@ int Serve(const std::optional<std::string>& config_file,
   lance_rest::AddLanceRoutes(router, lance);
   AddAdminRoutes(router, catalog, metrics);
   AddCatalogRoutes(router, catalog, **storages);
+  AddTransactionRoutes(router, **store);
   if (auth) {
     AddTokenRoutes(router, *auth->identity, *auth->tokens);
     AddManagementRoutes(router, *auth->identity);

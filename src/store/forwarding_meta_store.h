@@ -206,6 +206,11 @@ class ForwardingMetaStore : public MetaStore {
       const std::vector<std::string>& statuses) override {
     return base_.ListTransactions(statuses);
   }
+  Result<TransactionPage> ListTransactionPage(const std::vector<std::string>& statuses,
+                                              std::string_view after_id,
+                                              size_t limit) override {
+    return base_.ListTransactionPage(statuses, after_id, limit);
+  }
   Result<bool> DeleteTransaction(
       std::string_view id,
       const WriteContext& write = WriteContext::Immediate()) override {

@@ -237,6 +237,12 @@ struct TransactionRecord {
   int64_t updated_at_ms = 0;
 };
 
+/// \brief One page of transaction records (`MetaStore::ListTransactionPage`).
+struct TransactionPage {
+  std::vector<TransactionRecord> records;  ///< by id, ascending byte order
+  bool has_more = false;  ///< at least one more record follows the last one
+};
+
 /// \brief The most transaction records one `MetaStore::PruneTransactions` call removes.
 inline constexpr size_t kMaxTransactionPruneBatch = 10'000;
 
@@ -492,6 +498,14 @@ class MetaStore {
   /// \brief Every transaction record whose status is one of `statuses`, oldest first.
   virtual Result<std::vector<TransactionRecord>> ListTransactions(
       const std::vector<std::string>& statuses) = 0;
+
+  /// \brief At most `limit` transaction records (1 to 1000; more counts as 1000) with an
+  /// id after `after_id` (empty: from the first), by id, with their properties; only
+  /// those whose status is one of `statuses` unless it is empty. Keyset-paginated: the
+  /// cost is the page's, whatever the number of records.
+  virtual Result<TransactionPage> ListTransactionPage(
+      const std::vector<std::string>& statuses, std::string_view after_id,
+      size_t limit) = 0;
 
   /// \brief Removes a transaction record; false when there was none.
   virtual Result<bool> DeleteTransaction(

@@ -337,6 +337,54 @@ Result<std::vector<TransactionRecord>> SqlStore::ListTransactions(
   });
 }
 
+Result<TransactionPage> SqlStore::ListTransactionPage(
+    const std::vector<std::string>& statuses, std::string_view after_id, size_t limit) {
+  static constexpr size_t kMaxPage = 1000;
+  static constexpr size_t kMaxStatuses = 5;  // placeholders of the filtered statement
+  limit = std::clamp<size_t>(limit, 1, kMaxPage);
+  std::vector<std::string> wanted(statuses);
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  if (wanted.size() > kMaxStatuses) {
+    return BadRequest("At most {} transaction statuses at once", kMaxStatuses);
+  }
+  // Statements are cached by the address of their literal: one literal each, the
+  // filtered one padded by repeating a status.
+  static constexpr const char* kAll =
+      "SELECT id, status, payload, version, created_at_ms, updated_at_ms "
+      "FROM lance_transactions WHERE id > ? ORDER BY id LIMIT ?";
+  static constexpr const char* kFiltered =
+      "SELECT id, status, payload, version, created_at_ms, updated_at_ms "
+      "FROM lance_transactions WHERE id > ? AND status IN (?, ?, ?, ?, ?) "
+      "ORDER BY id LIMIT ?";
+  return Read([&](Lease& conn) -> Result<TransactionPage> {
+    CAIRN_ASSIGN_OR_RAISE(auto* stmt, conn->Prepare(wanted.empty() ? kAll : kFiltered));
+    TransactionPage page;
+    {
+      Query query(*conn, stmt);
+      query.Bind(after_id);
+      for (size_t i = 0; !wanted.empty() && i < kMaxStatuses; ++i) {
+        query.Bind(wanted[std::min(i, wanted.size() - 1)]);
+      }
+      query.Bind(static_cast<int64_t>(limit + 1));
+      for (;;) {
+        CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("list transactions"));
+        if (!row) break;
+        page.records.push_back(ReadTransactionRow(query));
+      }
+    }
+    if (page.records.size() > limit) {
+      page.records.pop_back();
+      page.has_more = true;
+    }
+    for (auto& record : page.records) {
+      CAIRN_ASSIGN_OR_RAISE(record.properties,
+                            ReadTransactionProperties(*conn, record.id));
+    }
+    return page;
+  });
+}
+
 Result<bool> SqlStore::DeleteTransaction(std::string_view id, const WriteContext& write) {
   // A transaction even for one statement, so that it parks like every write of `write`.
   return Write(write, [&](Lease& conn, WriteTransaction& txn) -> Result<bool> {

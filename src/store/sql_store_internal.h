@@ -402,6 +402,9 @@ class SqlStore final : public MetaStore {
                                  const WriteContext& write) override;
   Result<std::vector<TransactionRecord>> ListTransactions(
       const std::vector<std::string>& statuses) override;
+  Result<TransactionPage> ListTransactionPage(const std::vector<std::string>& statuses,
+                                              std::string_view after_id,
+                                              size_t limit) override;
   Result<bool> DeleteTransaction(std::string_view id, const WriteContext& write) override;
   Result<int64_t> PruneTransactions(const std::vector<std::string>& statuses,
                                     int64_t updated_before_ms, size_t limit) override;

@@ -143,6 +143,7 @@ const SAMPLES = {
   'POST /management/v1/roles/{role}/grants/revoke': { ghost: true, body: { privilege: 'TABLE_READ', securable: { kind: 'catalog', catalog: 'default' } } },
   'GET /management/v1/routes': {},
   'GET /management/v1/catalogs': {},
+  'GET /management/v1/transactions': {},
   'POST /management/v1/catalogs': { body: { name: 'made-c' } },
   'GET /management/v1/catalogs/{catalog}': {},
   'PATCH /management/v1/catalogs/{catalog}': { ghost: true, body: { updates: { a: 'b' } } },

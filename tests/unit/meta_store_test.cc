@@ -1337,6 +1337,45 @@ TEST_P(MetaStoreTest, TransactionRecordsSwapByVersion) {
               ::testing::Optional(::testing::Eq(std::nullopt)));
 }
 
+TEST_P(MetaStoreTest, TransactionRecordsArePagedByIdAndFilteredByStatus) {
+  // Ids out of order, statuses mixed: pages follow the ids, whatever the creation order.
+  const std::vector<std::pair<std::string, std::string>> records = {
+      {"t5", "QUEUED"}, {"t1", "SUCCEEDED"}, {"t4", "FAILED"},
+      {"t2", "QUEUED"}, {"t3", "RUNNING"},   {"t6", "SUCCEEDED"}};
+  for (const auto& [id, status] : records) {
+    ASSERT_THAT(store_->CreateTransaction({id, status, "", {{"op", id}}, 0, 0, 0}),
+                IsOk());
+  }
+  const auto ids = [](const TransactionPage& page) {
+    std::vector<std::string> out;
+    for (const auto& record : page.records) out.push_back(record.id);
+    return out;
+  };
+  auto first = store_->ListTransactionPage({}, "", 4);
+  ASSERT_THAT(first, IsOk());
+  EXPECT_THAT(ids(*first), ::testing::ElementsAre("t1", "t2", "t3", "t4"));
+  EXPECT_TRUE(first->has_more);
+  EXPECT_EQ(first->records[0].properties, (Properties{{"op", "t1"}}));
+  auto rest = store_->ListTransactionPage({}, "t4", 4);
+  ASSERT_THAT(rest, IsOk());
+  EXPECT_THAT(ids(*rest), ::testing::ElementsAre("t5", "t6"));
+  EXPECT_FALSE(rest->has_more);
+
+  auto open = store_->ListTransactionPage({"QUEUED", "RUNNING", "QUEUED"}, "", 2);
+  ASSERT_THAT(open, IsOk());
+  EXPECT_THAT(ids(*open), ::testing::ElementsAre("t2", "t3"));
+  EXPECT_TRUE(open->has_more);
+  auto open_rest = store_->ListTransactionPage({"QUEUED", "RUNNING"}, "t3", 2);
+  ASSERT_THAT(open_rest, IsOk());
+  EXPECT_THAT(ids(*open_rest), ::testing::ElementsAre("t5"));
+  EXPECT_FALSE(open_rest->has_more);
+  auto none = store_->ListTransactionPage({"CANCELED"}, "", 10);
+  ASSERT_THAT(none, IsOk());
+  EXPECT_TRUE(none->records.empty());
+  EXPECT_THAT(store_->ListTransactionPage({"A", "B", "C", "D", "E", "F"}, "", 10),
+              IsError(ErrorKind::kBadRequest));
+}
+
 // --- idempotency keys ------------------------------------------------------------------
 
 IdempotencyScope Scope(std::string key, std::string fingerprint, std::string owner,

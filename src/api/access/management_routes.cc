@@ -1,11 +1,11 @@
 #include "api/access/management_routes.h"
 
-#include <charconv>
 #include <utility>
 
 #include <boost/json.hpp>
 
 #include "api/access/guard.h"
+#include "api/admin/page_query.h"
 #include "common/json_util.h"
 #include "common/macros.h"
 #include "common/url_codec.h"
@@ -14,8 +14,6 @@ namespace cairn {
 namespace {
 
 constexpr std::string_view kBase = "/management/v1";
-constexpr size_t kDefaultPageSize = 100;
-constexpr size_t kMaxPageSize = 1000;
 
 Response JsonAnswer(int status, const boost::json::value& value) {
   return Response{status, boost::json::serialize(value), "application/json", {}};
@@ -38,26 +36,6 @@ Result<std::string> NameOfBody(const Request& request) {
 
 Result<std::string> Param(const Request& request, std::string_view name) {
   return FormDecodeSegment(request.PathParam(name));
-}
-
-struct Page {
-  std::string after;
-  size_t size = kDefaultPageSize;
-};
-
-Result<Page> PageOfQuery(const Request& request) {
-  Page page;
-  if (auto token = request.QueryParam("pageToken")) page.after = std::string(*token);
-  if (auto size = request.QueryParam("pageSize")) {
-    size_t value = 0;
-    auto [end, ec] = std::from_chars(size->data(), size->data() + size->size(), value);
-    if (ec != std::errc() || end != size->data() + size->size() || value == 0 ||
-        value > kMaxPageSize) {
-      return BadRequest("Invalid pageSize: expected 1 to {}", kMaxPageSize);
-    }
-    page.size = value;
-  }
-  return page;
 }
 
 Response NamePageAnswer(std::string_view key, const NamePage& page) {
@@ -111,7 +89,7 @@ Result<Response> CreatePrincipal(IdentityService& identity, const Request& reque
 }
 
 Result<Response> ListPrincipals(IdentityService& identity, const Request& request) {
-  CAIRN_ASSIGN_OR_RAISE(Page page, PageOfQuery(request));
+  CAIRN_ASSIGN_OR_RAISE(PageQuery page, PageQueryOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto names,
                         identity.store().ListPrincipals(page.after, page.size));
   return NamePageAnswer("principals", names);
@@ -164,7 +142,7 @@ Result<Response> CreateRole(IdentityService& identity, const Request& request) {
 }
 
 Result<Response> ListRoles(IdentityService& identity, const Request& request) {
-  CAIRN_ASSIGN_OR_RAISE(Page page, PageOfQuery(request));
+  CAIRN_ASSIGN_OR_RAISE(PageQuery page, PageQueryOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto names, identity.store().ListRoles(page.after, page.size));
   return NamePageAnswer("roles", names);
 }

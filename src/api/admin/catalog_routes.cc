@@ -1,12 +1,12 @@
 #include "api/admin/catalog_routes.h"
 
-#include <charconv>
 #include <string>
 #include <utility>
 
 #include <boost/json.hpp>
 
 #include "api/access/guard.h"
+#include "api/admin/page_query.h"
 #include "catalog/maintenance_scheduler.h"
 #include "common/json_util.h"
 #include "common/macros.h"
@@ -17,8 +17,6 @@ namespace {
 
 constexpr std::string_view kCatalogs = "/management/v1/catalogs";
 constexpr std::string_view kCatalog = "/management/v1/catalogs/{catalog}";
-constexpr size_t kDefaultPageSize = 100;
-constexpr size_t kMaxPageSize = 1000;
 
 Response JsonAnswer(int status, const boost::json::value& value) {
   return Response{status, boost::json::serialize(value), "application/json", {}};
@@ -61,24 +59,12 @@ Status CheckMaintenanceProperties(const Properties& properties) {
   return Ok();
 }
 
-Result<size_t> PageSizeOf(const Request& request) {
-  auto size = request.QueryParam("pageSize");
-  if (!size) return kDefaultPageSize;
-  size_t value = 0;
-  auto [end, ec] = std::from_chars(size->data(), size->data() + size->size(), value);
-  if (ec != std::errc() || end != size->data() + size->size() || value == 0 ||
-      value > kMaxPageSize) {
-    return BadRequest("Invalid pageSize: expected 1 to {}", kMaxPageSize);
-  }
-  return value;
-}
-
 Result<Response> ListCatalogs(CatalogService& catalogs, const StorageRegistry& storages,
                               const Request& request) {
-  CAIRN_ASSIGN_OR_RAISE(size_t size, PageSizeOf(request));
-  const std::string after(request.QueryParam("pageToken").value_or(""));
+  CAIRN_ASSIGN_OR_RAISE(PageQuery query, PageQueryOf(request));
   bool has_more = false;
-  CAIRN_ASSIGN_OR_RAISE(auto page, catalogs.ListCatalogs(after, size, has_more));
+  CAIRN_ASSIGN_OR_RAISE(auto page,
+                        catalogs.ListCatalogs(query.after, query.size, has_more));
   boost::json::array listed;
   for (const CatalogRecord& record : page) {
     if (!Listable(request, Privilege::kCatalogManage, Securable::Service(),
