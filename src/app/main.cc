@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 
@@ -63,6 +64,14 @@ int Serve(const std::optional<std::string>& config_file,
   if (config_file) {
     if (auto status = ApplyConfigFile(config, *config_file); !status)
       return FailStart(status.error());
+  }
+  if (auto status = ApplyEnvironment(
+          config,
+          [](const char* name) {
+            return std::getenv(name);  // NOLINT(concurrency-mt-unsafe): before any thread
+          });
+      !status) {
+    return FailStart(status.error());
   }
   for (const auto& [key, value] : flags) {
     if (!value) continue;
@@ -235,13 +244,18 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
 
   auto* serve = app.add_subcommand("serve", "Run the catalog server in the foreground");
   std::optional<std::string> config_file;
-  serve->add_option(
-      "--config", config_file,
-      "TOML file of settings (keys as the flags below, without '--'); flags override it");
+  serve
+      ->add_option("--config", config_file,
+                   "TOML file of settings (keys as the flags below, without '--'); "
+                   "the environment (CAIRN_<FLAG>, e.g. CAIRN_MAX_BODY_BYTES) overrides "
+                   "it and flags override both")
+      ->envname("CAIRN_CONFIG");
   std::map<std::string, std::optional<std::string>> flags;
   for (const auto& setting : cairn::Settings()) {
     const std::string key(setting.key);
-    serve->add_option("--" + key, flags[key], std::string(setting.help));
+    serve->add_option(
+        "--" + key, flags[key],
+        fmt::format("{} [env {}]", setting.help, cairn::SettingEnvName(key)));
   }
   try {
     app.parse(argc, argv);

@@ -1,6 +1,7 @@
 #include "app/server_config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
@@ -394,6 +395,28 @@ Status ApplySetting(ServerConfig& config, std::string_view key, std::string_view
     return Ok();
   }
   return InvalidConfig("{}: unknown setting", key);
+}
+
+std::string SettingEnvName(std::string_view key) {
+  std::string name = "CAIRN_";
+  for (char c : key) {
+    name.push_back(
+        c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  }
+  return name;
+}
+
+Status ApplyEnvironment(ServerConfig& config, const EnvLookup& lookup) {
+  for (const auto& setting : SettingTable()) {
+    const std::string name = SettingEnvName(setting.info.key);
+    const char* value = lookup(name.c_str());
+    if (value == nullptr) continue;
+    if (auto status = setting.apply(config, value); !status) {
+      return InvalidConfig("{} (environment variable {}): {}", setting.info.key, name,
+                           status.error().message);
+    }
+  }
+  return Ok();
 }
 
 Status ApplyConfigFile(ServerConfig& config, const std::string& path) {

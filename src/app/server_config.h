@@ -7,6 +7,7 @@
 /// value is reported the same way wherever it came from: naming the setting.
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,6 +102,19 @@ Status ApplySetting(ServerConfig& config, std::string_view key, std::string_view
 /// Errors: `kInvalidConfig` for a missing/unparsable file, an unknown key, a value that
 /// is not a string, integer or boolean, or an invalid value (naming the setting).
 Status ApplyConfigFile(ServerConfig& config, const std::string& path);
+
+/// \brief The environment variable a setting is read from: `CAIRN_` and the key in upper
+/// case with `_` for `-` (`max-body-bytes` → `CAIRN_MAX_BODY_BYTES`).
+std::string SettingEnvName(std::string_view key);
+
+/// \brief Looks up an environment variable; null when it is not set.
+using EnvLookup = std::function<const char*(const char*)>;
+
+/// \brief Applies every setting whose variable (`SettingEnvName`) `lookup` finds — after
+/// the configuration file and before the flags, so flags override the environment, which
+/// overrides the file. An empty variable counts as set. Errors: `kInvalidConfig` naming
+/// the variable and the setting.
+Status ApplyEnvironment(ServerConfig& config, const EnvLookup& lookup);
 
 /// \brief Resolves derived settings: makes `data_dir` absolute (creating it and its
 /// `warehouse/` directory), picks the store path, fills `warehouse_root`, checks that the

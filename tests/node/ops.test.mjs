@@ -185,6 +185,31 @@ test('--max-body-bytes 1024 on the command line -> a 2 KiB body gets 413', async
   }
 });
 
+test('settings by environment: CAIRN_MAX_BODY_BYTES overrides the file, a flag overrides both', async () => {
+  let srv;
+  try {
+    // The file says 4096, the environment 1024: 1024 holds.
+    srv = await startServer({ config: 'max-body-bytes = 4096\n', env: { CAIRN_MAX_BODY_BYTES: '1024' } });
+    await assertBodyLimit1024(srv.url);
+    await srv.cleanup();
+    // The environment says 64, the flag 1024: 1024 holds.
+    srv = await startServer({ args: ['--max-body-bytes', '1024'], env: { CAIRN_MAX_BODY_BYTES: '64' } });
+    await assertBodyLimit1024(srv.url);
+  } catch (e) {
+    if (srv) e.message += `\n--- cairn stderr ---\n${srv.stderr()}`;
+    throw e;
+  } finally {
+    await srv?.cleanup();
+  }
+  // A bad value names the variable, and the server does not start.
+  const dir = makeTempDir();
+  const bad = await runCairn(['serve', '--listen', '127.0.0.1:0', '--data-dir', dir], {
+    env: { CAIRN_MAX_BODY_BYTES: 'lots' },
+  }).finally(() => removeDir(dir));
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /CAIRN_MAX_BODY_BYTES/);
+});
+
 test('SIGTERM -> exit code 0; stdout held exactly the listening line', async () => {
   const srv = await startServer();
   try {

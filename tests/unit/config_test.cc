@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -395,6 +396,39 @@ TEST(ApplySettingTest, UnknownKeyIsInvalidConfigNamingTheKey) {
   const auto status = ApplySetting(config, "max-bodybytes", "1");
   EXPECT_THAT(status, IsError(ErrorKind::kInvalidConfig));
   EXPECT_THAT(status, HasErrorMessage("max-bodybytes: unknown setting"));
+}
+
+TEST(ApplyEnvironmentTest, EverySettingHasItsVariableAndABadValueNamesIt) {
+  EXPECT_EQ(SettingEnvName("max-body-bytes"), "CAIRN_MAX_BODY_BYTES");
+  EXPECT_EQ(SettingEnvName("listen"), "CAIRN_LISTEN");
+  const std::map<std::string, std::string> env = {
+      {"CAIRN_MAX_BODY_BYTES", "2048"}, {"CAIRN_LOG_LEVEL", "debug"}, {"OTHER", "x"}};
+  const auto lookup = [&](const char* name) -> const char* {
+    auto found = env.find(name);
+    return found == env.end() ? nullptr : found->second.c_str();
+  };
+  ServerConfig config;
+  ASSERT_THAT(ApplyEnvironment(config, lookup), IsOk());
+  EXPECT_EQ(config.http.max_body_bytes, 2048u);
+  EXPECT_EQ(config.log_level, "debug");
+
+  ServerConfig untouched;
+  const auto bad = ApplyEnvironment(untouched, [](const char* name) -> const char* {
+    return std::string_view(name) == "CAIRN_MAX_BODY_BYTES" ? "lots" : nullptr;
+  });
+  ASSERT_THAT(bad, IsError(ErrorKind::kInvalidConfig));
+  EXPECT_THAT(bad.error().message, ::testing::HasSubstr("CAIRN_MAX_BODY_BYTES"));
+  EXPECT_THAT(bad.error().message, ::testing::HasSubstr("max-body-bytes"));
+  // Every setting is reachable: each one's variable is looked up.
+  std::set<std::string> asked;
+  ServerConfig any;
+  ASSERT_THAT(ApplyEnvironment(any,
+                               [&](const char* name) -> const char* {
+                                 asked.insert(name);
+                                 return nullptr;
+                               }),
+              IsOk());
+  EXPECT_EQ(asked.size(), Settings().size());
 }
 
 TEST(ApplySettingTest, ListenAcceptsHostPortForms) {
