@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -31,6 +32,7 @@
 #include "catalog/table_service.h"
 #include "catalog/view_service.h"
 #include "common/location.h"
+#include "common/macros.h"
 #include "http/idempotency.h"
 #include "http/router.h"
 #include "http/server.h"
@@ -58,25 +60,43 @@ int FailStart(const Error& error) {
   return 2;
 }
 
-int Serve(const std::optional<std::string>& config_file,
-          const std::map<std::string, std::optional<std::string>>& flags) {
-  ServerConfig config;
-  if (config_file) {
-    if (auto status = ApplyConfigFile(config, *config_file); !status)
-      return FailStart(status.error());
-  }
-  if (auto status = ApplyEnvironment(
-          config,
-          [](const char* name) {
-            return std::getenv(name);  // NOLINT(concurrency-mt-unsafe): before any thread
-          });
-      !status) {
-    return FailStart(status.error());
-  }
+using Flags = std::map<std::string, std::optional<std::string>>;
+
+/// The settings as given: the file, then the environment, then the flags (before
+/// `FinalizeConfig`).
+Status ReadSettings(ServerConfig& config, const std::optional<std::string>& config_file,
+                    const Flags& flags) {
+  if (config_file) CAIRN_RETURN_IF_ERROR(ApplyConfigFile(config, *config_file));
+  // The process never changes its environment, so reading it from any thread is safe.
+  CAIRN_RETURN_IF_ERROR(ApplyEnvironment(config, [](const char* name) {
+    return std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
+  }));
   for (const auto& [key, value] : flags) {
-    if (!value) continue;
-    if (auto status = ApplySetting(config, key, *value); !status)
-      return FailStart(status.error());
+    if (value) CAIRN_RETURN_IF_ERROR(ApplySetting(config, key, *value));
+  }
+  return Ok();
+}
+
+/// SIGHUP: the log level is read again, as at start (file, environment, flags); the
+/// other settings need a restart. A file that no longer reads leaves the level as it is.
+std::function<void()> LogLevelReloader(std::optional<std::string> config_file,
+                                       Flags flags) {
+  return [config_file = std::move(config_file), flags = std::move(flags)] {
+    ServerConfig fresh;
+    if (auto status = ReadSettings(fresh, config_file, flags); !status) {
+      spdlog::warn("received SIGHUP: the settings do not read, the log level stays: {}",
+                   status.error().message);
+      return;
+    }
+    spdlog::set_level(spdlog::level::from_str(fresh.log_level));
+    spdlog::info("received SIGHUP: log level {}", fresh.log_level);
+  };
+}
+
+int Serve(const std::optional<std::string>& config_file, const Flags& flags) {
+  ServerConfig config;
+  if (auto status = ReadSettings(config, config_file, flags); !status) {
+    return FailStart(status.error());
   }
   if (auto status = FinalizeConfig(config); !status) return FailStart(status.error());
   SetUpLogging(config.log_level);
@@ -206,7 +226,8 @@ int Serve(const std::optional<std::string>& config_file,
   }
 
   HttpServer server(config.http, router, metrics,
-                    HttpHooks{auth ? auth->requests.get() : nullptr, audit.get()});
+                    HttpHooks{auth ? auth->requests.get() : nullptr, audit.get(),
+                              LogLevelReloader(config_file, flags)});
   auto port = server.Listen();
   if (!port) return FailStart(port.error());
   const bool ipv6 = config.http.host.find(':') != std::string::npos;

@@ -101,6 +101,7 @@ class HttpServer::Impl {
         metrics_(metrics),
         authenticator_(hooks.authenticator),
         audit_(hooks.audit),
+        on_reload_(std::move(hooks.on_reload)),
         ioc_(static_cast<int>(std::max<size_t>(1, options_.io_threads))),
         acceptor_(ioc_),
         pool_(std::max<size_t>(1, options_.worker_threads), options_.worker_queue) {
@@ -185,8 +186,9 @@ class HttpServer::Impl {
         BeginShutdown();
         return;
       }
+      if (on_reload_) on_reload_();
       if (!tls_) {
-        spdlog::info("received SIGHUP: TLS is off, nothing to reload");
+        spdlog::info("received SIGHUP: TLS is off, no certificate to reload");
       } else if (auto status = ReloadTls(); !status) {
         spdlog::warn(
             "received SIGHUP: TLS reload failed, still serving the previous "
@@ -612,6 +614,7 @@ class HttpServer::Impl {
   HttpMetrics& metrics_;
   RequestAuthenticator* authenticator_;
   AuditLog* audit_;
+  std::function<void()> on_reload_;
   net::io_context ioc_;
   tcp::acceptor acceptor_;
   WorkerPool pool_;
@@ -626,7 +629,8 @@ class HttpServer::Impl {
 
 HttpServer::HttpServer(HttpOptions options, const Router& router, HttpMetrics& metrics,
                        HttpHooks hooks)
-    : impl_(std::make_unique<Impl>(std::move(options), router, metrics, hooks)) {}
+    : impl_(std::make_unique<Impl>(std::move(options), router, metrics,
+                                   std::move(hooks))) {}
 HttpServer::~HttpServer() = default;
 Result<uint16_t> HttpServer::Listen() { return impl_->Listen(); }
 void HttpServer::Run() { impl_->Run(); }

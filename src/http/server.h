@@ -67,6 +67,9 @@ struct HttpHooks {
   RequestAuthenticator* authenticator = nullptr;
   /// Receives every exchange `IsAudited` selects; null: no audit log.
   AuditLog* audit = nullptr;
+  /// Called on SIGHUP (on an I/O thread, before the TLS reload) to reload the rest of
+  /// what can change without a restart; it must not throw or block long. Null: none.
+  std::function<void()> on_reload;
 };
 
 class HttpServer {

@@ -344,6 +344,27 @@ test('--header-timeout-ms closes a connection that never finishes its headers', 
   });
 });
 
+test('SIGHUP reloads the log level from the file and never stops the server', async () => {
+  await withOwnServer({ config: 'log-level = "warn"\n' }, async (srv) => {
+    const configFile = srv.argv[srv.argv.indexOf('--config') + 1];
+    await call(srv.url, 'GET', '/health');
+    assert.doesNotMatch(srv.stderr(), /path=\/health /, 'warn: no request lines');
+    writeFileSync(configFile, 'log-level = "info"\n');
+    srv.proc.kill('SIGHUP');
+    await waitFor(() => /received SIGHUP: log level info/.test(srv.stderr()), { timeoutMs: 5000, what: 'the reload line' });
+    await waitFor(async () => {
+      await call(srv.url, 'GET', '/health');
+      return /path=\/health /.test(srv.stderr());
+    }, { timeoutMs: 5000, what: 'a request line at info' });
+    // A file that no longer reads keeps the level, and the server keeps serving.
+    writeFileSync(configFile, 'log-level = "nonsense"\n');
+    srv.proc.kill('SIGHUP');
+    await waitFor(() => /the log level stays/.test(srv.stderr()), { timeoutMs: 5000, what: 'the refusal line' });
+    assert.equal((await call(srv.url, 'GET', '/health')).status, 200);
+    assert.equal(srv.proc.exitCode, null, 'SIGHUP stopped the server');
+  });
+});
+
 test('--log-level error silences request logs on stderr', async () => {
   await withOwnServer({ args: ['--log-level', 'error'] }, async (srv) => {
     await catalog(srv.url).mustCreate(['quiet']);

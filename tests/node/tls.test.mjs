@@ -170,12 +170,12 @@ test('a start with a key that does not match the certificate fails with one line
   }
 });
 
-test('SIGHUP without TLS logs that there is nothing to reload and the server keeps serving', async () => {
+test('SIGHUP without TLS logs that there is no certificate to reload and the server keeps serving', async () => {
   const plain = await startServer();
   try {
     assert.match(plain.url, /^http:\/\//);
     plain.proc.kill('SIGHUP');
-    await waitFor(() => /TLS is off, nothing to reload/.test(plain.stderr()), { what: 'the SIGHUP log line' });
+    await waitFor(() => /TLS is off, no certificate to reload/.test(plain.stderr()), { what: 'the SIGHUP log line' });
     const status = await new Promise((resolve, reject) => {
       http.get(`${plain.url}/health`, { agent: false }, (res) => {
         res.resume();
