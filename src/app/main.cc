@@ -33,6 +33,7 @@
 #include "catalog/view_service.h"
 #include "common/location.h"
 #include "common/macros.h"
+#include "http/access_log.h"
 #include "http/idempotency.h"
 #include "http/router.h"
 #include "http/server.h"
@@ -46,13 +47,6 @@
 
 namespace cairn {
 namespace {
-
-void SetUpLogging(const std::string& level) {
-  auto logger = spdlog::stderr_logger_mt("cairn");
-  logger->set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
-  logger->set_level(spdlog::level::from_str(level));
-  spdlog::set_default_logger(logger);
-}
 
 /// Fails with a one-line message naming the problem, as the issue of every bad setting.
 int FailStart(const Error& error) {
@@ -99,7 +93,8 @@ int Serve(const std::optional<std::string>& config_file, const Flags& flags) {
     return FailStart(status.error());
   }
   if (auto status = FinalizeConfig(config); !status) return FailStart(status.error());
-  SetUpLogging(config.log_level);
+  SetUpLogging(config.log_format == "json" ? LogFormat::kJson : LogFormat::kText,
+               config.log_level);
 
   const bool postgres = IsPostgresUri(config.store);
   auto store =

@@ -192,6 +192,12 @@ std::vector<Setting> BaseSettings() {
          return ParseChoice(c.log_level, v,
                             {"trace", "debug", "info", "warn", "error", "off"});
        }},
+      {{"log-format",
+        "Log lines as text (default) or json (one object a line; request lines carry "
+        "their fields)"},
+       [](ServerConfig& c, std::string_view v) {
+         return ParseChoice(c.log_format, v, {"text", "json"});
+       }},
       {{"max-body-bytes",
         "Largest accepted request body in bytes; larger gets 413 (default 33554432 = 32 "
         "MiB)"},

@@ -49,6 +49,7 @@ struct ServerConfig {
   std::string default_catalog = "default";
   /// trace, debug, info, warn, error, off.
   std::string log_level = "info";
+  std::string log_format = "text";  ///< text or json
   /// `file://` URI of `<data-dir>/warehouse`; set by `Finalize`.
   std::string warehouse_root;
   /// `allowed-locations` as given (comma-separated); empty: the warehouse root.

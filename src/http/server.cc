@@ -7,6 +7,7 @@
 #include "http/server.h"
 
 #include <atomic>
+#include <charconv>
 #include <csignal>
 #include <optional>
 #include <random>
@@ -22,6 +23,7 @@
 
 #include "common/macros.h"
 #include "common/strings.h"
+#include "http/access_log.h"
 #include "http/error_mapping.h"
 #include "http/tls_context.h"
 #include "http/worker_pool.h"
@@ -295,6 +297,7 @@ class HttpServer::Impl {
   /// cannot be read, or a response ends the keep-alive.
   template <class Stream>
   awaitable<void> ServeRequests(Stream& stream) {
+    const std::string client = PeerOf(stream);
     beast::flat_buffer buffer;
     for (;;) {
       http::request_parser<http::string_body> parser;
@@ -315,13 +318,12 @@ class HttpServer::Impl {
       }
       if (read_ec) {
         // The head may be incomplete; the fields parsed so far are complete ones.
-        co_await RejectUnreadable(stream, read_ec, parser.get()["X-Request-Id"],
-                                  ProtocolForPath(parser.get().target()));
+        co_await RejectUnreadable(stream, read_ec, parser.get(), client);
         co_return;
       }
       BeastRequest request = parser.release();
       ++in_flight_;
-      BeastResponse response = co_await Handle(request);
+      BeastResponse response = co_await Handle(request, client);
       ExpireAfter(stream, options_.write_timeout);
       auto [write_ec, written] = co_await http::async_write(stream, response, kAsTuple);
       --in_flight_;
@@ -331,10 +333,32 @@ class HttpServer::Impl {
 
   /// Answers a request that could not be read: 413 for a body over the limit, 400 for an
   /// oversized head or malformed HTTP; silently closes on EOF and timeouts.
+  /// `address:port` of a connection's peer, `-` when it has none any more.
+  template <class Stream>
+  static std::string PeerOf(Stream& stream) {
+    boost::system::error_code ec;
+    const tcp::endpoint peer =
+        beast::get_lowest_layer(stream).socket().remote_endpoint(ec);
+    if (ec) return "-";
+    const auto address = peer.address();
+    return address.is_v6() ? fmt::format("[{}]:{}", address.to_string(), peer.port())
+                           : fmt::format("{}:{}", address.to_string(), peer.port());
+  }
+
+  /// The body size a request head announces (Content-Length), 0 without one.
+  static uint64_t AnnouncedLength(const BeastRequest& head) {
+    const std::string_view text = head[http::field::content_length];
+    uint64_t length = 0;
+    std::from_chars(text.data(), text.data() + text.size(), length);
+    return length;
+  }
+
   template <class Stream>
   awaitable<void> RejectUnreadable(Stream& stream, const boost::system::error_code& ec,
-                                   std::string_view supplied_request_id,
-                                   Protocol protocol) {
+                                   const BeastRequest& head, const std::string& client) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::string_view supplied_request_id = head["X-Request-Id"];
+    const Protocol protocol = ProtocolForPath(head.target());
     Error error;
     if (ec == http::error::body_limit) {
       error = Error{ErrorKind::kRequestTooLarge,
@@ -359,8 +383,19 @@ class HttpServer::Impl {
     response.body() = std::move(rendered.body);
     response.prepare_payload();
     metrics_.Record(metrics_.unmatched_index(), response.result_int(), 0.0);
-    spdlog::info("status={} request_id={} error=\"{}\"", response.result_int(),
-                 request_id, error.message);
+    // The head may be incomplete: what it has, with the body's size as announced.
+    LogAccess(AccessFields{.method = head.method_string(),
+                           .path = head.target(),
+                           .status = static_cast<int>(response.result_int()),
+                           .duration_ms = std::chrono::duration<double, std::milli>(
+                                              std::chrono::steady_clock::now() - start)
+                                              .count(),
+                           .bytes_in = AnnouncedLength(head),
+                           .bytes_out = response.body().size(),
+                           .client = client,
+                           .request_id = request_id,
+                           .principal = {},
+                           .error = error.message});
     ExpireAfter(stream, options_.write_timeout);
     co_await http::async_write(stream, response, kAsTuple);
     // Lingering close: read and discard what the client is still sending for a short
@@ -376,7 +411,8 @@ class HttpServer::Impl {
     }
   }
 
-  awaitable<BeastResponse> Handle(BeastRequest& beast_request) {
+  awaitable<BeastResponse> Handle(BeastRequest& beast_request,
+                                  const std::string& client) {
     const auto start = std::chrono::steady_clock::now();
     Request request;
     request.method = std::string(beast_request.method_string());
@@ -388,7 +424,7 @@ class HttpServer::Impl {
     request.body = std::move(beast_request.body());
 
     RequestSummary log{request.method, std::string(beast_request.target()),
-                       request.request_id};
+                       request.request_id, client, request.body.size()};
     size_t route_index = metrics_.unmatched_index();
     Response response;
     auto url = boost::urls::parse_origin_form(beast_request.target());
@@ -468,6 +504,8 @@ class HttpServer::Impl {
     std::string method;
     std::string path;
     std::string request_id;
+    std::string client;
+    uint64_t bytes_in = 0;
     std::string route = {};      ///< the matched route's pattern
     std::string principal = {};  ///< the authenticated caller, if any
   };
@@ -488,10 +526,16 @@ class HttpServer::Impl {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     metrics_.Record(route_index, response.status, seconds);
-    spdlog::info(
-        "method={} path={} status={} duration_ms={:.3f} request_id={} principal={}",
-        request.method, request.path, response.status, seconds * 1e3, request.request_id,
-        request.principal.empty() ? "-" : request.principal);
+    LogAccess(AccessFields{.method = request.method,
+                           .path = request.path,
+                           .status = response.status,
+                           .duration_ms = seconds * 1e3,
+                           .bytes_in = request.bytes_in,
+                           .bytes_out = out.body().size(),
+                           .client = request.client,
+                           .request_id = request.request_id,
+                           .principal = request.principal,
+                           .error = {}});
     if (audit_ != nullptr && IsAudited(request.method, request.path, response.status)) {
       const std::string_view path =
           std::string_view(request.path)

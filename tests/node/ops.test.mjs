@@ -365,6 +365,44 @@ test('SIGHUP reloads the log level from the file and never stops the server', as
   });
 });
 
+test('--log-format json: every line is one JSON object; request lines carry their fields, early errors too', async () => {
+  await withOwnServer({ args: ['--log-format', 'json', '--max-body-bytes', '1024'] }, async (srv) => {
+    await catalog(srv.url).mustCreate(['logged']);
+    const big = JSON.stringify({ namespace: ['toobig'], properties: { x: 'a'.repeat(2048) } });
+    assert.equal((await call(srv.url, 'POST', '/iceberg/v1/default/namespaces', { rawBody: big })).status, 413);
+    assert.equal(await srv.stop('SIGTERM'), 0);
+    await waitFor(() => srv.proc.stderr.readableEnded, { timeoutMs: 5000, what: "the end of the stopped server's stderr" });
+    const lines = srv.stderr().trim().split('\n').map((line) => {
+      try {
+        return JSON.parse(line);
+      } catch {
+        assert.fail(`not a JSON line: ${line}`);
+      }
+    });
+    for (const line of lines) {
+      assert.match(line.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.ok(['info', 'warning', 'error', 'debug'].includes(line.level), JSON.stringify(line));
+    }
+    const created = lines.find((l) => l.method === 'POST' && l.status === 200);
+    assert.ok(created, `no request line for the namespace:\n${srv.stderr()}`);
+    assert.equal(created.path, '/iceberg/v1/default/namespaces');
+    assert.ok(created.bytes_in > 0 && created.bytes_out > 0, JSON.stringify(created));
+    assert.match(created.client, /^127\.0\.0\.1:\d+$/);
+    assert.equal(created.principal, '-');
+    assert.match(created.request_id, /^[0-9a-f]{32}$/);
+    assert.equal(typeof created.duration_ms, 'number');
+    // Refused before routing: the same fields, and the error.
+    const refused = lines.find((l) => l.status === 413);
+    assert.ok(refused, `no line for the 413:\n${srv.stderr()}`);
+    assert.equal(refused.method, 'POST');
+    assert.equal(refused.path, '/iceberg/v1/default/namespaces');
+    assert.equal(refused.bytes_in, Buffer.byteLength(big));
+    assert.match(refused.client, /^127\.0\.0\.1:\d+$/);
+    assert.match(refused.error, /1024 bytes/);
+    assert.ok(lines.some((l) => typeof l.message === 'string' && /listening|stopping/.test(l.message)), 'plain lines have a message');
+  });
+});
+
 test('--log-level error silences request logs on stderr', async () => {
   await withOwnServer({ args: ['--log-level', 'error'] }, async (srv) => {
     await catalog(srv.url).mustCreate(['quiet']);
