@@ -24,9 +24,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(manifest.error().kind == ErrorKind::kBadRequest);
     return 0;
   }
-  for (const auto& entry : manifest->entries) {
+  // Every entry reads back from its packed form whole: the views walk what the packer
+  // wrote, for any input the reader accepted.
+  for (size_t i = 0; i < manifest->size(); ++i) {
+    const iceberg::ManifestEntry entry = manifest->Entry(i);
     FUZZ_CHECK(entry.snapshot_id.has_value());
     FUZZ_CHECK(entry.file.partition.size() == entry.file.partition_field_ids.size());
+    const iceberg::ContentFileView view = manifest->entry(i).file();
+    FUZZ_CHECK(view.file_path() == entry.file.file_path);
+    FUZZ_CHECK(view.columns().size() <=
+               entry.file.value_counts.size() + entry.file.column_sizes.size() +
+                   entry.file.null_value_counts.size() +
+                   entry.file.nan_value_counts.size() + entry.file.lower_bounds.size() +
+                   entry.file.upper_bounds.size());
   }
   return 0;
 }
