@@ -2,6 +2,7 @@
 // service, routes and the HTTP(S) server together and runs until SIGINT/SIGTERM (SIGHUP
 // reloads the TLS certificate).
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include "api/admin/transaction_routes.h"
 #include "api/iceberg/routes.h"
 #include "api/lance/routes.h"
+#include "app/admin_commands.h"
 #include "app/auth_setup.h"
 #include "app/server_config.h"
 #include "app/storage_setup.h"
@@ -248,6 +250,36 @@ int Serve(const std::optional<std::string>& config_file, const Flags& flags) {
   return 0;
 }
 
+/// A missing or unknown subcommand, said plainly with the valid ones (CLI11 says only
+/// "A subcommand is required"): exit code 2, or nullopt to parse on.
+std::optional<int> RefuseUnknownSubcommand(const CLI::App& app, int argc,
+                                           const char* const* argv) {
+  const CLI::App* level = &app;
+  std::string path = "cairn";
+  for (int i = 1; i <= argc; ++i) {
+    const auto subcommands = level->get_subcommands({});
+    if (subcommands.empty()) return std::nullopt;
+    std::vector<std::string> names;
+    for (const auto* sub : subcommands) names.push_back(sub->get_name());
+    const std::string word = i < argc ? argv[i] : "";
+    if (!word.empty() && word[0] == '-') return std::nullopt;  // --help, --version
+    const auto found = std::find(names.begin(), names.end(), word);
+    if (found == names.end()) {
+      if (word.empty()) {
+        std::fprintf(stderr, "%s: a subcommand is required: %s\n", path.c_str(),
+                     fmt::format("{}", fmt::join(names, ", ")).c_str());
+      } else {
+        std::fprintf(stderr, "%s: unknown subcommand '%s'; valid: %s\n", path.c_str(),
+                     word.c_str(), fmt::format("{}", fmt::join(names, ", ")).c_str());
+      }
+      return 2;
+    }
+    level = level->get_subcommand(word);
+    path += " " + word;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 }  // namespace cairn
 
@@ -273,11 +305,38 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
         "--" + key, flags[key],
         fmt::format("{} [env {}]", setting.help, cairn::SettingEnvName(key)));
   }
+  auto* admin = app.add_subcommand(
+      "admin", "Offline operations on the server's store (run beside the server)");
+  admin->require_subcommand(1);
+  auto* backup = admin->add_subcommand(
+      "backup", "Consistent online backup of the SQLite store while the server serves");
+  std::string backup_to;
+  backup
+      ->add_option("--to", backup_to,
+                   "New file to write the backup to (never overwritten)")
+      ->required();
+  std::optional<std::string> admin_config;
+  backup
+      ->add_option("--config", admin_config, "The server's TOML file (to find its store)")
+      ->envname("CAIRN_CONFIG");
+  cairn::Flags admin_flags;
+  for (const char* key : {"data-dir", "store"}) {
+    backup->add_option(std::string("--") + key, admin_flags[key],
+                       fmt::format("As for serve [env {}]", cairn::SettingEnvName(key)));
+  }
+  if (auto refused = cairn::RefuseUnknownSubcommand(app, argc, argv)) return *refused;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
   if (serve->parsed()) return cairn::Serve(config_file, flags);
+  if (backup->parsed()) {
+    cairn::ServerConfig config;
+    if (auto status = cairn::ReadSettings(config, admin_config, admin_flags); !status) {
+      return cairn::FailStart(status.error());
+    }
+    return cairn::RunBackup(config, backup_to);
+  }
   return 0;
 }

@@ -563,6 +563,23 @@ Status ResolveTlsFiles(ServerConfig& config) {
 
 }  // namespace
 
+Result<std::string> SqliteStoreFile(const ServerConfig& config) {
+  namespace fs = std::filesystem;
+  if (IsPostgresUri(config.store)) {
+    return InvalidConfig(
+        "store: a PostgreSQL store is backed up with PostgreSQL's tools (pg_dump, or "
+        "continuous archiving), not by cairn");
+  }
+  std::string path = config.store.empty()
+                         ? (fs::path(config.data_dir) / "cairn.db").string()
+                         : config.store.substr(std::string_view("sqlite:").size());
+  if (path == ":memory:") return InvalidConfig("store: an in-memory store has no file");
+  std::error_code ec;
+  path = fs::absolute(path, ec).lexically_normal().string();
+  if (ec) return InvalidConfig("store: cannot resolve '{}': {}", path, ec.message());
+  return path;
+}
+
 Status FinalizeConfig(ServerConfig& config) {
   namespace fs = std::filesystem;
   std::error_code ec;

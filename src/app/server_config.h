@@ -117,6 +117,11 @@ using EnvLookup = std::function<const char*(const char*)>;
 /// the variable and the setting.
 Status ApplyEnvironment(ServerConfig& config, const EnvLookup& lookup);
 
+/// \brief The file of the SQLite store `config` names (`store`, else
+/// `<data-dir>/cairn.db`), absolute, without touching the disk. Errors:
+/// `kInvalidConfig` for a PostgreSQL store or an in-memory one (no file to name).
+Result<std::string> SqliteStoreFile(const ServerConfig& config);
+
 /// \brief Resolves derived settings: makes `data_dir` absolute (creating it and its
 /// `warehouse/` directory), picks the store path, fills `warehouse_root`, checks that the
 /// TLS files come as a pair and makes them absolute (they are read by
