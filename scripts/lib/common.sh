@@ -14,12 +14,15 @@ CAIRN_BUILD_PACKAGES=(
   libprotobuf-dev protobuf-compiler  # Lance manifests (src/lance/proto/manifest.proto)
   libavro-dev libsnappy-dev libzstd-dev  # Iceberg manifests (Avro; snappy and zstd blocks)
 )
+# scripts/package: dpkg-shlibdeps finds the package's dependencies.
+CAIRN_PACKAGE_PACKAGES=(dpkg-dev)
 # Extra Debian packages needed to run the tests (postgresql: the throw-away server of
 # scripts/lib/postgres.sh for the PostgreSQL store tests; clang, libclang-rt-14-dev and
 # libfuzzer-14-dev: the libFuzzer harnesses of scripts/lib/fuzz.sh; openssl: the test
-# certificate authorities of tests/support/make_test_tls.sh).
+# certificate authorities of tests/support/make_test_tls.sh; dpkg-dev and systemd: the
+# package test builds a .deb (dpkg-shlibdeps) and verifies its unit (systemd-analyze)).
 CAIRN_TEST_PACKAGES=(libgtest-dev libgmock-dev sqlite3 postgresql
-                     clang libclang-rt-14-dev libfuzzer-14-dev openssl)
+                     clang libclang-rt-14-dev libfuzzer-14-dev openssl dpkg-dev systemd)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
