@@ -260,6 +260,7 @@ std::optional<int> RefuseUnknownSubcommand(const CLI::App& app, int argc,
     const auto subcommands = level->get_subcommands({});
     if (subcommands.empty()) return std::nullopt;
     std::vector<std::string> names;
+    names.reserve(subcommands.size());
     for (const auto* sub : subcommands) names.push_back(sub->get_name());
     const std::string word = i < argc ? argv[i] : "";
     if (!word.empty() && word[0] == '-') return std::nullopt;  // --help, --version
