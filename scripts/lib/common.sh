@@ -20,9 +20,13 @@ CAIRN_PACKAGE_PACKAGES=(dpkg-dev)
 # scripts/lib/postgres.sh for the PostgreSQL store tests; clang, libclang-rt-14-dev and
 # libfuzzer-14-dev: the libFuzzer harnesses of scripts/lib/fuzz.sh; openssl: the test
 # certificate authorities of tests/support/make_test_tls.sh; dpkg-dev and systemd: the
-# package test builds a .deb (dpkg-shlibdeps) and verifies its unit (systemd-analyze)).
+# package test builds a .deb (dpkg-shlibdeps) and verifies its unit (systemd-analyze);
+# prometheus: its promtool checks /metrics with Prometheus's own parser — on a machine
+# where systemd runs, the package also starts a Prometheus server, which the tests do
+# not use).
 CAIRN_TEST_PACKAGES=(libgtest-dev libgmock-dev sqlite3 postgresql
-                     clang libclang-rt-14-dev libfuzzer-14-dev openssl dpkg-dev systemd)
+                     clang libclang-rt-14-dev libfuzzer-14-dev openssl dpkg-dev systemd
+                     prometheus)
 
 log() { printf '==> %s\n' "$*" >&2; }
 

@@ -1,13 +1,15 @@
 #pragma once
 
 /// \file
-/// \brief Per-route request counters and latency histograms, rendered in the Prometheus
-/// text exposition format. Recording is lock-free (atomics), so it is cheap on the hot
-/// path.
+/// \brief Per-route request counters (by method, route template and exact status code)
+/// and latency histograms, the worker queue's depth, the build and the process (resident
+/// memory, open files, CPU), rendered in the Prometheus text exposition format.
+/// Recording is lock-free (atomics), so it is cheap on the hot path.
 
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,18 +43,33 @@ class HttpMetrics {
   /// worker, for the answer of a running request with its `Idempotency-Key`. Thread-safe.
   void AddPending(int delta) { pending_.fetch_add(delta, std::memory_order_relaxed); }
 
+  /// \brief Where the worker queue's depth is read at each scrape (the server's pool).
+  /// Not thread-safe: call before serving.
+  void SetQueueDepthSource(std::function<size_t()> source) {
+    queue_depth_ = std::move(source);
+  }
+
   /// \brief The Prometheus text exposition of everything recorded so far.
   std::string Render() const;
 
  private:
-  /// Status classes 1xx..5xx are counted separately (index status/100 - 1).
+  /// Status codes 100..599 are counted separately (index status - 100).
+  static constexpr int kFirstCode = 100;
+  static constexpr int kCodes = 500;
   struct RouteStats {
-    std::array<std::atomic<uint64_t>, 5> by_class{};
+    std::array<std::atomic<uint64_t>, kCodes> by_code{};
     std::array<std::atomic<uint64_t>, kBuckets.size() + 1> buckets{};
     std::atomic<uint64_t> count{0};
     std::atomic<uint64_t> sum_micros{0};
   };
+  void RenderRequests(std::string& out) const;
+  void RenderDurations(std::string& out) const;
+  void RenderGauges(std::string& out) const;
+
   std::vector<std::string> labels_;
+  /// `method="…",route="…"` of each label, escaped once.
+  std::vector<std::string> label_pairs_;
+  std::function<size_t()> queue_depth_;
   std::unique_ptr<RouteStats[]> stats_;
   std::atomic<uint64_t> rejected_{0};
   std::atomic<int64_t> pending_{0};

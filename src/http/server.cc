@@ -97,6 +97,9 @@ bool IsMalformedRequest(const boost::system::error_code& ec) {
 
 class HttpServer::Impl {
  public:
+  ~Impl() { metrics_.SetQueueDepthSource(nullptr); }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
   Impl(HttpOptions options, const Router& router, HttpMetrics& metrics, HttpHooks hooks)
       : options_(std::move(options)),
         router_(router),
@@ -111,6 +114,8 @@ class HttpServer::Impl {
     for (const auto& route : router_.routes())
       labels.push_back(route.method + " " + route.pattern);
     metrics_.Configure(std::move(labels));
+    // Unset again by ~Impl: the metrics outlive the server.
+    metrics_.SetQueueDepthSource([this] { return pool_.queued(); });
   }
 
   Result<uint16_t> Listen() {

@@ -32,6 +32,9 @@ class WorkerPool {
   /// shutting down. Thread-safe.
   bool TrySubmit(std::function<void()> task) CAIRN_EXCLUDES(mutex_);
 
+  /// \brief Tasks waiting for a worker now (a gauge: it may change at once).
+  size_t queued() const { return queued_.load(std::memory_order_relaxed); }
+
   /// \brief Lets running tasks finish, drops queued ones, joins the threads. Idempotent.
   void Shutdown() CAIRN_EXCLUDES(mutex_);
 

@@ -1,6 +1,7 @@
 // Operational surface: health, metrics, CLI, config file, body limit, signals.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync, existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -95,6 +96,43 @@ it('GET /metrics -> Prometheus text with request counters and duration histogram
   res = await call(base, 'GET', '/metrics');
   const afterCount = total(parseProm(res.text));
   assert.ok(afterCount >= before + 3, `counter did not grow by 3: ${before} -> ${afterCount}`);
+});
+
+/** Prometheus's own parser and linter (promtool, Debian's prometheus package). */
+function promtoolCheck(text) {
+  const checked = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+  assert.ok(!checked.error, `promtool is missing (scripts/test installs the prometheus package): ${checked.error}`);
+  assert.equal(checked.status, 0, `promtool check metrics:\n${checked.stdout}${checked.stderr}`);
+}
+
+it('GET /metrics: exact codes, method and route apart, build and process; promtool accepts it', async () => {
+  const c = catalog(base);
+  const count = (samples, labels) => samples
+    .filter((s) => s.name === 'cairn_http_requests_total' && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    .reduce((a, s) => a + s.value, 0);
+  const route = '/iceberg/v1/{prefix}/namespaces/{namespace}';
+  const first = parseProm((await call(base, 'GET', '/metrics')).text);
+  await c.load(['metrics_absent']);
+  await c.load(['metrics_absent']);
+  await call(base, 'GET', '/no-such-route');
+  const res = await call(base, 'GET', '/metrics');
+  promtoolCheck(res.text);
+  const samples = parseProm(res.text);
+  const ctx = `\n--- /metrics ---\n${res.text}`;
+  assert.equal(count(samples, { method: 'GET', route, code: '404' }) - count(first, { method: 'GET', route, code: '404' }), 2, `two 404s of GET ${route}${ctx}`);
+  assert.ok(count(samples, { route: 'unmatched', code: '404' }) > count(first, { route: 'unmatched', code: '404' }), `the unmatched 404${ctx}`);
+  assert.ok(samples.every((s) => s.name !== 'cairn_http_requests_total' || /^[1-5]\d\d$/.test(s.labels.code)), `exact codes only${ctx}`);
+  const one = (name) => {
+    const found = samples.find((s) => s.name === name);
+    assert.ok(found, `no ${name}${ctx}`);
+    return found;
+  };
+  assert.match(one('cairn_build_info').labels.version, /^\d+\.\d+\.\d+$/);
+  assert.ok(one('process_resident_memory_bytes').value > 1 << 20);
+  assert.ok(one('process_open_fds').value > 3);
+  assert.ok(one('process_cpu_seconds_total').value > 0);
+  assert.ok(Math.abs(one('process_start_time_seconds').value - Date.now() / 1000) < 24 * 3600);
+  assert.ok(one('cairn_worker_queue_depth').value >= 0);
 });
 
 // --- CLI ------------------------------------------------------------------------------------------
