@@ -220,6 +220,18 @@ class HttpServer::Impl {
     net::co_spawn(ioc_, DrainThenStop(), net::detached);
   }
 
+  /// Counts one request in flight for as long as it lives.
+  class InFlight {
+   public:
+    explicit InFlight(std::atomic<int>& count) : count_(count) { ++count_; }
+    ~InFlight() { --count_; }
+    InFlight(const InFlight&) = delete;
+    InFlight& operator=(const InFlight&) = delete;
+
+   private:
+    std::atomic<int>& count_;
+  };
+
   /// Waits (bounded) for in-flight requests to be answered, then stops the I/O loop,
   /// which closes idle keep-alive connections.
   awaitable<void> DrainThenStop() {
@@ -311,6 +323,10 @@ class HttpServer::Impl {
       ExpireAfter(stream, options_.header_timeout);
       auto [read_ec, header_bytes] =
           co_await http::async_read_header(stream, buffer, parser, kAsTuple);
+      // From its head on, a request is in flight: a shutdown lets its body arrive and
+      // its answer go out within the grace period.
+      std::optional<InFlight> in_flight;
+      if (!read_ec) in_flight.emplace(in_flight_);
       if (!read_ec && parser.get()[http::field::expect] == "100-continue") {
         http::response<http::empty_body> go_on{http::status::continue_, 11};
         ExpireAfter(stream, options_.write_timeout);
@@ -327,11 +343,10 @@ class HttpServer::Impl {
         co_return;
       }
       BeastRequest request = parser.release();
-      ++in_flight_;
       BeastResponse response = co_await Handle(request, client);
       ExpireAfter(stream, options_.write_timeout);
       auto [write_ec, written] = co_await http::async_write(stream, response, kAsTuple);
-      --in_flight_;
+      in_flight.reset();
       if (write_ec || !response.keep_alive()) co_return;
     }
   }

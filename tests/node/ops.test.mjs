@@ -248,6 +248,28 @@ test('settings by environment: CAIRN_MAX_BODY_BYTES overrides the file, a flag o
   assert.match(bad.stderr, /CAIRN_MAX_BODY_BYTES/);
 });
 
+test('SIGTERM while a request body is still arriving: it is answered within the grace period', async () => {
+  await withOwnServer({}, async (srv) => {
+    const { port } = new URL(srv.url);
+    const body = JSON.stringify({ namespace: ['late_body'] });
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (d) => { answer += d; });
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    // The head and half the body, then the stop, then the rest.
+    socket.write(`POST /iceberg/v1/default/namespaces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    await new Promise((r) => setTimeout(r, 200));
+    const exited = srv.stop('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    socket.write(body.slice(10));
+    await closed;
+    assert.match(answer, /^HTTP\/1\.1 200 /, `the late request was not answered:\n${answer}`);
+    assert.match(answer, /connection: close/i, 'a stopping server ends the keep-alive');
+    assert.equal(await exited, 0);
+  });
+});
+
 test('SIGTERM -> exit code 0; stdout held exactly the listening line', async () => {
   const srv = await startServer();
   try {
