@@ -201,7 +201,7 @@ TEST_F(HttpTlsTest, MinimumVersion13RefusesATls12Client) {
   EXPECT_TRUE(NewConnectionTrusts(server, first_.ca));
 }
 
-TEST(HttpPlainTest, SighupWithTlsOffLogsThatThereIsNothingToReloadAndServes) {
+TEST(HttpPlainTest, SighupWithTlsOffLogsThatThereIsNoCertificateToReloadAndServes) {
   CapturedLog log;
   RunningTestServer server(TestHttpOptions());
   ASSERT_THAT(server.Start(), IsOk());
@@ -209,7 +209,7 @@ TEST(HttpPlainTest, SighupWithTlsOffLogsThatThereIsNothingToReloadAndServes) {
   ASSERT_EQ(client.Get(server.Url("http", "/hello")).status, 200);
   EXPECT_THAT(server.server().ReloadTls(), IsError(ErrorKind::kUnsupported));
   ASSERT_EQ(std::raise(SIGHUP), 0);
-  ASSERT_TRUE(log.WaitFor("TLS is off, nothing to reload")) << log.Text();
+  ASSERT_TRUE(log.WaitFor("TLS is off, no certificate to reload")) << log.Text();
   EXPECT_EQ(client.Get(server.Url("http", "/work")).status, 200);
 }
 
