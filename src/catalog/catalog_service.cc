@@ -5,6 +5,7 @@
 
 #include <fmt/ranges.h>
 
+#include "catalog/maintenance_scheduler.h"
 #include "catalog/names.h"
 #include "common/location.h"
 #include "common/macros.h"
@@ -24,6 +25,14 @@ Status ValidatePropertyKeys(std::string_view field,
                    "Invalid {}: property key longer than {} bytes", field,
                    kMaxPropertyKeyBytes);
   }
+  return Ok();
+}
+
+// The scheduled-maintenance properties are checked when they are set (by any route or
+// the configuration file), not first when the scheduler reads them.
+Status CheckMaintenanceProperties(const Properties& properties) {
+  auto schedule = CatalogMaintenanceOf(properties);
+  if (!schedule) return BadRequest("{}", schedule.error().message);
   return Ok();
 }
 
@@ -73,6 +82,7 @@ Result<CatalogRecord> CatalogService::CreateCatalog(
   CAIRN_ASSIGN_OR_RAISE(const std::string warehouse,
                         locations_.CheckNewCatalog(
                             location ? *location : DefaultWarehouseOf(name), properties));
+  CAIRN_RETURN_IF_ERROR(CheckMaintenanceProperties(properties));
   return store_.CreateCatalog(name, warehouse, properties, write);
 }
 
@@ -92,6 +102,7 @@ Result<CatalogRecord> CatalogService::UpdateCatalogProperties(
   for (const auto& [key, value] : updates) properties[key] = value;
   for (const auto& key : removals) properties.erase(key);
   CAIRN_RETURN_IF_ERROR(locations_.CheckNewCatalog(record.location, properties));
+  CAIRN_RETURN_IF_ERROR(CheckMaintenanceProperties(properties));
   CAIRN_RETURN_IF_ERROR(store_.SetCatalogProperties(record.id, properties));
   record.properties = std::move(properties);
   return record;

@@ -69,7 +69,7 @@ class CatalogService {
   /// \brief Creates catalog `name`. Its warehouse is `location` when given, else
   /// `DefaultWarehouseOf(name)`; either way it must lie under the allowed locations and
   /// is stored canonical, as is its `allowed-locations` property. Errors: `kBadRequest`
-  /// (invalid name or location), `kAlreadyExists`.
+  /// (invalid name or location, an invalid `maintenance.*` property), `kAlreadyExists`.
   Result<CatalogRecord> CreateCatalog(
       std::string_view name, const std::optional<std::string>& location,
       Properties properties, const WriteContext& write = WriteContext::Immediate());
@@ -87,7 +87,8 @@ class CatalogService {
   /// as a new catalog's are (`allowed-locations` canonical, under the server's), and
   /// returns the catalog as stored. The warehouse never moves. Errors:
   /// `kNoSuchWarehouse`, `kBadRequest` (an empty or over-long key, an invalid
-  /// `allowed-locations`), `kUnprocessableEntity` (a key in both), store errors.
+  /// `allowed-locations` or `maintenance.*` property), `kUnprocessableEntity` (a key in
+  /// both), store errors.
   Result<CatalogRecord> UpdateCatalogProperties(std::string_view name,
                                                 const Properties& updates,
                                                 const std::vector<std::string>& removals);

@@ -7,7 +7,6 @@
 
 #include "api/access/guard.h"
 #include "api/admin/page_query.h"
-#include "catalog/maintenance_scheduler.h"
 #include "common/json_util.h"
 #include "common/macros.h"
 #include "common/url_codec.h"
@@ -18,8 +17,11 @@ namespace {
 constexpr std::string_view kCatalogs = "/management/v1/catalogs";
 constexpr std::string_view kCatalog = "/management/v1/catalogs/{catalog}";
 
+// A JSON answer with `status`.
 Response JsonAnswer(int status, const boost::json::value& value) {
-  return Response{status, boost::json::serialize(value), "application/json", {}};
+  Response response = Response::Json(boost::json::serialize(value));
+  response.status = status;
+  return response;
 }
 
 Result<std::string> CatalogParam(const Request& request) {
@@ -51,14 +53,6 @@ boost::json::object CatalogToJson(const CatalogRecord& record, bool is_default,
   return out;
 }
 
-// The scheduled-maintenance properties are checked when they are set, not first when
-// the scheduler reads them.
-Status CheckMaintenanceProperties(const Properties& properties) {
-  auto schedule = CatalogMaintenanceOf(properties);
-  if (!schedule) return BadRequest("{}", schedule.error().message);
-  return Ok();
-}
-
 Result<Response> ListCatalogs(CatalogService& catalogs, const StorageRegistry& storages,
                               const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(PageQuery query, PageQueryOf(request));
@@ -88,7 +82,6 @@ Result<Response> CreateCatalog(CatalogService& catalogs, const StorageRegistry& 
   CAIRN_ASSIGN_OR_RAISE(auto warehouse, GetOptionalString(body, "warehouse"));
   CAIRN_ASSIGN_OR_RAISE(auto given, GetOptionalStringMap(body, "properties"));
   Properties properties(given.begin(), given.end());
-  CAIRN_RETURN_IF_ERROR(CheckMaintenanceProperties(properties));
   CAIRN_ASSIGN_OR_RAISE(auto record,
                         catalogs.CreateCatalog(name, warehouse, std::move(properties)));
   return JsonAnswer(201, CatalogToJson(record, false, storages));
@@ -117,11 +110,6 @@ Result<Response> UpdateCatalog(CatalogService& catalogs, const StorageRegistry& 
   }
   CAIRN_ASSIGN_OR_RAISE(auto updates, GetOptionalStringMap(body, "updates"));
   CAIRN_ASSIGN_OR_RAISE(auto removals, GetOptionalStringArray(body, "removals"));
-  CAIRN_ASSIGN_OR_RAISE(auto current, catalogs.ResolveCatalog(name));
-  Properties next = current.properties;
-  for (const auto& [key, value] : updates) next[key] = value;
-  for (const auto& key : removals) next.erase(key);
-  CAIRN_RETURN_IF_ERROR(CheckMaintenanceProperties(next));
   CAIRN_ASSIGN_OR_RAISE(auto record,
                         catalogs.UpdateCatalogProperties(
                             name, Properties(updates.begin(), updates.end()), removals));

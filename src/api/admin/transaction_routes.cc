@@ -56,7 +56,7 @@ Result<Response> ListTransactions(MetaStore& store, const Request& request) {
   if (page.has_more && !page.records.empty()) {
     out["next-page-token"] = page.records.back().id;
   }
-  return Response{200, boost::json::serialize(out), "application/json", {}};
+  return Response::Json(boost::json::serialize(out));
 }
 
 }  // namespace
