@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <memory>
 
+#include <fmt/format.h>
+
 namespace cairn {
 namespace {
 
@@ -48,8 +50,9 @@ Status BackupSqlite(const std::string& source, const std::string& destination) {
                    db ? sqlite3_errmsg(db.get()) : "out of memory");
   }
   sqlite3_busy_timeout(db.get(), 10'000);
-  const std::string partial = destination + ".partial";
-  fs::remove(partial, ec);
+  // A name of our own beside the destination: a file that is there already is never
+  // removed (VACUUM INTO refuses to write over it, and the backup fails).
+  const std::string partial = fmt::format("{}.partial-{}", destination, ::getpid());
   sqlite3_stmt* raw_stmt = nullptr;
   if (sqlite3_prepare_v2(db.get(), "VACUUM INTO ?", -1, &raw_stmt, nullptr) !=
       SQLITE_OK) {
@@ -58,9 +61,10 @@ Status BackupSqlite(const std::string& source, const std::string& destination) {
   }
   std::unique_ptr<sqlite3_stmt, FinalizeStatement> stmt(raw_stmt);
   sqlite3_bind_text(stmt.get(), 1, partial.c_str(), -1, SQLITE_TRANSIENT);
-  if (sqlite3_step(stmt.get()) != SQLITE_DONE) {
-    const std::string message = sqlite3_errmsg(db.get());
-    fs::remove(partial, ec);
+  const bool existed = fs::exists(partial, ec);
+  if (existed || sqlite3_step(stmt.get()) != SQLITE_DONE) {
+    const std::string message = existed ? "the file exists" : sqlite3_errmsg(db.get());
+    if (!existed) fs::remove(partial, ec);
     return IOError("Cannot copy the SQLite store {} to {}: {}", source, partial, message);
   }
   stmt.reset();
