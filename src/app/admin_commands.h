@@ -4,11 +4,23 @@
 /// \brief `cairn admin ...`: the offline commands an operator runs beside the server,
 /// against its store directly (not over HTTP).
 
+#include <functional>
+#include <optional>
 #include <string>
+
+#include <CLI/CLI.hpp>
 
 #include "app/server_config.h"
 
 namespace cairn {
+
+/// \brief Runs the subcommand that was parsed, if it is one of a family's: its exit code,
+/// or nullopt when none of the family's commands was given.
+using ParsedCommandRunner = std::function<std::optional<int>()>;
+
+/// \brief Registers `cairn admin backup|...` on `app`; the runner (called after
+/// `app.parse`) runs the one given.
+ParsedCommandRunner AddAdminCommands(CLI::App& app);
 
 /// \brief `cairn admin backup --to FILE`: a consistent online copy of the SQLite store
 /// `config` names (`BackupSqlite`), taken while the server serves. Prints what it wrote;

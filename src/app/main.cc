@@ -56,23 +56,6 @@ int FailStart(const Error& error) {
   return 2;
 }
 
-using Flags = std::map<std::string, std::optional<std::string>>;
-
-/// The settings as given: the file, then the environment, then the flags (before
-/// `FinalizeConfig`).
-Status ReadSettings(ServerConfig& config, const std::optional<std::string>& config_file,
-                    const Flags& flags) {
-  if (config_file) CAIRN_RETURN_IF_ERROR(ApplyConfigFile(config, *config_file));
-  // The process never changes its environment, so reading it from any thread is safe.
-  CAIRN_RETURN_IF_ERROR(ApplyEnvironment(config, [](const char* name) {
-    return std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
-  }));
-  for (const auto& [key, value] : flags) {
-    if (value) CAIRN_RETURN_IF_ERROR(ApplySetting(config, key, *value));
-  }
-  return Ok();
-}
-
 /// SIGHUP: the log level is read again, as at start (file, environment, flags); the
 /// other settings need a restart. A file that no longer reads leaves the level as it is.
 std::function<void()> LogLevelReloader(std::optional<std::string> config_file,
@@ -299,32 +282,14 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
                    "the environment (CAIRN_<FLAG>, e.g. CAIRN_MAX_BODY_BYTES) overrides "
                    "it and flags override both")
       ->envname("CAIRN_CONFIG");
-  std::map<std::string, std::optional<std::string>> flags;
+  cairn::Flags flags;
   for (const auto& setting : cairn::Settings()) {
     const std::string key(setting.key);
     serve->add_option(
         "--" + key, flags[key],
         fmt::format("{} [env {}]", setting.help, cairn::SettingEnvName(key)));
   }
-  auto* admin = app.add_subcommand(
-      "admin", "Offline operations on the server's store (run beside the server)");
-  admin->require_subcommand(1);
-  auto* backup = admin->add_subcommand(
-      "backup", "Consistent online backup of the SQLite store while the server serves");
-  std::string backup_to;
-  backup
-      ->add_option("--to", backup_to,
-                   "New file to write the backup to (never overwritten)")
-      ->required();
-  std::optional<std::string> admin_config;
-  backup
-      ->add_option("--config", admin_config, "The server's TOML file (to find its store)")
-      ->envname("CAIRN_CONFIG");
-  cairn::Flags admin_flags;
-  for (const char* key : {"data-dir", "store"}) {
-    backup->add_option(std::string("--") + key, admin_flags[key],
-                       fmt::format("As for serve [env {}]", cairn::SettingEnvName(key)));
-  }
+  auto run_admin = cairn::AddAdminCommands(app);
   if (auto refused = cairn::RefuseUnknownSubcommand(app, argc, argv)) return *refused;
   try {
     app.parse(argc, argv);
@@ -332,12 +297,6 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
     return app.exit(e);
   }
   if (serve->parsed()) return cairn::Serve(config_file, flags);
-  if (backup->parsed()) {
-    cairn::ServerConfig config;
-    if (auto status = cairn::ReadSettings(config, admin_config, admin_flags); !status) {
-      return cairn::FailStart(status.error());
-    }
-    return cairn::RunBackup(config, backup_to);
-  }
+  if (auto code = run_admin()) return *code;
   return 0;
 }

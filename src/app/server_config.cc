@@ -632,4 +632,17 @@ Status FinalizeConfig(ServerConfig& config) {
   return Ok();
 }
 
+Status ReadSettings(ServerConfig& config, const std::optional<std::string>& config_file,
+                    const Flags& flags) {
+  if (config_file) CAIRN_RETURN_IF_ERROR(ApplyConfigFile(config, *config_file));
+  // The process never changes its environment, so reading it from any thread is safe.
+  CAIRN_RETURN_IF_ERROR(ApplyEnvironment(config, [](const char* name) {
+    return std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
+  }));
+  for (const auto& [key, value] : flags) {
+    if (value) CAIRN_RETURN_IF_ERROR(ApplySetting(config, key, *value));
+  }
+  return Ok();
+}
+
 }  // namespace cairn

@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -116,6 +118,15 @@ using EnvLookup = std::function<const char*(const char*)>;
 /// overrides the file. An empty variable counts as set. Errors: `kInvalidConfig` naming
 /// the variable and the setting.
 Status ApplyEnvironment(ServerConfig& config, const EnvLookup& lookup);
+
+/// \brief Settings given as flags: key (as in `Settings()`) to value, nullopt when the
+/// flag was not given.
+using Flags = std::map<std::string, std::optional<std::string>>;
+
+/// \brief The settings as given, before `FinalizeConfig`: the file (when named), then the
+/// process environment, then `flags`. Errors: as `ApplyConfigFile`/`ApplySetting`.
+Status ReadSettings(ServerConfig& config, const std::optional<std::string>& config_file,
+                    const Flags& flags);
 
 /// \brief The file of the SQLite store `config` names (`store`, else
 /// `<data-dir>/cairn.db`), absolute, without touching the disk. Errors:
