@@ -31,6 +31,7 @@
 #include "catalog/location_backfill.h"
 #include "catalog/maintenance_scheduler.h"
 #include "catalog/orphan_sweeper.h"
+#include "catalog/retention_pruner.h"
 #include "catalog/table_service.h"
 #include "catalog/view_service.h"
 #include "common/location.h"
@@ -151,6 +152,15 @@ int Serve(const std::optional<std::string>& config_file, const Flags& flags) {
   MaintenanceScheduler maintenance(**store, tables, wall_clock,
                                    config.maintenance_check_interval);
   maintenance.Start();
+  // Iceberg metrics reports are kept for their retention, then forgotten.
+  tables.ConfigureMetricsReports(config.metrics_report_retention.count() > 0);
+  RetentionPruner report_pruner(
+      "Iceberg metrics report(s)",
+      [&reports = (*store)->metrics_reports()](int64_t before_ms, size_t limit) {
+        return reports.PruneMetricsReports(before_ms, limit);
+      },
+      wall_clock, config.metrics_report_retention);
+  report_pruner.Start();
 
   InstanceHeartbeat heartbeat(
       **store, NewInstanceId(), wall_clock, [](const Status& status) {

@@ -270,6 +270,14 @@ std::vector<Setting> BaseSettings() {
                [](ServerConfig& c, uint64_t v) {
                  c.lance_transaction_retention = std::chrono::seconds(v);
                })},
+      {{"metrics-report-retention-s",
+        "Seconds an Iceberg metrics report (reportMetrics) is kept in the store for "
+        "GET .../metrics-reports; older ones are pruned (default 604800 = 7 days; 0 = "
+        "not kept, only logged; at most 10 years)"},
+       Integer(0, 3650 * 24 * 3600,
+               [](ServerConfig& c, uint64_t v) {
+                 c.metrics_report_retention = std::chrono::seconds(v);
+               })},
       {{"scan-planning-mode",
         "What LoadTableResult's config and /v1/config tell clients: server (they plan "
         "scans through planTableScan; default) or client (they read manifests "

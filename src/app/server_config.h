@@ -66,6 +66,8 @@ struct ServerConfig {
   size_t lance_async_drop_files = 10000;
   /// Finished Lance transactions unchanged for this long are forgotten (0: kept forever).
   std::chrono::seconds lance_transaction_retention{7 * 24 * 3600};
+  /// How long Iceberg metrics reports are kept (0: not kept, only logged).
+  std::chrono::seconds metrics_report_retention{7 * 24 * 3600};
   /// A metadata file left unreferenced (a write whose answer was lost) is deleted this
   /// long after it was recorded: longer than any late write takes to land.
   std::chrono::seconds orphan_file_grace{10 * 60};

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "common/periodic_thread.h"
+#include "catalog/retention_pruner.h"
 #include "common/result.h"
 #include "store/meta_store.h"
 
@@ -27,34 +27,19 @@ class LanceTransactionPruner {
   /// epoch. A `retention` of 0 keeps every transaction (`Start` does nothing).
   LanceTransactionPruner(MetaStore& store, std::function<int64_t()> clock,
                          std::chrono::seconds retention);
-  /// \brief Stops the thread after the pruning it is running.
-  ~LanceTransactionPruner() = default;
-  LanceTransactionPruner(const LanceTransactionPruner&) = delete;
-  LanceTransactionPruner& operator=(const LanceTransactionPruner&) = delete;
 
   /// \brief Starts pruning on the background thread: at once, then every
-  /// `IntervalFor(retention)`. A failure is logged and retried at the next run. Call
-  /// once.
-  void Start();
+  /// `RetentionPruner::IntervalFor(retention)`. A failure is logged and retried at the
+  /// next run. Call once.
+  void Start() { pruner_.Start(); }
 
   /// \brief Prunes now, in the caller's thread: every finished transaction last updated
   /// more than the retention ago, in batches. Returns how many it removed (0 with a
   /// retention of 0). Errors: the store's.
-  Result<int64_t> PruneNow();
-
-  /// \brief Time between prunings: a tenth of the retention, at least a second and at
-  /// most an hour.
-  static std::chrono::milliseconds IntervalFor(std::chrono::seconds retention);
+  Result<int64_t> PruneNow() { return pruner_.PruneNow(); }
 
  private:
-  /// One pruning, its outcome logged.
-  void PruneAndLog();
-
-  MetaStore& store_;
-  const std::function<int64_t()> clock_;
-  const std::chrono::seconds retention_;
-  /// Declared last: destroyed (stopped) first, while the members it uses still exist.
-  PeriodicThread thread_;
+  RetentionPruner pruner_;
 };
 
 }  // namespace cairn

@@ -41,6 +41,7 @@
 #include "iceberg/table_update.h"
 #include "io/file_io.h"
 #include "store/meta_store.h"
+#include "store/metrics_report_store.h"
 #include "store/write_context.h"
 
 namespace cairn {
@@ -255,6 +256,26 @@ class TableService {
     maintenance_options_ = options;
   }
   const MaintenanceOptions& maintenance() const { return maintenance_options_; }
+
+  // --- Iceberg metrics reports (table_metrics_reports.cc).
+
+  /// \brief Whether `KeepMetricsReport` stores reports (else it only checks the table);
+  /// call before serving. Default: kept.
+  void ConfigureMetricsReports(bool keep) { keep_metrics_reports_ = keep; }
+
+  /// \brief Keeps `report` (JSON text whose `report-type` is `report_type`) for the
+  /// table, stamped with the service's clock; only checks that the table exists when
+  /// reports are not kept. Errors: `kNoSuchTable`, `kBadRequest` (an invalid name, a
+  /// report larger than `kMaxMetricsReportBytes`), `kNoSuchWarehouse`, the store's.
+  Status KeepMetricsReport(std::string_view catalog, const TableIdent& ident,
+                           std::string_view report_type, std::string report);
+
+  /// \brief One page of the table's kept reports that `filter` selects (its `entity_id`
+  /// is the table's, whatever the caller set). Errors: `kNoSuchTable`, `kBadRequest`,
+  /// `kNoSuchWarehouse`, the store's.
+  Result<MetricsReportPage> ListMetricsReports(std::string_view catalog,
+                                               const TableIdent& ident,
+                                               MetricsReportFilter filter);
 
   /// \brief Deletes the files under `ident`'s locations that nothing references — no
   /// snapshot of its current metadata (manifest lists, manifests, every file they list,
@@ -478,6 +499,7 @@ class TableService {
   IcebergManifests manifests_{io_};
   ScanPlanner planner_{manifests_};
   ScanPlanningOptions planning_options_;
+  bool keep_metrics_reports_ = true;
   MaintenanceOptions maintenance_options_;
   /// Declared last: its planning thread uses the members above and stops first.
   std::unique_ptr<ScanPlans> plans_;

@@ -222,6 +222,7 @@ class ForwardingMetaStore : public MetaStore {
   }
   IdentityStore& identity() override { return base_.identity(); }
   LanceVersionStore& lance_versions() override { return base_.lance_versions(); }
+  MetricsReportStore& metrics_reports() override { return base_.metrics_reports(); }
 
  private:
   MetaStore& base_;

@@ -31,8 +31,9 @@
 
 namespace cairn {
 
-class IdentityStore;      // store/identity_store.h
-class LanceVersionStore;  // store/lance_version_store.h
+class IdentityStore;       // store/identity_store.h
+class LanceVersionStore;   // store/lance_version_store.h
+class MetricsReportStore;  // store/metrics_report_store.h
 
 /// \brief A catalog (an Iceberg warehouse, a Gravitino catalog).
 struct CatalogRecord {
@@ -530,6 +531,12 @@ class MetaStore {
   /// \brief The versions of managed Lance tables in this same store (see
   /// `store/lance_version_store.h`). Lives as long as the store.
   virtual LanceVersionStore& lance_versions() = 0;
+
+  // --- Iceberg metrics reports (issue 18).
+
+  /// \brief The metrics reports kept in this same store (see
+  /// `store/metrics_report_store.h`). Lives as long as the store.
+  virtual MetricsReportStore& metrics_reports() = 0;
 };
 
 /// \brief Settings of the SQLite backend.

@@ -233,6 +233,19 @@ const std::vector<const char*>& Migrations() {
       R"sql(
       CREATE INDEX lance_transactions_by_update ON lance_transactions (status, updated_at_ms);
       )sql",
+      // v10: Iceberg metrics reports (SQLite's v14), listed per table by id and pruned
+      // by age.
+      R"sql(
+      CREATE TABLE metrics_reports (
+        id             BIGSERIAL PRIMARY KEY,
+        entity_id      BIGINT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        report_type    TEXT NOT NULL,
+        reported_at_ms BIGINT NOT NULL,
+        report         TEXT NOT NULL
+      );
+      CREATE INDEX metrics_reports_by_entity ON metrics_reports (entity_id, id);
+      CREATE INDEX metrics_reports_by_age ON metrics_reports (reported_at_ms);
+      )sql",
   };
   return kMigrations;
 }

@@ -14,6 +14,7 @@
 ///   - `sql_store_identity.cc`, `sql_store_grants.cc`: the identity rows
 ///     (`sql_store_identity.h`);
 ///   - `sql_store_lance_versions.cc`: the versions of managed Lance tables;
+///   - `sql_store_metrics_reports.cc`: Iceberg metrics reports kept for a while;
 ///   - `sql_migrations.cc`: applying the backends' schema migrations.
 ///
 /// Concurrency: a pool of connections; each call borrows one for its duration. Every
@@ -46,6 +47,7 @@
 #include "store/sql_store.h"
 #include "store/sql_store_identity.h"
 #include "store/sql_store_lance_versions.h"
+#include "store/sql_store_metrics_reports.h"
 #include "store/write_context.h"
 
 namespace cairn::sql_internal {
@@ -411,6 +413,7 @@ class SqlStore final : public MetaStore {
 
   IdentityStore& identity() override { return identity_; }
   LanceVersionStore& lance_versions() override { return lance_versions_; }
+  MetricsReportStore& metrics_reports() override { return metrics_reports_; }
 
  private:
   /// Runs a pointer query whose parameters are the catalog (id or name), the namespace's
@@ -436,6 +439,7 @@ class SqlStore final : public MetaStore {
   size_t open_ CAIRN_GUARDED_BY(mutex_);
   SqlIdentityStore identity_{*this};
   SqlLanceVersionStore lance_versions_{*this};
+  SqlMetricsReportStore metrics_reports_{*this};
 };
 
 }  // namespace cairn::sql_internal

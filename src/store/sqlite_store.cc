@@ -241,6 +241,18 @@ const std::vector<const char*>& Migrations() {
       R"sql(
       CREATE INDEX lance_transactions_by_update ON lance_transactions (status, updated_at_ms);
       )sql",
+      // v14: Iceberg metrics reports, listed per table by id and pruned by age.
+      R"sql(
+      CREATE TABLE metrics_reports (
+        id             INTEGER PRIMARY KEY AUTOINCREMENT,
+        entity_id      INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        report_type    TEXT NOT NULL,
+        reported_at_ms INTEGER NOT NULL,
+        report         TEXT NOT NULL
+      );
+      CREATE INDEX metrics_reports_by_entity ON metrics_reports (entity_id, id);
+      CREATE INDEX metrics_reports_by_age ON metrics_reports (reported_at_ms);
+      )sql",
   };
   return kMigrations;
 }

@@ -161,6 +161,13 @@ const std::vector<SettingCase>& SettingCases() {
        "0",
        "0",
        {"-1", "315360001", "week", ""}},
+      {"metrics-report-retention-s",
+       [](const ServerConfig& c) {
+         return std::to_string(c.metrics_report_retention.count());
+       },
+       "3600",
+       "3600",
+       {"-1", "315360001", "day", ""}},
       {"scan-planning-mode",
        [](const ServerConfig& c) { return c.scan_planning.mode; },
        "client",

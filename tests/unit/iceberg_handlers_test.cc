@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api/iceberg/handlers.h"
+#include "api/iceberg/metrics_report_handlers.h"
 #include "api/iceberg/routes.h"
 #include "api/iceberg/table_handlers.h"
 #include "api/iceberg/table_serde.h"
@@ -688,6 +689,8 @@ TEST(BoundedForLogTest, CutsLongTextAtACharacterBoundaryAndSaysHowMuch) {
 // kMaxLoggedReportBytes of it and says how much was cut; the answer is still 204.
 TEST_F(IcebergTableHandlersTest, MetricsReportIsLoggedBounded) {
   ASSERT_THAT(CreateTable("t"), IsOk());
+  // Only logged: a kept report may have at most kMaxMetricsReportBytes (tested below).
+  tables_->ConfigureMetricsReports(false);
   const std::string filter(2 * 1024 * 1024, 'x');
   const std::string body =
       R"({"report-type":"scan-report","table-name":"ns.t","snapshot-id":1,"filter":")" +
@@ -732,6 +735,75 @@ TEST_F(IcebergTableHandlersTest, MetricsReportIsLoggedBounded) {
   EXPECT_THAT(small.str(),
               HasSubstr(R"(report={"report-type":"commit-report","table-name":"ns.t"})"));
   EXPECT_THAT(small.str(), ::testing::Not(HasSubstr("[cut ")));
+}
+
+// Kept reports come back per table, oldest first, as sent; a time range and a type
+// select; paging follows next-page-token; bad parameters are 400 naming them.
+TEST_F(IcebergTableHandlersTest, KeptMetricsReportsAreListedPerTable) {
+  ASSERT_THAT(CreateTable("t"), IsOk());
+  ASSERT_THAT(CreateTable("u"), IsOk());
+  const auto report = [&](const char* table, const std::string& body) {
+    auto params = TableParams();
+    for (auto& [key, value] : params) {
+      if (key == "table") value = table;
+    }
+    auto response =
+        iceberg_rest::ReportMetrics(*tables_, MakeRequest("POST", params, {}, body));
+    ASSERT_THAT(response, IsOk());
+    EXPECT_EQ(response->status, 204);
+  };
+  report("t", R"({"report-type":"scan-report","table-name":"ns.t","snapshot-id":1})");
+  report("u", R"({"report-type":"scan-report","table-name":"ns.u"})");
+  report("t",
+         R"({"report-type":"commit-report","table-name":"ns.t","sequence-number":2})");
+  const auto list = [&](Params query) {
+    return iceberg_rest::ListMetricsReports(
+        *tables_, MakeRequest("GET", TableParams(), std::move(query)));
+  };
+  auto all = list({});
+  ASSERT_THAT(all, IsOk());
+  auto body = json::parse(all->body).as_object();
+  const auto& reports = body.at("reports").as_array();
+  ASSERT_EQ(reports.size(), 2U);
+  EXPECT_EQ(reports[0].at("report-type"), "scan-report");
+  EXPECT_EQ(reports[0].at("report").at("snapshot-id"), 1);
+  EXPECT_EQ(reports[1].at("report").at("sequence-number"), 2);
+  EXPECT_TRUE(reports[0].at("reported-at-ms").is_int64());
+  EXPECT_FALSE(body.contains("next-page-token"));
+
+  auto commits = list({{"report-type", "commit-report"}});
+  ASSERT_THAT(commits, IsOk());
+  EXPECT_EQ(json::parse(commits->body).at("reports").as_array().size(), 1U);
+  auto page = list({{"pageSize", "1"}});
+  ASSERT_THAT(page, IsOk());
+  const auto token = json::parse(page->body).at("next-page-token").as_string();
+  auto next = list({{"pageSize", "1"}, {"pageToken", std::string(token)}});
+  ASSERT_THAT(next, IsOk());
+  EXPECT_EQ(json::parse(next->body).at("reports").at(0).at("report-type"),
+            "commit-report");
+  const int64_t at = reports[0].at("reported-at-ms").as_int64();
+  auto before = list({{"to-ms", std::to_string(at)}});
+  ASSERT_THAT(before, IsOk());
+  EXPECT_TRUE(json::parse(before->body).at("reports").as_array().empty());
+
+  EXPECT_THAT(list({{"from-ms", "soon"}}), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(list({{"from-ms", "5"}, {"to-ms", "4"}}), IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(list({{"pageToken", "x"}}), IsError(ErrorKind::kBadRequest));
+  auto missing = TableParams();
+  for (auto& [key, value] : missing) {
+    if (key == "table") value = "nope";
+  }
+  EXPECT_THAT(
+      iceberg_rest::ListMetricsReports(*tables_, MakeRequest("GET", missing, {}, "")),
+      IsError(ErrorKind::kNoSuchTable));
+
+  // A report larger than the store keeps is refused, naming the limit.
+  const std::string huge = R"({"report-type":"scan-report","filter":")" +
+                           std::string(kMaxMetricsReportBytes, 'x') + R"("})";
+  auto refused =
+      iceberg_rest::ReportMetrics(*tables_, MakeRequest("POST", TableParams(), {}, huge));
+  ASSERT_THAT(refused, IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(refused.error().message, HasSubstr("at most 1048576"));
 }
 
 }  // namespace

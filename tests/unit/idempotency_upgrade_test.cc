@@ -63,7 +63,8 @@ constexpr const char* kDowngrade = R"sql(
   DROP TABLE identity_generation;
   DROP TABLE lance_versions;
   DROP INDEX lance_transactions_by_update;
-  DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 4 FROM schema_version);
+  DROP TABLE metrics_reports;
+  DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 5 FROM schema_version);
 )sql";
 
 using OpenStore = std::function<Result<std::unique_ptr<MetaStore>>()>;

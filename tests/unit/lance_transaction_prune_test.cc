@@ -258,10 +258,10 @@ TEST(LanceTransactionPrunerInterval, IsATenthOfTheRetentionBetweenASecondAndAnHo
   using std::chrono::hours;
   using std::chrono::milliseconds;
   using std::chrono::seconds;
-  EXPECT_EQ(LanceTransactionPruner::IntervalFor(seconds(604800)), hours(1));
-  EXPECT_EQ(LanceTransactionPruner::IntervalFor(seconds(3600)), seconds(360));
-  EXPECT_EQ(LanceTransactionPruner::IntervalFor(seconds(25)), milliseconds(2500));
-  EXPECT_EQ(LanceTransactionPruner::IntervalFor(seconds(1)), seconds(1));
+  EXPECT_EQ(RetentionPruner::IntervalFor(seconds(604800)), hours(1));
+  EXPECT_EQ(RetentionPruner::IntervalFor(seconds(3600)), seconds(360));
+  EXPECT_EQ(RetentionPruner::IntervalFor(seconds(25)), milliseconds(2500));
+  EXPECT_EQ(RetentionPruner::IntervalFor(seconds(1)), seconds(1));
 }
 
 }  // namespace

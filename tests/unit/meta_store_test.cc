@@ -25,6 +25,7 @@
 #include "matchers.h"
 #include "postgres_test_db.h"
 #include "store/idempotency_scope.h"
+#include "store/metrics_report_store.h"
 #include "store/postgres_store.h"
 #include "store/write_context.h"
 #include "temp_dir.h"
@@ -1373,6 +1374,77 @@ TEST_P(MetaStoreTest, TransactionRecordsArePagedByIdAndFilteredByStatus) {
   ASSERT_THAT(none, IsOk());
   EXPECT_TRUE(none->records.empty());
   EXPECT_THAT(store_->ListTransactionPage({"A", "B", "C", "D", "E", "F"}, "", 10),
+              IsError(ErrorKind::kBadRequest));
+}
+
+// --- metrics reports
+// --------------------------------------------------------------------
+
+TEST_P(MetaStoreTest, MetricsReportsAreListedPerTableByTimeTypeAndPage) {
+  Create({"db"});
+  auto t =
+      store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "m", "{}");
+  auto u =
+      store_->CreateEntity(catalog_, {"db"}, "u", EntityKind::kIcebergTable, "n", "{}");
+  ASSERT_THAT(t, IsOk());
+  ASSERT_THAT(u, IsOk());
+  MetricsReportStore& reports = store_->metrics_reports();
+  std::vector<int64_t> ids;
+  for (int64_t at : {100, 200, 300, 400}) {
+    const std::string type = at == 200 ? "commit-report" : "scan-report";
+    auto id = reports.AddMetricsReport(
+        {0, t->id, type, at, R"({"n":)" + std::to_string(at) + "}"});
+    ASSERT_THAT(id, IsOk());
+    ids.push_back(*id);
+  }
+  ASSERT_THAT(reports.AddMetricsReport({0, u->id, "scan-report", 250, "{}"}), IsOk());
+  EXPECT_LT(ids[0], ids[1]);
+
+  const auto times = [](const MetricsReportPage& page) {
+    std::vector<int64_t> out;
+    for (const auto& record : page.reports) out.push_back(record.reported_at_ms);
+    return out;
+  };
+  MetricsReportFilter filter;
+  filter.entity_id = t->id;
+  filter.limit = 3;
+  auto first = reports.ListMetricsReports(filter);
+  ASSERT_THAT(first, IsOk());
+  EXPECT_THAT(times(*first), ::testing::ElementsAre(100, 200, 300));
+  EXPECT_TRUE(first->has_more);
+  EXPECT_EQ(first->reports[1].report_type, "commit-report");
+  EXPECT_EQ(first->reports[1].report, R"({"n":200})");
+  filter.after_id = first->reports.back().id;
+  auto rest = reports.ListMetricsReports(filter);
+  ASSERT_THAT(rest, IsOk());
+  EXPECT_THAT(times(*rest), ::testing::ElementsAre(400));
+  EXPECT_FALSE(rest->has_more);
+
+  MetricsReportFilter range;  // [200, 400) of scan reports
+  range.entity_id = t->id;
+  range.from_ms = 200;
+  range.to_ms = 400;
+  range.report_type = "scan-report";
+  auto ranged = reports.ListMetricsReports(range);
+  ASSERT_THAT(ranged, IsOk());
+  EXPECT_THAT(times(*ranged), ::testing::ElementsAre(300));
+
+  // Pruning removes the oldest of every table; dropping a table takes its reports.
+  EXPECT_THAT(reports.PruneMetricsReports(260, 10), ::testing::Optional(3));
+  filter.after_id = 0;
+  filter.limit = 10;
+  auto left = reports.ListMetricsReports(filter);
+  ASSERT_THAT(left, IsOk());
+  EXPECT_THAT(times(*left), ::testing::ElementsAre(300, 400));
+  ASSERT_THAT(store_->DropEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable),
+              IsOk());
+  auto gone = reports.ListMetricsReports(filter);
+  ASSERT_THAT(gone, IsOk());
+  EXPECT_TRUE(gone->reports.empty());
+  EXPECT_THAT(reports.AddMetricsReport({0, t->id, "scan-report", 500, "{}"}),
+              IsError(ErrorKind::kNoSuchTable));
+  EXPECT_THAT(reports.AddMetricsReport({0, u->id, "scan-report", 500,
+                                        std::string(kMaxMetricsReportBytes + 1, ' ')}),
               IsError(ErrorKind::kBadRequest));
 }
 

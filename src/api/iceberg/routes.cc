@@ -5,6 +5,7 @@
 #include "api/iceberg/access_rules.h"
 #include "api/iceberg/handlers.h"
 #include "api/iceberg/maintenance_handlers.h"
+#include "api/iceberg/metrics_report_handlers.h"
 #include "api/iceberg/plan_handlers.h"
 #include "api/iceberg/sign_handlers.h"
 #include "api/iceberg/table_handlers.h"
@@ -221,6 +222,12 @@ void AddIcebergRoutes(Router& router, CatalogService& catalog, TableService& tab
                               }},
                         Needs(Privilege::kTableWrite,
                               "the table (it deletes the table's unreferenced files)"),
+                        IcebergTarget(AccessOn::kTable, catalog)));
+  router.Add(GuardRoute(Route{"GET", kMetricsReportsPath, Protocol::kIceberg, true,
+                              [&tables](const Request& request) {
+                                return ListMetricsReports(tables, request);
+                              }},
+                        Needs(Privilege::kTableRead, kTheTable),
                         IcebergTarget(AccessOn::kTable, catalog)));
   const std::string lifetime = idempotency ? idempotency->LifetimeIso8601() : "";
   for (const char* base : kBases) {

@@ -319,9 +319,11 @@ Result<Response> ReportMetrics(TableService& tables, const Request& request) {
   CAIRN_ASSIGN_OR_RAISE(auto catalog, CatalogOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto ident, TableOf(request));
   CAIRN_ASSIGN_OR_RAISE(auto report, ReportMetricsRequestFromJson(request.body));
-  CAIRN_RETURN_IF_ERROR(tables.TableExists(catalog, ident));
-  // Reports go to the log, one line each, for log shippers: bounded, since a report may
-  // be as large as a request body.
+  // Kept in the store (for GET .../metrics-reports) unless configured not to be.
+  CAIRN_RETURN_IF_ERROR(tables.KeepMetricsReport(catalog, ident, report.report_type,
+                                                 std::move(report.json)));
+  // Reports also go to the log, one line each, for log shippers: bounded, since a report
+  // may be as large as a request body.
   spdlog::info(
       "metrics-report catalog={} table={} report-type={} request_id={} report={}",
       catalog.empty() ? "(default)" : catalog, DottedName(ident),

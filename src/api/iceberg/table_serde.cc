@@ -189,7 +189,8 @@ Result<MetricsReport> ReportMetricsRequestFromJson(std::string_view body) {
   CAIRN_ASSIGN_OR_RAISE(auto json, ParseJsonObject(body));
   MetricsReport report;
   CAIRN_ASSIGN_OR_RAISE(report.report_type, GetString(json, kReportType));
-  report.logged_json = BoundedForLog(boost::json::serialize(json), kMaxLoggedReportBytes);
+  report.json = boost::json::serialize(json);
+  report.logged_json = BoundedForLog(report.json, kMaxLoggedReportBytes);
   return report;
 }
 

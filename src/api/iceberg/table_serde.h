@@ -63,7 +63,9 @@ std::string BoundedForLog(std::string_view text, size_t limit);
 /// \brief A metrics report, checked: an object with a string `report-type`.
 struct MetricsReport {
   std::string report_type;
-  /// The report re-serialised on one line for the log, bounded by `BoundedForLog` to
+  /// The report re-serialised on one line: valid JSON, as the store keeps it.
+  std::string json;
+  /// `json` for the log, bounded by `BoundedForLog` to
   /// `kMaxLoggedReportBytes`.
   std::string logged_json;
 };
