@@ -154,6 +154,7 @@ const SAMPLES = {
   'POST /management/v1/catalogs/{prefix}/namespaces/{namespace}/tables/{table}/maintenance/remove-orphan-files': {
     body: { 'dry-run': true },
   },
+  'GET /management/v1/catalogs/{prefix}/namespaces/{namespace}/tables/{table}/metrics-reports': {},
 };
 
 const sampleKey = (route) =>
