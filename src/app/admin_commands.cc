@@ -1,11 +1,17 @@
 #include "app/admin_commands.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "app/storage_setup.h"
+#include "catalog/store_check.h"
+#include "store/postgres_store.h"
 #include "store/sqlite_backup.h"
 
 namespace cairn {
@@ -39,6 +45,77 @@ std::optional<ServerConfig> ReadStoreSettings(const StoreOptions& options) {
   return config;
 }
 
+/// As `ReadStoreSettings`, finalized as `serve` does, for the commands that open the
+/// store; the data directory and a SQLite store must exist already (nothing here creates
+/// one).
+std::optional<ServerConfig> ReadExistingStoreSettings(const StoreOptions& options) {
+  auto config = ReadStoreSettings(options);
+  if (!config) return std::nullopt;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(config->data_dir, ec)) {
+    std::fprintf(stderr,
+                 "cairn: no data directory at %s (give the server's --data-dir or "
+                 "--config)\n",
+                 config->data_dir.c_str());
+    return std::nullopt;
+  }
+  if (!IsPostgresUri(config->store)) {
+    auto file = SqliteStoreFile(*config);
+    if (file && !std::filesystem::exists(*file, ec)) {
+      std::fprintf(stderr, "cairn: no SQLite store at %s (check --data-dir or --store)\n",
+                   file->c_str());
+      return std::nullopt;
+    }
+  }
+  if (auto status = FinalizeConfig(*config); !status) {
+    std::fprintf(stderr, "cairn: %s\n", status.error().message.c_str());
+    return std::nullopt;
+  }
+  return config;
+}
+
+Result<SchemaState> InspectSchema(const ServerConfig& config) {
+  return IsPostgresUri(config.store) ? InspectPostgresSchema(config.postgres)
+                                     : InspectSqliteSchema(config.sqlite);
+}
+
+Result<std::unique_ptr<MetaStore>> OpenStore(const ServerConfig& config) {
+  return IsPostgresUri(config.store) ? OpenPostgresStore(config.postgres)
+                                     : OpenSqliteStore(config.sqlite);
+}
+
+int Fail(const Error& error) {
+  std::fprintf(stderr, "cairn: %s\n", error.message.c_str());
+  return 1;
+}
+
+/// The lines of `sql`, without blank ones.
+std::vector<std::string_view> NonBlankLines(std::string_view sql) {
+  std::vector<std::string_view> lines;
+  while (!sql.empty()) {
+    const size_t end = sql.find('\n');
+    std::string_view line = sql.substr(0, end);
+    sql = end == std::string_view::npos ? std::string_view() : sql.substr(end + 1);
+    if (line.find_first_not_of(' ') != std::string_view::npos) lines.push_back(line);
+  }
+  return lines;
+}
+
+/// The SQL of a migration without the indentation of the source it lives in (its own
+/// indentation kept), each line indented by two.
+std::string Dedented(std::string_view sql) {
+  const auto lines = NonBlankLines(sql);
+  size_t common = std::string_view::npos;
+  for (auto line : lines) common = std::min(common, line.find_first_not_of(' '));
+  std::string out;
+  for (auto line : lines) {
+    out += "  ";
+    out += line.substr(common);
+    out += '\n';
+  }
+  return out;
+}
+
 }  // namespace
 
 ParsedCommandRunner AddAdminCommands(CLI::App& app) {
@@ -59,11 +136,41 @@ ParsedCommandRunner AddAdminCommands(CLI::App& app) {
       ->required();
   AddStoreOptions(*backup_command, backup->store);
 
+  struct Migrate {
+    StoreOptions store;
+    bool dry_run = false;
+  };
+  auto migrate = std::make_shared<Migrate>();
+  auto* migrate_command = admin->add_subcommand(
+      "migrate",
+      "Show the store's pending schema migrations and apply them (serve applies them at "
+      "start too)");
+  migrate_command->add_flag("--dry-run", migrate->dry_run,
+                            "Only show what would be applied, with its SQL");
+  AddStoreOptions(*migrate_command, migrate->store);
+
+  auto check = std::make_shared<StoreOptions>();
+  auto* check_command = admin->add_subcommand(
+      "check",
+      "Check that every Iceberg table's and view's metadata file exists and parses and "
+      "that no store row points at a missing one; exit 1 when something is wrong");
+  AddStoreOptions(*check_command, *check);
+
   return [=]() -> std::optional<int> {
     if (backup_command->parsed()) {
       auto config = ReadStoreSettings(backup->store);
       if (!config) return 2;
       return RunBackup(*config, backup->to);
+    }
+    if (migrate_command->parsed()) {
+      auto config = ReadExistingStoreSettings(migrate->store);
+      if (!config) return 2;
+      return RunMigrate(*config, migrate->dry_run);
+    }
+    if (check_command->parsed()) {
+      auto config = ReadExistingStoreSettings(*check);
+      if (!config) return 2;
+      return RunCheck(*config);
     }
     return std::nullopt;
   };
@@ -89,6 +196,65 @@ int RunBackup(const ServerConfig& config, const std::string& destination) {
   std::printf("backed up %s to %s (%llu bytes)\n", source->c_str(), destination.c_str(),
               static_cast<unsigned long long>(ec ? 0 : bytes));
   return 0;
+}
+
+int RunMigrate(const ServerConfig& config, bool dry_run) {
+  auto state = InspectSchema(config);
+  if (!state) return Fail(state.error());
+  if (state->current > state->latest) {
+    std::fprintf(stderr,
+                 "cairn: the store's schema version %lld is newer than this binary's "
+                 "(%lld): run a newer cairn\n",
+                 static_cast<long long>(state->current),
+                 static_cast<long long>(state->latest));
+    return 1;
+  }
+  if (state->pending.empty()) {
+    std::printf("schema version %lld: current, nothing to apply\n",
+                static_cast<long long>(state->current));
+    return 0;
+  }
+  std::printf("schema version %lld; %zu migration(s) pending:\n",
+              static_cast<long long>(state->current), state->pending.size());
+  for (size_t i = 0; i < state->pending.size(); ++i) {
+    std::printf("-- version %lld\n%s",
+                static_cast<long long>(state->current + 1 + static_cast<int64_t>(i)),
+                Dedented(state->pending[i]).c_str());
+  }
+  if (dry_run) {
+    std::printf("dry run: nothing applied\n");
+    return 0;
+  }
+  // Opening the store applies them, each in its own transaction (under PostgreSQL's
+  // migration lock, as a server starting at the same time would).
+  auto store = OpenStore(config);
+  if (!store) return Fail(store.error());
+  std::printf("applied: schema version %lld\n", static_cast<long long>(state->latest));
+  return 0;
+}
+
+int RunCheck(const ServerConfig& config) {
+  auto state = InspectSchema(config);
+  if (!state) return Fail(state.error());
+  if (state->current != state->latest) {
+    std::fprintf(stderr,
+                 "cairn: the store's schema version is %lld, this binary's %lld: run "
+                 "cairn admin migrate first (check changes nothing)\n",
+                 static_cast<long long>(state->current),
+                 static_cast<long long>(state->latest));
+    return 1;
+  }
+  auto store = OpenStore(config);
+  if (!store) return Fail(store.error());
+  auto io = MakeServerFileIO(config);
+  if (!io) return Fail(io.error());
+  auto summary = CheckStore(**store, **io, [](std::string_view problem) {
+    std::printf("%.*s\n", static_cast<int>(problem.size()), problem.data());
+  });
+  if (!summary) return Fail(summary.error());
+  std::printf("checked %zu table(s) and %zu view(s): %zu problem(s)\n", summary->tables,
+              summary->views, summary->problems);
+  return summary->problems == 0 ? 0 : 1;
 }
 
 }  // namespace cairn

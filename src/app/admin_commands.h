@@ -27,4 +27,15 @@ ParsedCommandRunner AddAdminCommands(CLI::App& app);
 /// returns the exit code (0 done, 1 failed, 2 a usage or configuration error).
 int RunBackup(const ServerConfig& config, const std::string& destination);
 
+/// \brief `cairn admin migrate [--dry-run]`: shows the schema migrations the store
+/// `config` names (finalized) still needs, with their SQL, and applies them unless
+/// `dry_run`. Returns the exit code (0 current or migrated, 1 failed or the store is
+/// newer than this binary).
+int RunMigrate(const ServerConfig& config, bool dry_run);
+
+/// \brief `cairn admin check`: `CheckStore` on the store `config` names (finalized),
+/// one line per problem on stdout, then a summary. Refuses (without changing anything)
+/// a store whose schema is not current. Returns 0 when nothing is wrong, 1 otherwise.
+int RunCheck(const ServerConfig& config);
+
 }  // namespace cairn

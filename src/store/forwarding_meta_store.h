@@ -220,6 +220,9 @@ class ForwardingMetaStore : public MetaStore {
                                     int64_t updated_before_ms, size_t limit) override {
     return base_.PruneTransactions(statuses, updated_before_ms, limit);
   }
+  Result<std::vector<std::string>> FindOrphanedRows() override {
+    return base_.FindOrphanedRows();
+  }
   IdentityStore& identity() override { return base_.identity(); }
   LanceVersionStore& lance_versions() override { return base_.lance_versions(); }
   MetricsReportStore& metrics_reports() override { return base_.metrics_reports(); }

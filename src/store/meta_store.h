@@ -520,6 +520,15 @@ class MetaStore {
   virtual Result<int64_t> PruneTransactions(const std::vector<std::string>& statuses,
                                             int64_t updated_before_ms, size_t limit) = 0;
 
+  // --- Integrity (`cairn admin check`).
+
+  /// \brief Rows that point at a row that does not exist (a namespace whose parent is
+  /// gone, an entity of a missing namespace, a property or version of a missing owner):
+  /// one line per kind of problem, naming the table and how many rows; empty when there
+  /// are none. Reads every row of the tables it checks: for offline checks only.
+  /// Errors: the store's.
+  virtual Result<std::vector<std::string>> FindOrphanedRows() = 0;
+
   // --- Identity (issue 15).
 
   /// \brief The identity rows of this same store (principals, roles, grants, signing
@@ -539,6 +548,17 @@ class MetaStore {
   virtual MetricsReportStore& metrics_reports() = 0;
 };
 
+/// \brief Where a database's schema stands against the migrations this binary has.
+struct SchemaState {
+  /// The schema version the database records (0: none yet, a new database).
+  int64_t current = 0;
+  /// The version this binary migrates to.
+  int64_t latest = 0;
+  /// The SQL of each migration still to apply, from version `current + 1` on (empty
+  /// when the database is current, or newer than this binary).
+  std::vector<std::string> pending;
+};
+
 /// \brief Settings of the SQLite backend.
 struct SqliteOptions {
   /// Database file path, or `:memory:` (a private in-memory database for tests).
@@ -555,5 +575,10 @@ struct SqliteOptions {
 /// \brief Opens (creating if needed) a SQLite store and applies pending schema
 /// migrations. Errors: `kIOError` when the file cannot be opened or migrated.
 Result<std::unique_ptr<MetaStore>> OpenSqliteStore(const SqliteOptions& options);
+
+/// \brief The schema state of the SQLite database at `options.path`, read without
+/// changing it (`cairn admin migrate --dry-run`). The file must exist. Errors:
+/// `kIOError` when it cannot be opened or read.
+Result<SchemaState> InspectSqliteSchema(const SqliteOptions& options);
 
 }  // namespace cairn

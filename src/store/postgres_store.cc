@@ -584,6 +584,18 @@ std::string RedactedPostgresUri(std::string_view uri) {
   return out;
 }
 
+Result<SchemaState> InspectPostgresSchema(const PostgresOptions& options) {
+  if (!IsPostgresUri(options.uri)) {
+    return InvalidConfig("store: expected a postgresql:// URI, got '{}'",
+                         RedactedPostgresUri(options.uri));
+  }
+  CAIRN_ASSIGN_OR_RAISE(auto conn, Connect(options));
+  return ReadSchemaState(*conn, Migrations(),
+                         "SELECT COUNT(*) FROM information_schema.tables WHERE "
+                         "table_schema = current_schema() AND table_name = "
+                         "'schema_version'");
+}
+
 Result<std::unique_ptr<MetaStore>> OpenPostgresStore(const PostgresOptions& options) {
   if (!IsPostgresUri(options.uri)) {
     return InvalidConfig("store: expected a postgresql:// URI, got '{}'",

@@ -42,4 +42,8 @@ std::string RedactedPostgresUri(std::string_view uri);
 /// be reached, `kIOError` when a migration fails.
 Result<std::unique_ptr<MetaStore>> OpenPostgresStore(const PostgresOptions& options);
 
+/// \brief The schema state of the PostgreSQL database, read without changing it.
+/// Errors: `kServiceUnavailable` when it cannot be reached, `kIOError`.
+Result<SchemaState> InspectPostgresSchema(const PostgresOptions& options);
+
 }  // namespace cairn

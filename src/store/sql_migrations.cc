@@ -46,4 +46,25 @@ Status ApplyMigrations(SqlConnection& conn, const std::vector<const char*>& migr
   return Ok();
 }
 
+Result<SchemaState> ReadSchemaState(SqlConnection& conn,
+                                    const std::vector<const char*>& migrations,
+                                    const char* has_versions_sql) {
+  SchemaState state;
+  state.latest = static_cast<int64_t>(migrations.size());
+  CAIRN_ASSIGN_OR_RAISE(auto* has_versions, conn.Prepare(has_versions_sql));
+  Query exists(conn, has_versions);
+  CAIRN_ASSIGN_OR_RAISE(bool row, exists.Step("look for schema_version"));
+  if (row && exists.Int(0) > 0) {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt, conn.Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version"));
+    Query current(conn, stmt);
+    CAIRN_ASSIGN_OR_RAISE(bool found, current.Step("read schema version"));
+    state.current = found ? current.Int(0) : 0;
+  }
+  for (int64_t version = state.current + 1; version <= state.latest; ++version) {
+    state.pending.emplace_back(migrations[static_cast<size_t>(version - 1)]);
+  }
+  return state;
+}
+
 }  // namespace cairn

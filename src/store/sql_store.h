@@ -41,4 +41,12 @@ std::unique_ptr<MetaStore> MakeSqlStore(SqlStoreOptions options);
 /// also when the database has a newer schema than `migrations` knows.
 Status ApplyMigrations(SqlConnection& conn, const std::vector<const char*>& migrations);
 
+/// \brief Where the database behind `conn` stands against `migrations`.
+/// `has_versions_sql` is the backend's query that answers one row with a count: 1 when
+/// the `schema_version` table exists (a database without it is at version 0). Reads only.
+/// Errors: `kIOError`.
+Result<SchemaState> ReadSchemaState(SqlConnection& conn,
+                                    const std::vector<const char*>& migrations,
+                                    const char* has_versions_sql);
+
 }  // namespace cairn

@@ -15,6 +15,7 @@
 ///     (`sql_store_identity.h`);
 ///   - `sql_store_lance_versions.cc`: the versions of managed Lance tables;
 ///   - `sql_store_metrics_reports.cc`: Iceberg metrics reports kept for a while;
+///   - `sql_store_check.cc`: finding rows that point at missing rows;
 ///   - `sql_migrations.cc`: applying the backends' schema migrations.
 ///
 /// Concurrency: a pool of connections; each call borrows one for its duration. Every
@@ -410,6 +411,8 @@ class SqlStore final : public MetaStore {
   Result<bool> DeleteTransaction(std::string_view id, const WriteContext& write) override;
   Result<int64_t> PruneTransactions(const std::vector<std::string>& statuses,
                                     int64_t updated_before_ms, size_t limit) override;
+
+  Result<std::vector<std::string>> FindOrphanedRows() override;
 
   IdentityStore& identity() override { return identity_; }
   LanceVersionStore& lance_versions() override { return lance_versions_; }

@@ -391,6 +391,14 @@ Result<std::unique_ptr<SqlConnection>> OpenConnection(const SqliteOptions& optio
 
 }  // namespace
 
+Result<SchemaState> InspectSqliteSchema(const SqliteOptions& options) {
+  CAIRN_ASSIGN_OR_RAISE(auto conn, OpenConnection(options));
+  return ReadSchemaState(
+      *conn, Migrations(),
+      "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = "
+      "'schema_version'");
+}
+
 Result<std::unique_ptr<MetaStore>> OpenSqliteStore(const SqliteOptions& options) {
   if (options.synchronous != "full" && options.synchronous != "normal") {
     return InvalidConfig("Invalid SQLite synchronous mode '{}': expected full or normal",
