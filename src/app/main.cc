@@ -295,9 +295,10 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   cairn::Flags flags;
   for (const auto& setting : cairn::Settings()) {
     const std::string key(setting.key);
-    serve->add_option(
-        "--" + key, flags[key],
-        fmt::format("{} [env {}]", setting.help, cairn::SettingEnvName(key)));
+    serve
+        ->add_option("--" + key, flags[key],
+                     fmt::format("{} [env {}]", setting.help, cairn::SettingEnvName(key)))
+        ->type_name(std::string(setting.value_type));
   }
   auto run_admin = cairn::AddAdminCommands(app);
   if (auto refused = cairn::RefuseUnknownSubcommand(app, argc, argv)) return *refused;

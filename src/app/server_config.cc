@@ -392,10 +392,27 @@ std::vector<Setting> BaseSettings() {
 
 }  // namespace
 
+namespace {
+
+/// Whether `setting` takes whole numbers only: asked of its own parser, so that the type
+/// `--help` shows cannot drift from what is accepted (every integer parser refuses text
+/// with "expected an integer from MIN to MAX").
+bool TakesIntegers(const Setting& setting) {
+  ServerConfig scratch;
+  auto refused = setting.apply(scratch, "not-a-number");
+  return !refused && refused.error().message.starts_with("expected an integer");
+}
+
+}  // namespace
+
 const std::vector<SettingInfo>& Settings() {
   static const std::vector<SettingInfo> kInfos = [] {
     std::vector<SettingInfo> infos;
-    for (const auto& setting : SettingTable()) infos.push_back(setting.info);
+    for (const auto& setting : SettingTable()) {
+      SettingInfo info = setting.info;
+      if (TakesIntegers(setting)) info.value_type = "INT";
+      infos.push_back(info);
+    }
     return infos;
   }();
   return kInfos;

@@ -93,6 +93,9 @@ struct ServerConfig {
 struct SettingInfo {
   std::string_view key;
   std::string_view help;
+  /// What `--help` shows as the value's type: `INT` for a whole-number setting (its
+  /// help text says its default), else `TEXT`. Filled in by `Settings()`.
+  std::string_view value_type = "TEXT";
 };
 
 /// \brief All settings, in documentation order.

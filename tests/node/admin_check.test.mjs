@@ -146,3 +146,16 @@ test('migrate and check work on a PostgreSQL store', async (t) => {
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('cairn serve --help shows every numeric setting as INT with its default', async () => {
+  const run = await cairn(['serve', '--help']);
+  assert.equal(run.code, 0, run.stderr);
+  // Options are listed one per entry; a long help text wraps onto indented lines.
+  const entries = run.stdout.split(/\n(?=\s+--)/).filter((e) => /^\s+--[a-z]/.test(e));
+  const numeric = entries.filter((e) => /^\s+--[a-z0-9-]+ INT\b/.test(e));
+  assert.ok(numeric.length >= 20, `only ${numeric.length} INT options:\n${run.stdout}`);
+  for (const entry of numeric) assert.match(entry.replace(/\s+/g, ' '), /default/, entry);
+  for (const name of ['max-body-bytes', 'worker-threads', 'metrics-report-retention-s', 'token-lifetime-s']) {
+    assert.ok(numeric.some((e) => e.trim().startsWith(`--${name} INT`)), `--${name} is not shown as INT`);
+  }
+});

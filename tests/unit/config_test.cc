@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -376,6 +377,35 @@ TEST(ConfigSettingsTest, EverySettingIsCoveredByTheTestTable) {
   std::set<std::string> tested;
   for (const auto& c : SettingCases()) tested.insert(c.key);
   EXPECT_EQ(documented, tested);
+}
+
+// `cairn serve --help` shows INT for whole-number settings, and their help says the
+// default (the issue: "every numeric option's help shows its type and default").
+TEST(ConfigSettingsTest, NumericSettingsShowTheirTypeAndDefault) {
+  size_t numeric = 0;
+  for (const auto& info : Settings()) {
+    SCOPED_TRACE(std::string(info.key));
+    ServerConfig scratch;
+    const bool takes_text = static_cast<bool>(ApplySetting(scratch, info.key, "12x"));
+    if (info.value_type == "INT") {
+      ++numeric;
+      EXPECT_FALSE(takes_text);
+      EXPECT_THAT(std::string(info.help), HasSubstr("default")) << info.help;
+    } else {
+      EXPECT_EQ(info.value_type, "TEXT");
+    }
+  }
+  // A sample that must be numeric, so that the probe cannot silently find none.
+  for (const char* key :
+       {"max-body-bytes", "worker-threads", "metrics-report-retention-s",
+        "token-lifetime-s", "grants-recheck-ms"}) {
+    const auto found =
+        std::find_if(Settings().begin(), Settings().end(),
+                     [&](const SettingInfo& info) { return info.key == key; });
+    ASSERT_NE(found, Settings().end()) << key;
+    EXPECT_EQ(found->value_type, "INT") << key;
+  }
+  EXPECT_GE(numeric, 20U);
 }
 
 TEST(ApplySettingTest, GoodValueSetsTheSetting) {
