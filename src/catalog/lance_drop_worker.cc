@@ -177,10 +177,13 @@ void LanceDropWorker::RecordEnd(TransactionRecord record,
       return;
     }
     if (*swapped) {
-      spdlog::info("Lance transaction {} {}{}", id, done.status,
-                   problems.empty()
-                       ? ""
-                       : ": " + done.properties[std::string(kDropErrorProperty)]);
+      // A deletion that failed leaves files behind: an operator must see it (warn).
+      if (problems.empty()) {
+        spdlog::info("Lance transaction {} {}", id, done.status);
+      } else {
+        spdlog::warn("Lance transaction {} {}: {}", id, done.status,
+                     done.properties[std::string(kDropErrorProperty)]);
+      }
       return;
     }
     // A client changed its properties meanwhile: keep them, record the end again.

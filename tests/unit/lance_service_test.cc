@@ -11,12 +11,15 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include "catalog/lance_datasets.h"
 #include "common/location.h"
@@ -462,9 +465,19 @@ TEST_F(LanceServiceTest, DropNeverDeletesALocationAnotherTableUses) {
                                       LanceRegisterMode::kCreate, {}),
                 IsOk());
   }
+  // The failed deletion is logged at warn (an operator must see files left behind).
+  std::ostringstream log;
+  auto previous = spdlog::default_logger();
+  auto capture = std::make_shared<spdlog::logger>(
+      "capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(log));
+  capture->set_pattern("%l %v");
+  spdlog::set_default_logger(capture);
   auto dropped = lance_->DropTable({"ov", "ns", "a"});
+  spdlog::set_default_logger(previous);
   ASSERT_THAT(dropped, IsOk());
   ASSERT_TRUE(dropped->transaction_id);  // not finished: the files were kept
+  EXPECT_THAT(log.str(), HasSubstr("warning Lance transaction " +
+                                   *dropped->transaction_id + " FAILED: "));
   auto transaction = lance_->DescribeTransaction(*dropped->transaction_id);
   ASSERT_THAT(transaction, IsOk());
   EXPECT_EQ(transaction->status, LanceTransactionStatus::kFailed);
