@@ -24,6 +24,7 @@
 #include "api/lance/routes.h"
 #include "app/admin_commands.h"
 #include "app/auth_setup.h"
+#include "app/remote_commands.h"
 #include "app/server_config.h"
 #include "app/storage_setup.h"
 #include "catalog/catalog_service.h"
@@ -301,6 +302,7 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
         ->type_name(std::string(setting.value_type));
   }
   auto run_admin = cairn::AddAdminCommands(app);
+  auto run_remote = cairn::AddRemoteCommands(app);
   if (auto refused = cairn::RefuseUnknownSubcommand(app, argc, argv)) return *refused;
   try {
     app.parse(argc, argv);
@@ -309,5 +311,6 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   }
   if (serve->parsed()) return cairn::Serve(config_file, flags);
   if (auto code = run_admin()) return *code;
+  if (auto code = run_remote()) return *code;
   return 0;
 }

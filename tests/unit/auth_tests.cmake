@@ -6,5 +6,6 @@ set(CAIRN_AUTH_TESTS
   unit/jwt_test.cc
   unit/oidc_verifier_test.cc
   unit/privilege_test.cc
+  unit/remote_commands_test.cc
   unit/secret_hash_test.cc
 )
