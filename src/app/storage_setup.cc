@@ -134,7 +134,8 @@ Status DeclareCatalogs(CatalogService& catalogs, MetaStore& store,
           "not moved at start",
           catalog.name, ShortLocation(existing->location));
     }
-    // The declared properties pass the checks a new catalog's do (allowed-locations).
+    // The declared properties pass the checks a new catalog's do (allowed-locations,
+    // maintenance.*); compared in the canonical form they would be stored in.
     Properties properties = catalog.properties;
     if (auto checked =
             catalogs.locations().CheckNewCatalog(catalog.warehouse, properties);
@@ -142,7 +143,10 @@ Status DeclareCatalogs(CatalogService& catalogs, MetaStore& store,
       return InvalidConfig("catalog.{}: {}", catalog.name, checked.error().message);
     }
     if (existing->properties != properties) {
-      CAIRN_RETURN_IF_ERROR(store.SetCatalogProperties(existing->id, properties));
+      if (auto replaced = catalogs.ReplaceCatalogProperties(catalog.name, properties);
+          !replaced) {
+        return InvalidConfig("catalog.{}: {}", catalog.name, replaced.error().message);
+      }
       spdlog::info("updated the properties of catalog {}", catalog.name);
     }
   }

@@ -97,15 +97,38 @@ Result<CatalogRecord> CatalogService::UpdateCatalogProperties(
           "Invalid property update: key '{}' in both updates and removals", key);
     }
   }
+  // Read, merge, check, then swap only if no one changed them meanwhile: concurrent
+  // updates of different keys both land.
+  for (int attempt = 0; attempt < kMaxPropertyUpdateAttempts; ++attempt) {
+    CAIRN_ASSIGN_OR_RAISE(CatalogRecord record, store_.GetCatalog(name));
+    Properties properties = record.properties;
+    for (const auto& [key, value] : updates) properties[key] = value;
+    for (const auto& key : removals) properties.erase(key);
+    CAIRN_RETURN_IF_ERROR(CheckCatalogProperties(record.location, properties));
+    CAIRN_ASSIGN_OR_RAISE(bool swapped, store_.SwapCatalogProperties(
+                                            record.id, record.properties, properties));
+    if (swapped) {
+      record.properties = std::move(properties);
+      return record;
+    }
+  }
+  return ServiceUnavailable(
+      "The properties of catalog '{}' kept changing under this update; retry", name);
+}
+
+Result<CatalogRecord> CatalogService::ReplaceCatalogProperties(std::string_view name,
+                                                               Properties properties) {
   CAIRN_ASSIGN_OR_RAISE(CatalogRecord record, store_.GetCatalog(name));
-  Properties properties = record.properties;
-  for (const auto& [key, value] : updates) properties[key] = value;
-  for (const auto& key : removals) properties.erase(key);
-  CAIRN_RETURN_IF_ERROR(locations_.CheckNewCatalog(record.location, properties));
-  CAIRN_RETURN_IF_ERROR(CheckMaintenanceProperties(properties));
+  CAIRN_RETURN_IF_ERROR(CheckCatalogProperties(record.location, properties));
   CAIRN_RETURN_IF_ERROR(store_.SetCatalogProperties(record.id, properties));
   record.properties = std::move(properties);
   return record;
+}
+
+Status CatalogService::CheckCatalogProperties(std::string_view location,
+                                              Properties& properties) const {
+  CAIRN_RETURN_IF_ERROR(locations_.CheckNewCatalog(location, properties));
+  return CheckMaintenanceProperties(properties);
 }
 
 Result<std::vector<CatalogRecord>> CatalogService::ListCatalogs(std::string_view after,

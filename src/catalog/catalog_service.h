@@ -93,6 +93,12 @@ class CatalogService {
                                                 const Properties& updates,
                                                 const std::vector<std::string>& removals);
 
+  /// \brief Replaces every property of catalog `name` by `properties`, checked as
+  /// `UpdateCatalogProperties` checks (a catalog declared in the configuration file, at
+  /// start). Errors: as `UpdateCatalogProperties`.
+  Result<CatalogRecord> ReplaceCatalogProperties(std::string_view name,
+                                                 Properties properties);
+
   /// \brief One page of catalogs, by name, after `after` (empty: from the first).
   Result<std::vector<CatalogRecord>> ListCatalogs(std::string_view after, size_t limit,
                                                   bool& has_more);
@@ -159,6 +165,14 @@ class CatalogService {
   const LocationPolicy& locations() const { return locations_; }
 
  private:
+  /// Concurrent updates of one catalog's properties each retry their swap at most this
+  /// often before answering 503.
+  static constexpr int kMaxPropertyUpdateAttempts = 16;
+
+  /// The checks of a catalog's properties (`allowed-locations`, rewritten canonical;
+  /// `maintenance.*`) under warehouse `location`.
+  Status CheckCatalogProperties(std::string_view location, Properties& properties) const;
+
   MetaStore& store_;
   CatalogSettings settings_;
   LocationPolicy locations_;

@@ -41,6 +41,11 @@ class ForwardingMetaStore : public MetaStore {
       const WriteContext& write = WriteContext::Immediate()) override {
     return base_.SetCatalogProperties(catalog_id, properties, write);
   }
+  Result<bool> SwapCatalogProperties(
+      int64_t catalog_id, const Properties& expected, const Properties& replacement,
+      const WriteContext& write = WriteContext::Immediate()) override {
+    return base_.SwapCatalogProperties(catalog_id, expected, replacement, write);
+  }
   Result<NamePage> ListCatalogs(std::string_view after,
                                 std::optional<size_t> limit) override {
     return base_.ListCatalogs(after, limit);

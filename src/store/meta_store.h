@@ -277,6 +277,14 @@ class MetaStore {
       int64_t catalog_id, const Properties& properties,
       const WriteContext& write = WriteContext::Immediate()) = 0;
 
+  /// \brief Replaces every property of a catalog by `replacement` only if they are
+  /// `expected` now (a compare-and-swap, so that two read-modify-write updates never lose
+  /// one's change): false, changing nothing, when they are not. Errors:
+  /// `kNoSuchWarehouse` when it does not exist.
+  virtual Result<bool> SwapCatalogProperties(
+      int64_t catalog_id, const Properties& expected, const Properties& replacement,
+      const WriteContext& write = WriteContext::Immediate()) = 0;
+
   /// \brief Creates a namespace whose parent (all levels but the last) must exist.
   /// Errors: `kNoSuchNamespace` (parent missing), `kAlreadyExists`.
   virtual Status CreateNamespace(

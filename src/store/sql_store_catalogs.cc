@@ -127,33 +127,66 @@ Result<CatalogRecord> SqlStore::CreateCatalog(std::string_view name,
   });
 }
 
+namespace {
+
+/// Locks catalog `catalog_id` for writing. Errors: `kNoSuchWarehouse` when it does not
+/// exist.
+Status LockExistingCatalog(SqlConnection& conn, int64_t catalog_id) {
+  CAIRN_ASSIGN_OR_RAISE(bool locked, LockCatalog(conn, catalog_id, true));
+  CAIRN_ASSIGN_OR_RAISE(auto* find, conn.Prepare("SELECT 1 FROM catalogs WHERE id = ?"));
+  Query found(conn, find);
+  found.Bind(catalog_id);
+  CAIRN_ASSIGN_OR_RAISE(bool exists, found.Step("find catalog"));
+  if (!locked || !exists) return NoSuchWarehouse("Catalog {} does not exist", catalog_id);
+  return Ok();
+}
+
+Status ReplaceCatalogProperties(SqlConnection& conn, int64_t catalog_id,
+                                const Properties& properties) {
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* clear, conn.Prepare("DELETE FROM catalog_properties WHERE catalog_id = ?"));
+  {
+    Query query(conn, clear);
+    CAIRN_RETURN_IF_ERROR(query.Bind(catalog_id).Run("clear catalog properties"));
+  }
+  CAIRN_ASSIGN_OR_RAISE(auto* prop,
+                        conn.Prepare("INSERT INTO catalog_properties "
+                                     "(catalog_id, key, value) VALUES (?, ?, ?)"));
+  for (const auto& [key, value] : properties) {
+    Query query(conn, prop);
+    CAIRN_RETURN_IF_ERROR(
+        query.Bind(catalog_id).Bind(key).Bind(value).Run("set catalog property"));
+  }
+  return Ok();
+}
+
+}  // namespace
+
 Status SqlStore::SetCatalogProperties(int64_t catalog_id, const Properties& properties,
                                       const WriteContext& write) {
   return Write(write, [&](Lease& conn, WriteTransaction& txn) -> Status {
-    CAIRN_ASSIGN_OR_RAISE(bool locked, LockCatalog(*conn, catalog_id, true));
-    CAIRN_ASSIGN_OR_RAISE(auto* find,
-                          conn->Prepare("SELECT 1 FROM catalogs WHERE id = ?"));
-    Query found(*conn, find);
-    found.Bind(catalog_id);
-    CAIRN_ASSIGN_OR_RAISE(bool exists, found.Step("find catalog"));
-    if (!locked || !exists)
-      return NoSuchWarehouse("Catalog {} does not exist", catalog_id);
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* clear,
-        conn->Prepare("DELETE FROM catalog_properties WHERE catalog_id = ?"));
-    {
-      Query query(*conn, clear);
-      CAIRN_RETURN_IF_ERROR(query.Bind(catalog_id).Run("clear catalog properties"));
-    }
-    CAIRN_ASSIGN_OR_RAISE(auto* prop,
-                          conn->Prepare("INSERT INTO catalog_properties (catalog_id, "
-                                        "key, value) VALUES (?, ?, ?)"));
-    for (const auto& [key, value] : properties) {
-      Query query(*conn, prop);
-      CAIRN_RETURN_IF_ERROR(
-          query.Bind(catalog_id).Bind(key).Bind(value).Run("set catalog property"));
-    }
+    CAIRN_RETURN_IF_ERROR(LockExistingCatalog(*conn, catalog_id));
+    CAIRN_RETURN_IF_ERROR(ReplaceCatalogProperties(*conn, catalog_id, properties));
     return txn.Commit();
+  });
+}
+
+Result<bool> SqlStore::SwapCatalogProperties(int64_t catalog_id,
+                                             const Properties& expected,
+                                             const Properties& replacement,
+                                             const WriteContext& write) {
+  return Write(write, [&](Lease& conn, WriteTransaction& txn) -> Result<bool> {
+    // Under the catalog's write lock, no other update reads or writes its properties
+    // between this read and the replacement.
+    CAIRN_RETURN_IF_ERROR(LockExistingCatalog(*conn, catalog_id));
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* read,
+        conn->Prepare("SELECT key, value FROM catalog_properties WHERE catalog_id = ?"));
+    CAIRN_ASSIGN_OR_RAISE(Properties current, ReadProperties(*conn, read, catalog_id));
+    if (current != expected) return false;
+    CAIRN_RETURN_IF_ERROR(ReplaceCatalogProperties(*conn, catalog_id, replacement));
+    CAIRN_RETURN_IF_ERROR(txn.Commit());
+    return true;
   });
 }
 

@@ -315,6 +315,9 @@ class SqlStore final : public MetaStore {
   Result<CatalogRecord> GetCatalog(std::string_view name) override;
   Status SetCatalogProperties(int64_t catalog_id, const Properties& properties,
                               const WriteContext& write) override;
+  Result<bool> SwapCatalogProperties(int64_t catalog_id, const Properties& expected,
+                                     const Properties& replacement,
+                                     const WriteContext& write) override;
   Result<NamePage> ListCatalogs(std::string_view after,
                                 std::optional<size_t> limit) override;
   Status CreateNamespace(int64_t catalog_id, const NamespacePath& path,

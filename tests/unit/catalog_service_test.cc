@@ -1,7 +1,10 @@
 #include "catalog/catalog_service.h"
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -9,6 +12,7 @@
 
 #include "catalog/names.h"
 #include "matchers.h"
+#include "store/forwarding_meta_store.h"
 #include "store/meta_store.h"
 
 namespace cairn {
@@ -366,6 +370,70 @@ TEST_F(CatalogServiceTest, UpdateAppliesUpdatesAndRemovals) {
   auto loaded = service_->LoadNamespace("", {"a"});
   ASSERT_THAT(loaded, IsOk());
   EXPECT_EQ(loaded->properties, (Properties{{"x", "3"}, {"y", "2"}}));
+}
+
+// Two updates of different keys that read the same properties both land: the second
+// one's swap finds them changed, reads again and merges (no lost update).
+class InterleavingStore final : public ForwardingMetaStore {
+ public:
+  using ForwardingMetaStore::ForwardingMetaStore;
+  /// Runs once, before the first swap is forwarded.
+  std::function<void()> before_first_swap;
+  int swaps = 0;
+
+  Result<bool> SwapCatalogProperties(
+      int64_t catalog_id, const Properties& expected, const Properties& replacement,
+      const WriteContext& write = WriteContext::Immediate()) override {
+    ++swaps;
+    if (before_first_swap) std::exchange(before_first_swap, nullptr)();
+    return ForwardingMetaStore::SwapCatalogProperties(catalog_id, expected, replacement,
+                                                      write);
+  }
+};
+
+TEST(CatalogPropertyUpdateTest, ConcurrentUpdatesOfDifferentKeysBothLand) {
+  auto base = OpenSqliteStore({.path = ":memory:"});
+  ASSERT_THAT(base, IsOk());
+  InterleavingStore store(**base);
+  CatalogService service(store, CatalogSettings{.default_catalog = "default",
+                                                .warehouse_root = kWarehouseRoot});
+  ASSERT_THAT(service.EnsureDefaultCatalog(), IsOk());
+  ASSERT_THAT(service.CreateCatalog("c", std::nullopt, {{"keep", "1"}}), IsOk());
+  store.before_first_swap = [&] {
+    ASSERT_THAT(service.UpdateCatalogProperties("c", {{"b", "2"}}, {}), IsOk());
+  };
+  auto updated = service.UpdateCatalogProperties("c", {{"a", "1"}}, {"keep"});
+  ASSERT_THAT(updated, IsOk());
+  EXPECT_EQ(updated->properties, (Properties{{"a", "1"}, {"b", "2"}}));
+  EXPECT_EQ(store.swaps, 3);  // the first update's swap lost once and ran again
+  auto stored = store.GetCatalog("c");
+  ASSERT_THAT(stored, IsOk());
+  EXPECT_EQ(stored->properties, (Properties{{"a", "1"}, {"b", "2"}}));
+
+  // A swap against stale properties changes nothing.
+  EXPECT_THAT(store.SwapCatalogProperties(stored->id, {{"a", "1"}}, {{"z", "9"}}),
+              Optional(false));
+  EXPECT_THAT(store.SwapCatalogProperties(stored->id, stored->properties, {{"z", "9"}}),
+              Optional(true));
+  EXPECT_THAT(store.SwapCatalogProperties(987654, {}, {}),
+              IsError(ErrorKind::kNoSuchWarehouse));
+}
+
+// A catalog declared in the configuration file gets its properties replaced at start,
+// checked as an update's are.
+TEST(CatalogPropertyUpdateTest, ReplacingPropertiesChecksThem) {
+  auto store = OpenSqliteStore({.path = ":memory:"});
+  ASSERT_THAT(store, IsOk());
+  CatalogService service(**store, CatalogSettings{.default_catalog = "default",
+                                                  .warehouse_root = kWarehouseRoot});
+  ASSERT_THAT(service.EnsureDefaultCatalog(), IsOk());
+  ASSERT_THAT(service.CreateCatalog("c", std::nullopt, {{"x", "1"}}), IsOk());
+  EXPECT_THAT(
+      service.ReplaceCatalogProperties("c", {{"maintenance.interval-ms", "soon"}}),
+      IsError(ErrorKind::kBadRequest));
+  auto replaced = service.ReplaceCatalogProperties("c", {{"y", "2"}});
+  ASSERT_THAT(replaced, IsOk());
+  EXPECT_EQ(replaced->properties, (Properties{{"y", "2"}}));
 }
 
 }  // namespace
