@@ -307,7 +307,9 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 prints the message (or the help) and has a code per kind of mistake; every
+    // usage error is 2 here, as for an unknown subcommand.
+    return app.exit(e) == 0 ? 0 : 2;
   }
   if (serve->parsed()) return cairn::Serve(config_file, flags);
   if (auto code = run_admin()) return *code;

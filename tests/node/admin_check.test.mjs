@@ -105,6 +105,14 @@ test('migrate shows pending migrations, applies them only without --dry-run; che
   }
 });
 
+test('usage errors exit 2 with CLI11\'s message', async () => {
+  for (const args of [['admin', 'backup'], ['admin', 'migrate', '--dry-run=maybe'], ['serve', '--max-body-bytes']]) {
+    const run = await cairn(args);
+    assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stderr, /Run with --help for more information/);
+  }
+});
+
 test('a store that is not there is a usage error naming it', async () => {
   const empty = mkdtempSync(path.join(tmpdir(), 'cairn-empty-'));
   try {
