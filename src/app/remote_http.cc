@@ -4,11 +4,12 @@
 #include "app/remote_http.h"
 
 #include <array>
-#include <mutex>
 #include <utility>
 
 #include <curl/curl.h>
 #include <fmt/format.h>
+
+#include "io/sigv4_http.h"
 
 namespace cairn {
 namespace {
@@ -16,18 +17,6 @@ namespace {
 /// libcurl takes its numbers as `long`.
 long AsLong(int64_t value) {        // NOLINT(google-runtime-int)
   return static_cast<long>(value);  // NOLINT(google-runtime-int)
-}
-
-/// Initialises libcurl once per process (the io and auth layers do the same for their
-/// clients; libcurl counts the calls).
-Status EnsureCurl() {
-  static std::once_flag once;
-  static CURLcode result = CURLE_OK;
-  std::call_once(once, [] { result = curl_global_init(CURL_GLOBAL_DEFAULT); });
-  if (result != CURLE_OK) {
-    return Internal("Cannot initialise libcurl: {}", curl_easy_strerror(result));
-  }
-  return Ok();
 }
 
 struct SlistFree {
@@ -107,7 +96,7 @@ struct HttpTransport::Handle {
 };
 
 Result<std::unique_ptr<HttpTransport>> HttpTransport::Open(HttpTransportOptions options) {
-  if (auto ready = EnsureCurl(); !ready) return tl::unexpected(ready.error());
+  if (auto ready = EnsureCurlInitialized(); !ready) return tl::unexpected(ready.error());
   auto handle = std::make_unique<Handle>();
   handle->curl.reset(curl_easy_init());
   if (handle->curl == nullptr) return Internal("Cannot create a libcurl handle");
