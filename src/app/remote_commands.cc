@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "app/remote_commands_internal.h"
+#include "common/json_util.h"
 
 namespace cairn {
 namespace remote {
@@ -133,51 +134,9 @@ void CheckGroup(const CLI::App& group) {
   }
 }
 
-void AppendIndented(const boost::json::value& value, int depth, std::string& out);
-
-template <typename Items, typename Write>
-void AppendBlock(const Items& items, char open, char close, int depth, std::string& out,
-                 Write write) {
-  if (items.empty()) {
-    out += open;
-    out += close;
-    return;
-  }
-  out += open;
-  bool first = true;
-  for (const auto& item : items) {
-    out += first ? "\n" : ",\n";
-    first = false;
-    out.append(static_cast<size_t>(depth + 1) * 2, ' ');
-    write(item);
-  }
-  out += '\n';
-  out.append(static_cast<size_t>(depth) * 2, ' ');
-  out += close;
-}
-
-/// JSON indented by two spaces, keys in the server's order.
-void AppendIndented(const boost::json::value& value, int depth, std::string& out) {
-  if (const auto* object = value.if_object()) {
-    AppendBlock(*object, '{', '}', depth, out, [&](const boost::json::key_value_pair& m) {
-      out += boost::json::serialize(boost::json::string_view(m.key()));
-      out += ": ";
-      AppendIndented(m.value(), depth + 1, out);
-    });
-  } else if (const auto* array = value.if_array()) {
-    AppendBlock(*array, '[', ']', depth, out, [&](const boost::json::value& element) {
-      AppendIndented(element, depth + 1, out);
-    });
-  } else {
-    out += boost::json::serialize(value);
-  }
-}
-
 void Print(const Printed& printed) {
   if (!printed.json.is_null()) {
-    std::string text;
-    AppendIndented(printed.json, 0, text);
-    std::printf("%s\n", text.c_str());
+    std::printf("%s\n", SerializePretty(printed.json).c_str());
   } else if (!printed.line.empty()) {
     std::printf("%s\n", printed.line.c_str());
   }

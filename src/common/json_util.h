@@ -66,4 +66,7 @@ std::string ToJsonText(const boost::json::value& value);
 /// of writing a million file paths).
 void AppendJsonString(std::string& out, std::string_view text);
 
+/// \brief Serializes with two-space indentation (`"key": value`), keeping key order.
+std::string SerializePretty(const boost::json::value& value);
+
 }  // namespace cairn

@@ -18,56 +18,6 @@ std::optional<int64_t> IntegralValue(const boost::json::value& value) {
   return std::nullopt;
 }
 
-void AppendPretty(const boost::json::value& value, int indent, std::string& out) {
-  auto newline = [&out](int level) {
-    out += '\n';
-    out.append(static_cast<size_t>(level) * 2, ' ');
-  };
-  switch (value.kind()) {
-    case boost::json::kind::object: {
-      const auto& obj = value.get_object();
-      if (obj.empty()) {
-        out += "{}";
-        return;
-      }
-      out += '{';
-      bool first = true;
-      for (const auto& member : obj) {
-        if (!first) out += ',';
-        first = false;
-        newline(indent + 1);
-        out += boost::json::serialize(boost::json::string_view(member.key()));
-        out += ": ";
-        AppendPretty(member.value(), indent + 1, out);
-      }
-      newline(indent);
-      out += '}';
-      return;
-    }
-    case boost::json::kind::array: {
-      const auto& arr = value.get_array();
-      if (arr.empty()) {
-        out += "[]";
-        return;
-      }
-      out += '[';
-      bool first = true;
-      for (const auto& element : arr) {
-        if (!first) out += ',';
-        first = false;
-        newline(indent + 1);
-        AppendPretty(element, indent + 1, out);
-      }
-      newline(indent);
-      out += ']';
-      return;
-    }
-    default:
-      out += boost::json::serialize(value);
-      return;
-  }
-}
-
 }  // namespace
 
 std::string FieldPath(std::string_view parent, std::string_view key) {
@@ -296,12 +246,6 @@ boost::json::array Int32ListToJson(const std::vector<int32_t>& values) {
   boost::json::array arr;
   for (int32_t v : values) arr.emplace_back(v);
   return arr;
-}
-
-std::string SerializePretty(const boost::json::value& value) {
-  std::string out;
-  AppendPretty(value, 0, out);
-  return out;
 }
 
 }  // namespace cairn::iceberg::json_internal

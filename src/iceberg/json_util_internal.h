@@ -144,9 +144,6 @@ boost::json::object StringMapToJson(const std::map<std::string, std::string>& ma
 /// \brief A JSON array of ints.
 boost::json::array Int32ListToJson(const std::vector<int32_t>& values);
 
-/// \brief Serializes with two-space indentation (`"key": value`), keeping key order.
-std::string SerializePretty(const boost::json::value& value);
-
 /// \brief A required member holding an array of model objects, each parsed by `parse`.
 template <class T, class Parse>
 Result<std::vector<T>> ReadList(const boost::json::object& obj, std::string_view key,
