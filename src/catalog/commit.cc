@@ -2,9 +2,28 @@
 
 #include "catalog/entity_common.h"
 #include "common/macros.h"
+#include "common/op_metrics.h"
 
 namespace cairn {
 namespace {
+
+const metrics::Label kKindLabel{"kind",
+                                {"iceberg-table", "iceberg-transaction", "iceberg-view",
+                                 "lance-version", "lance-batch", "lance-rewrite"}};
+
+metrics::CounterFamily commits(
+    "cairn_commits_total",
+    "Commits by kind and outcome: committed, unchanged (nothing to change), conflict "
+    "(409: a requirement failed or the commit kept losing races), unknown (the store "
+    "could not tell whether it landed) and failed (any other error).",
+    {kKindLabel,
+     {"outcome", {"committed", "unchanged", "conflict", "unknown", "failed"}}});
+
+metrics::CounterFamily commit_retries(
+    "cairn_commit_retries_total",
+    "Commit attempts run again, on the new state, after a concurrent writer changed the "
+    "pointer first.",
+    {kKindLabel});
 
 /// The files one attempt wrote, given up unless the attempt committed.
 class WrittenFiles {
@@ -65,14 +84,14 @@ Result<bool> Swap(MetaStore& store, const std::vector<StagedChange>& changes,
       swapped.error().message);
 }
 
-}  // namespace
-
-Status RunCommit(MetaStore& store, OrphanFiles& orphans, int max_attempts,
-                 const CommitSubject& subject, const CommitAttempt& attempt,
-                 const WriteContext& write) {
+/// RunCommit's attempts: true when a swap committed, false when there was nothing to
+/// change.
+Result<bool> RunAttempts(MetaStore& store, OrphanFiles& orphans, int max_attempts,
+                         const CommitSubject& subject, const CommitAttempt& attempt,
+                         const WriteContext& write) {
   for (int i = 0; i < max_attempts; ++i) {
     CAIRN_ASSIGN_OR_RAISE(auto changes, attempt());
-    if (changes.empty()) return Ok();
+    if (changes.empty()) return false;
     WrittenFiles written(orphans);
     CAIRN_ASSIGN_OR_RAISE(auto swaps, WriteAll(changes, written));
     CAIRN_ASSIGN_OR_RAISE(bool committed,
@@ -80,9 +99,10 @@ Status RunCommit(MetaStore& store, OrphanFiles& orphans, int max_attempts,
     if (committed) {
       written.Keep();
       for (const auto& change : changes) change.on_committed();
-      return Ok();
+      return true;
     }
     // Another writer won: the files are orphans (deleted now); rebuild on the new state.
+    if (i + 1 < max_attempts) CountCommitRetry(subject.kind);
   }
   if (subject.name.empty()) {
     return CommitFailed("Commit failed: {} attempts lost to concurrent updates",
@@ -90,6 +110,38 @@ Status RunCommit(MetaStore& store, OrphanFiles& orphans, int max_attempts,
   }
   return CommitFailed("Commit failed: {} attempts lost to concurrent updates of {}",
                       max_attempts, subject.name);
+}
+
+}  // namespace
+
+CommitOutcome CommitOutcomeOf(const Error& error) {
+  switch (error.kind) {
+    case ErrorKind::kCommitFailed:
+      return CommitOutcome::kConflict;
+    case ErrorKind::kCommitStateUnknown:
+      return CommitOutcome::kUnknown;
+    default:
+      return CommitOutcome::kFailed;
+  }
+}
+
+void CountCommit(CommitKind kind, CommitOutcome outcome) {
+  commits.At(kind, outcome).Increment();
+}
+
+void CountCommitRetry(CommitKind kind) { commit_retries.At(kind).Increment(); }
+
+Status RunCommit(MetaStore& store, OrphanFiles& orphans, int max_attempts,
+                 const CommitSubject& subject, const CommitAttempt& attempt,
+                 const WriteContext& write) {
+  auto swapped = RunAttempts(store, orphans, max_attempts, subject, attempt, write);
+  if (!swapped) {
+    CountCommit(subject.kind, CommitOutcomeOf(swapped.error()));
+    return tl::unexpected(swapped.error());
+  }
+  CountCommit(subject.kind,
+              *swapped ? CommitOutcome::kCommitted : CommitOutcome::kUnchanged);
+  return Ok();
 }
 
 }  // namespace cairn

@@ -43,17 +43,55 @@ struct StagedChange {
 /// swap). An error ends the commit.
 using CommitAttempt = std::function<Result<std::vector<StagedChange>>()>;
 
-/// \brief What the messages of a failed commit name.
+/// \brief Which commits a commit is counted with (the `kind` label of
+/// `cairn_commits_total` and `cairn_commit_retries_total`).
+enum class CommitKind {
+  kIcebergTable,        ///< one table (create-on-commit included)
+  kIcebergTransaction,  ///< a multi-table transaction
+  kIcebergView,         ///< a view replacement
+  kLanceVersion,        ///< a Lance version the client numbered (create_table_version)
+  kLanceBatch,          ///< a batch of Lance table operations in one store transaction
+  kLanceRewrite,        ///< a Lance version Cairn builds on the latest (edit, restore)
+};
+
+/// \brief How a commit ended (the `outcome` label of `cairn_commits_total`).
+enum class CommitOutcome {
+  kCommitted,  ///< its change landed
+  kUnchanged,  ///< there was nothing to change: success without a swap
+  kConflict,   ///< `kCommitFailed`: a requirement failed or it kept losing races (409)
+  kUnknown,    ///< `kCommitStateUnknown`: the store could not tell whether it landed
+  kFailed,     ///< any other error
+};
+
+/// \brief The outcome a commit that failed with `error` is counted as.
+CommitOutcome CommitOutcomeOf(const Error& error);
+
+/// \brief Counts one finished commit (`cairn_commits_total`). `RunCommit` counts its
+/// own; the commits that do not run it (Lance versions, Iceberg create-on-commit) call
+/// this once per request. Thread-safe, lock-free.
+void CountCommit(CommitKind kind, CommitOutcome outcome);
+template <class T>
+void CountCommit(CommitKind kind, const Result<T>& result) {
+  CountCommit(kind, result ? CommitOutcome::kCommitted : CommitOutcomeOf(result.error()));
+}
+
+/// \brief Counts an attempt that lost its race to a concurrent writer and is run again
+/// on the new state (`cairn_commit_retries_total`). Thread-safe, lock-free.
+void CountCommitRetry(CommitKind kind);
+
+/// \brief What the messages of a failed commit name, and how it is counted.
 struct CommitSubject {
   /// "ns.t" for one entity; empty for a multi-table transaction.
   std::string name;
+  CommitKind kind = CommitKind::kIcebergTable;
 };
 
 /// \brief Runs attempts (at most `max_attempts`) until one commits, nothing is left to
-/// change, or one fails. The swaps are written in context `write`; what `on_committed`
-/// schedules to follow the store commit (later, when the write is parked) goes through
-/// `write.AfterCommit`. `store` and `orphans` must outlive the call. Errors: the
-/// attempt's; the store's (files of the failed attempt are discarded: deleted, or
+/// change, or one fails; counts the commit by `subject.kind` and outcome, and each
+/// attempt run again after a lost race. The swaps are written in context `write`; what
+/// `on_committed` schedules to follow the store commit (later, when the write is parked)
+/// goes through `write.AfterCommit`. `store` and `orphans` must outlive the call. Errors:
+/// the attempt's; the store's (files of the failed attempt are discarded: deleted, or
 /// recorded as orphans when that fails); `kCommitStateUnknown` when the
 /// store cannot tell whether the swaps landed (the written files are kept: one may be
 /// current); `kCommitFailed` after `max_attempts` lost races.

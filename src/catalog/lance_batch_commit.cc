@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "catalog/commit.h"
 #include "common/macros.h"
 
 namespace cairn {
@@ -76,26 +77,30 @@ LanceBatchCommit::LanceBatchCommit(MetaStore& store, LanceService& lance, FileIO
 
 Result<std::vector<LanceCommitResult>> LanceBatchCommit::Commit(
     const std::vector<LanceCommitOperation>& operations, const WriteContext& write) {
-  CAIRN_RETURN_IF_ERROR(CheckShape(operations));
-  Plan plan;
-  for (const auto& operation : operations) {
-    CAIRN_RETURN_IF_ERROR(PlanOperation(operation, plan));
-  }
-  CAIRN_RETURN_IF_ERROR(PlaceFinals(plan));
-  auto outcome = Record(plan, write);
-  if (!outcome) {
-    // Unknown: the transaction may have committed, and then the files are its versions.
-    if (outcome.error().kind != ErrorKind::kCommitStateUnknown) TakeBack(plan);
-    return tl::unexpected(outcome.error());
-  }
-  for (const auto& staged : plan.staged) {
-    if (auto deleted = io_.DeleteFile(staged.staging_location); !deleted) {
-      spdlog::warn("Could not delete the staging manifest of version {} of {}: {}",
-                   staged.record.version, FormatLanceId(staged.table.id),
-                   deleted.error().message);
+  auto committed = [&]() -> Result<std::vector<LanceCommitResult>> {
+    CAIRN_RETURN_IF_ERROR(CheckShape(operations));
+    Plan plan;
+    for (const auto& operation : operations) {
+      CAIRN_RETURN_IF_ERROR(PlanOperation(operation, plan));
     }
-  }
-  return Results(plan, *outcome);
+    CAIRN_RETURN_IF_ERROR(PlaceFinals(plan));
+    auto outcome = Record(plan, write);
+    if (!outcome) {
+      // Unknown: the transaction may have committed, and then the files are its versions.
+      if (outcome.error().kind != ErrorKind::kCommitStateUnknown) TakeBack(plan);
+      return tl::unexpected(outcome.error());
+    }
+    for (const auto& staged : plan.staged) {
+      if (auto deleted = io_.DeleteFile(staged.staging_location); !deleted) {
+        spdlog::warn("Could not delete the staging manifest of version {} of {}: {}",
+                     staged.record.version, FormatLanceId(staged.table.id),
+                     deleted.error().message);
+      }
+    }
+    return Results(plan, *outcome);
+  }();
+  CountCommit(CommitKind::kLanceBatch, committed);
+  return committed;
 }
 
 Status LanceBatchCommit::CheckShape(const std::vector<LanceCommitOperation>& operations) {

@@ -21,6 +21,13 @@ size_t CostOf(const std::map<std::string, std::string>& map) {
 
 }  // namespace
 
+LanceManifestCache::LanceManifestCache(size_t capacity_bytes)
+    : cache_(capacity_bytes),
+      gauges_(RegisterCacheGauges(
+          CountedCache::kLanceManifest,
+          [this] { return static_cast<double>(cache_.size_bytes()); },
+          [this] { return static_cast<double>(cache_.entries()); })) {}
+
 std::string LanceManifestCache::KeyOf(int64_t entity_id, std::string_view location) {
   return fmt::format("{}\x1f{}", entity_id, location);
 }

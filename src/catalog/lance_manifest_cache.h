@@ -15,8 +15,11 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "catalog/metadata_cache.h"
 #include "common/lru_cache.h"
+#include "common/op_metrics.h"
 #include "lance/manifest.h"
 
 namespace cairn {
@@ -26,15 +29,17 @@ class LanceManifestCache {
   /// \brief The default bound: thousands of versions of ordinary schemas.
   static constexpr size_t kDefaultCapacityBytes = size_t{32} << 20;
 
-  explicit LanceManifestCache(size_t capacity_bytes = kDefaultCapacityBytes)
-      : cache_(capacity_bytes) {}
+  explicit LanceManifestCache(size_t capacity_bytes = kDefaultCapacityBytes);
 
   /// \brief The key of the manifest at `location` of the table with store id `entity_id`.
   static std::string KeyOf(int64_t entity_id, std::string_view location);
 
   /// \brief The manifest kept under `key` (now the most recently used), or nullptr.
+  /// Counted as a hit or a miss of `lance-manifest` (metadata_cache.h).
   std::shared_ptr<const lance::LanceManifest> Find(const std::string& key) {
-    return cache_.Find(key);
+    auto found = cache_.Find(key);
+    CountCacheLookup(CountedCache::kLanceManifest, found != nullptr);
+    return found;
   }
 
   /// \brief Keeps `manifest` under `key` (a key already kept keeps its entry: the same
@@ -54,6 +59,8 @@ class LanceManifestCache {
 
  private:
   LruCache<lance::LanceManifest> cache_;
+  /// Declared last: leaves the metrics before the cache they read goes.
+  std::vector<metrics::GaugeFamily::Source> gauges_;
 };
 
 }  // namespace cairn

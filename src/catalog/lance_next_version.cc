@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "catalog/commit.h"
 #include "common/macros.h"
 
 namespace cairn {
@@ -57,11 +58,16 @@ Result<int64_t> CommitNextVersion(LanceService& lance, const LanceTableInfo& tab
                                   const std::function<int64_t()>& clock) {
   Error last{ErrorKind::kCommitFailed, ""};
   for (int attempt = 0; attempt < kMaxRewriteAttempts; ++attempt) {
+    if (attempt > 0) CountCommitRetry(CommitKind::kLanceRewrite);
     auto committed = CommitOnce(lance, table, branch, what, build, write,
                                 clock ? clock() : SystemMillis());
-    if (committed || committed.error().kind != ErrorKind::kCommitFailed) return committed;
+    if (committed || committed.error().kind != ErrorKind::kCommitFailed) {
+      CountCommit(CommitKind::kLanceRewrite, committed);
+      return committed;
+    }
     last = committed.error();
   }
+  CountCommit(CommitKind::kLanceRewrite, CommitOutcome::kConflict);
   return CommitFailed("The {} of {} lost to other writers {} times: {}", what,
                       FormatLanceId(table.id), kMaxRewriteAttempts, last.message);
 }

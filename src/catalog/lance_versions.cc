@@ -11,6 +11,7 @@
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "catalog/commit.h"
 #include "catalog/lance_batch_commit.h"
 #include "common/json_util.h"
 #include "common/location.h"
@@ -199,39 +200,44 @@ Result<std::optional<LanceVersionRecord>> LanceVersions::FindOnStorage(
 
 Result<LanceVersionInfo> LanceVersions::CreateVersion(const LanceVersionRequest& request,
                                                       const WriteContext& write) {
-  CAIRN_ASSIGN_OR_RAISE(Staged staged, Stage(request));
-  const std::string table_name = FormatLanceId(request.id);
-  // A retry of a commit that succeeded gets its answer; its staging file is gone.
-  CAIRN_ASSIGN_OR_RAISE(auto recorded,
-                        versions_.GetLanceVersion(staged.key, request.version));
-  if (recorded) {
-    if (recorded->requested_path == request.manifest_path) return InfoOf(*recorded);
-    return CommitFailed("Version {} of {} already exists", request.version, table_name);
-  }
-  CAIRN_RETURN_IF_ERROR(ReadStaging(request, staged));
-  CAIRN_ASSIGN_OR_RAISE(bool placed, PlaceFinal(staged));
-  if (!placed) {
-    CAIRN_RETURN_IF_ERROR(RecordFound(staged.table, request.branch, request.version,
-                                      staged.final_location));
-    return CommitFailed("Version {} of {} already exists", request.version, table_name);
-  }
-  staged.record.timestamp_ms = NowMillis();
-  CAIRN_ASSIGN_OR_RAISE(auto conflict,
-                        versions_.CreateLanceVersions(
-                            {LanceVersionInsert{staged.key, staged.record}}, write));
-  if (conflict) {
-    // Recorded meanwhile by a lookup that found the file this call placed.
-    CAIRN_ASSIGN_OR_RAISE(auto now,
+  auto committed = [&]() -> Result<LanceVersionInfo> {
+    CAIRN_ASSIGN_OR_RAISE(Staged staged, Stage(request));
+    const std::string table_name = FormatLanceId(request.id);
+    // A retry of a commit that succeeded gets its answer; its staging file is gone.
+    CAIRN_ASSIGN_OR_RAISE(auto recorded,
                           versions_.GetLanceVersion(staged.key, request.version));
-    if (!now || now->manifest_path != staged.record.manifest_path) {
+    if (recorded) {
+      if (recorded->requested_path == request.manifest_path) return InfoOf(*recorded);
       return CommitFailed("Version {} of {} already exists", request.version, table_name);
     }
-  }
-  if (auto deleted = io_.DeleteFile(staged.staging_location); !deleted) {
-    spdlog::warn("Could not delete the staging manifest of version {} of {}: {}",
-                 request.version, table_name, deleted.error().message);
-  }
-  return InfoOf(staged.record);
+    CAIRN_RETURN_IF_ERROR(ReadStaging(request, staged));
+    CAIRN_ASSIGN_OR_RAISE(bool placed, PlaceFinal(staged));
+    if (!placed) {
+      CAIRN_RETURN_IF_ERROR(RecordFound(staged.table, request.branch, request.version,
+                                        staged.final_location));
+      return CommitFailed("Version {} of {} already exists", request.version, table_name);
+    }
+    staged.record.timestamp_ms = NowMillis();
+    CAIRN_ASSIGN_OR_RAISE(auto conflict,
+                          versions_.CreateLanceVersions(
+                              {LanceVersionInsert{staged.key, staged.record}}, write));
+    if (conflict) {
+      // Recorded meanwhile by a lookup that found the file this call placed.
+      CAIRN_ASSIGN_OR_RAISE(auto now,
+                            versions_.GetLanceVersion(staged.key, request.version));
+      if (!now || now->manifest_path != staged.record.manifest_path) {
+        return CommitFailed("Version {} of {} already exists", request.version,
+                            table_name);
+      }
+    }
+    if (auto deleted = io_.DeleteFile(staged.staging_location); !deleted) {
+      spdlog::warn("Could not delete the staging manifest of version {} of {}: {}",
+                   request.version, table_name, deleted.error().message);
+    }
+    return InfoOf(staged.record);
+  }();
+  CountCommit(CommitKind::kLanceVersion, committed);
+  return committed;
 }
 
 Result<LanceVersionInfo> LanceVersions::CommitManifest(const LanceTableInfo& table,

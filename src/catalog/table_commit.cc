@@ -233,7 +233,12 @@ Result<LoadedTable> TableService::CommitTable(
   const bool create = std::any_of(
       requirements.begin(), requirements.end(),
       [](const auto& r) { return std::holds_alternative<iceberg::AssertCreate>(r); });
-  if (create) return CreateFromCommit(record, ident, requirements, updates, write);
+  if (create) {
+    // Not a RunCommit (nothing to retry: the name is free or it is not), counted alike.
+    auto created = CreateFromCommit(record, ident, requirements, updates, write);
+    CountCommit(CommitKind::kIcebergTable, created);
+    return created;
+  }
 
   // Commits to one table that overlap in time can land only one at a time. Letting them
   // run side by side makes each build and write (and fsync) a metadata file that all but
@@ -248,7 +253,8 @@ Result<LoadedTable> TableService::CommitTable(
       table_commits_.LockUnlessQueued(TableLockKey(record, ident), kMaxQueuedCommits);
   LoadedTable answer;
   CAIRN_RETURN_IF_ERROR(RunCommit(
-      store_, orphans_, kMaxCommitAttempts, CommitSubject{DottedName(ident)},
+      store_, orphans_, kMaxCommitAttempts,
+      CommitSubject{DottedName(ident), CommitKind::kIcebergTable},
       [&]() -> Result<std::vector<StagedChange>> {
         CAIRN_ASSIGN_OR_RAISE(auto change, PrepareChange(record, ident, requirements,
                                                          updates, ErrorNaming::kPlain));
@@ -285,7 +291,8 @@ Status TableService::CommitTransaction(std::string_view catalog,
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   // A lost swap of any table retries the whole transaction on the new state.
   return RunCommit(
-      store_, orphans_, kMaxCommitAttempts, CommitSubject{},
+      store_, orphans_, kMaxCommitAttempts,
+      CommitSubject{"", CommitKind::kIcebergTransaction},
       [&]() -> Result<std::vector<StagedChange>> {
         std::vector<StagedChange> staged;
         for (const auto& change : changes) {

@@ -313,7 +313,8 @@ Result<LoadedView> ViewService::ReplaceView(
   CAIRN_ASSIGN_OR_RAISE(auto record, catalogs_.ResolveCatalog(catalog));
   LoadedView answer;
   CAIRN_RETURN_IF_ERROR(RunCommit(
-      store_, orphans_, kMaxCommitAttempts, CommitSubject{DottedName(ident)},
+      store_, orphans_, kMaxCommitAttempts,
+      CommitSubject{DottedName(ident), CommitKind::kIcebergView},
       [&] { return PrepareReplace(record, ident, requirements, updates, answer); },
       write));
   return answer;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/op_metrics.h"
 #include "http/process_metrics.h"
 
 namespace cairn {
@@ -67,6 +68,7 @@ std::string HttpMetrics::Render() const {
   RenderDurations(out);
   RenderGauges(out);
   AppendProcessMetrics(out);
+  metrics::AppendOpMetrics(out);
   return out;
 }
 

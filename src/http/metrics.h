@@ -3,8 +3,10 @@
 /// \file
 /// \brief Per-route request counters (by method, route template and exact status code)
 /// and latency histograms, the worker queue's depth, the build and the process (resident
-/// memory, open files, CPU), rendered in the Prometheus text exposition format.
-/// Recording is lock-free (atomics), so it is cheap on the hot path.
+/// memory, open files, CPU), rendered in the Prometheus text exposition format together
+/// with the operational metrics the lower layers count (common/op_metrics.h: store
+/// statements, commits, metadata caches). Recording is lock-free (atomics), so it is
+/// cheap on the hot path.
 
 #include <array>
 #include <atomic>
@@ -49,7 +51,8 @@ class HttpMetrics {
     queue_depth_ = std::move(source);
   }
 
-  /// \brief The Prometheus text exposition of everything recorded so far.
+  /// \brief The Prometheus text exposition of everything recorded so far, the
+  /// process-wide operational metrics included.
   std::string Render() const;
 
  private:

@@ -3,6 +3,7 @@ set(CAIRN_IO_TESTS
   unit/credential_vendor_test.cc
   unit/file_io_test.cc
   unit/location_test.cc
+  unit/op_metrics_test.cc
   unit/retry_test.cc
   unit/routing_file_io_test.cc
   unit/s3_file_io_test.cc
