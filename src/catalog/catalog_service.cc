@@ -134,18 +134,9 @@ Status CatalogService::CheckCatalogProperties(std::string_view location,
 Result<std::vector<CatalogRecord>> CatalogService::ListCatalogs(std::string_view after,
                                                                 size_t limit,
                                                                 bool& has_more) {
-  CAIRN_ASSIGN_OR_RAISE(NamePage names, store_.ListCatalogs(after, limit));
-  has_more = names.has_more;
-  std::vector<CatalogRecord> out;
-  out.reserve(names.names.size());
-  for (const auto& name : names.names) {
-    auto record = store_.GetCatalog(name);
-    // Dropped between the two reads: not listed.
-    if (!record && record.error().kind == ErrorKind::kNoSuchWarehouse) continue;
-    if (!record) return tl::unexpected(record.error());
-    out.push_back(std::move(*record));
-  }
-  return out;
+  CAIRN_ASSIGN_OR_RAISE(CatalogPage page, store_.ListCatalogRecords(after, limit));
+  has_more = page.has_more;
+  return std::move(page.records);
 }
 
 Result<std::vector<EntityRecord>> CatalogService::DropCatalog(

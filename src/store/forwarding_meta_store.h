@@ -46,6 +46,9 @@ class ForwardingMetaStore : public MetaStore {
       const WriteContext& write = WriteContext::Immediate()) override {
     return base_.SwapCatalogProperties(catalog_id, expected, replacement, write);
   }
+  Result<CatalogPage> ListCatalogRecords(std::string_view after, size_t limit) override {
+    return base_.ListCatalogRecords(after, limit);
+  }
   Result<NamePage> ListCatalogs(std::string_view after,
                                 std::optional<size_t> limit) override {
     return base_.ListCatalogs(after, limit);

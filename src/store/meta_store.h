@@ -238,6 +238,12 @@ struct TransactionRecord {
   int64_t updated_at_ms = 0;
 };
 
+/// \brief One page of catalogs (`MetaStore::ListCatalogRecords`).
+struct CatalogPage {
+  std::vector<CatalogRecord> records;  ///< by name, ascending byte order
+  bool has_more = false;               ///< at least one more catalog follows the last one
+};
+
 /// \brief One page of transaction records (`MetaStore::ListTransactionPage`).
 struct TransactionPage {
   std::vector<TransactionRecord> records;  ///< by id, ascending byte order
@@ -457,6 +463,11 @@ class MetaStore {
   /// \brief Keyset-paginated catalog names, as `ListNamespaces`.
   virtual Result<NamePage> ListCatalogs(std::string_view after,
                                         std::optional<size_t> limit) = 0;
+
+  /// \brief One page of catalogs with their properties, by name after `after` (empty:
+  /// from the first), at most `limit` (1 to 1000), read in one statement.
+  virtual Result<CatalogPage> ListCatalogRecords(std::string_view after,
+                                                 size_t limit) = 0;
 
   /// \brief Drops a catalog. Without `cascade` it must hold no namespace
   /// (`kNamespaceNotEmpty`); with it, every namespace and entity of the catalog goes in

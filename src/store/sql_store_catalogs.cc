@@ -1,5 +1,6 @@
 // The SQL store: catalogs, namespaces and their properties (see sql_store_internal.h).
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 
@@ -220,6 +221,40 @@ Result<NamePage> SqlStore::ListCatalogs(std::string_view after,
     Query query(*conn, stmt);
     query.Bind(after).Bind(FetchLimit(limit));
     return ReadNamePage(query, limit, "list catalogs");
+  });
+}
+
+Result<CatalogPage> SqlStore::ListCatalogRecords(std::string_view after, size_t limit) {
+  static constexpr size_t kMaxPage = 1000;
+  limit = std::clamp<size_t>(limit, 1, kMaxPage);
+  return Read([&](Lease& conn) -> Result<CatalogPage> {
+    // The page's catalogs and their properties in one statement: one row per property
+    // (one without any for a catalog that has none), by name.
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn->Prepare(
+            "SELECT c.id, c.name, c.location, p.key, p.value FROM (SELECT id, "
+            "name, location FROM catalogs WHERE name > ? ORDER BY name LIMIT ?) "
+            "c LEFT JOIN catalog_properties p ON p.catalog_id = c.id "
+            "ORDER BY c.name"));
+    Query query(*conn, stmt);
+    query.Bind(after).Bind(static_cast<int64_t>(limit + 1));
+    CatalogPage page;
+    for (;;) {
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("list catalogs"));
+      if (!row) break;
+      if (page.records.empty() || page.records.back().id != query.Int(0)) {
+        page.records.push_back(
+            CatalogRecord{query.Int(0), query.Text(1), query.Text(2), {}});
+      }
+      if (!query.IsNull(3))
+        page.records.back().properties.emplace(query.Text(3), query.Text(4));
+    }
+    if (page.records.size() > limit) {
+      page.records.pop_back();
+      page.has_more = true;
+    }
+    return page;
   });
 }
 

@@ -2,6 +2,7 @@
 // and the transaction records written with them (Lance).
 
 #include <algorithm>
+#include <map>
 #include <utility>
 
 #include "common/macros.h"
@@ -377,11 +378,26 @@ Result<TransactionPage> SqlStore::ListTransactionPage(
       page.records.pop_back();
       page.has_more = true;
     }
-    for (auto& record : page.records) {
-      CAIRN_ASSIGN_OR_RAISE(record.properties,
-                            ReadTransactionProperties(*conn, record.id));
+    if (page.records.empty()) return page;
+    // Every property of the page in one statement (a round trip per record would be a
+    // thousand on PostgreSQL): those of the id range the page query walked, by the
+    // primary key; a filtered-out record's are skipped here as its row was there.
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* properties,
+        conn->Prepare(
+            "SELECT transaction_id, key, value FROM lance_transaction_properties "
+            "WHERE transaction_id >= ? AND transaction_id <= ?"));
+    std::map<std::string_view, TransactionRecord*> by_id;
+    for (auto& record : page.records) by_id.emplace(record.id, &record);
+    Query query(*conn, properties);
+    query.Bind(page.records.front().id).Bind(page.records.back().id);
+    for (;;) {
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("read transaction properties"));
+      if (!row) return page;
+      const auto found = by_id.find(query.Text(0));
+      if (found != by_id.end())
+        found->second->properties.emplace(query.Text(1), query.Text(2));
     }
-    return page;
   });
 }
 

@@ -320,6 +320,7 @@ class SqlStore final : public MetaStore {
                                      const WriteContext& write) override;
   Result<NamePage> ListCatalogs(std::string_view after,
                                 std::optional<size_t> limit) override;
+  Result<CatalogPage> ListCatalogRecords(std::string_view after, size_t limit) override;
   Status CreateNamespace(int64_t catalog_id, const NamespacePath& path,
                          const Properties& properties,
                          const WriteContext& write) override;

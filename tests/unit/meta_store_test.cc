@@ -1377,6 +1377,33 @@ TEST_P(MetaStoreTest, TransactionRecordsArePagedByIdAndFilteredByStatus) {
               IsError(ErrorKind::kBadRequest));
 }
 
+TEST_P(MetaStoreTest, CatalogRecordsArePagedByNameWithTheirProperties) {
+  ASSERT_THAT(store_->CreateCatalog("b", "file:///w/b", {{"k1", "v1"}, {"k2", "v2"}}),
+              IsOk());
+  ASSERT_THAT(store_->CreateCatalog("a", "file:///w/a", {}), IsOk());
+  ASSERT_THAT(store_->CreateCatalog("c", "file:///w/c", {{"x", "y"}}), IsOk());
+  const auto names = [](const CatalogPage& page) {
+    std::vector<std::string> out;
+    for (const auto& record : page.records) out.push_back(record.name);
+    return out;
+  };
+  auto first = store_->ListCatalogRecords("", 2);
+  ASSERT_THAT(first, IsOk());
+  EXPECT_THAT(names(*first), ::testing::ElementsAre("a", "b"));
+  EXPECT_TRUE(first->has_more);
+  EXPECT_TRUE(first->records[0].properties.empty());
+  EXPECT_EQ(first->records[1].properties, (Properties{{"k1", "v1"}, {"k2", "v2"}}));
+  EXPECT_EQ(first->records[1].location, "file:///w/b");
+  auto rest = store_->ListCatalogRecords("b", 2);
+  ASSERT_THAT(rest, IsOk());
+  EXPECT_THAT(names(*rest), ::testing::ElementsAre("c", "main"));
+  EXPECT_FALSE(rest->has_more);
+  EXPECT_EQ(rest->records[0].properties, (Properties{{"x", "y"}}));
+  auto loaded = store_->GetCatalog("c");
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ(rest->records[0], *loaded);
+}
+
 // --- metrics reports
 // --------------------------------------------------------------------
 
