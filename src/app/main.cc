@@ -29,6 +29,7 @@
 #include "app/storage_setup.h"
 #include "catalog/catalog_service.h"
 #include "catalog/lance_service.h"
+#include "catalog/lance_transaction_gauges.h"
 #include "catalog/location_backfill.h"
 #include "catalog/maintenance_scheduler.h"
 #include "catalog/orphan_sweeper.h"
@@ -135,6 +136,8 @@ int Serve(const std::optional<std::string>& config_file, const Flags& flags) {
                     .transaction_retention = config.lance_transaction_retention},
       **storages);
   if (auto status = lance.Start(); !status) return FailStart(status.error());
+  // cairn_lance_transactions{status} on /metrics, counted in the store at each scrape.
+  LanceTransactionGauges lance_transaction_gauges(**store);
 
   // This process beats in the store while it runs, so that an Idempotency-Key claim it
   // holds is taken over within seconds if it dies, and at once after a clean stop.

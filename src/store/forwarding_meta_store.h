@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -213,6 +214,9 @@ class ForwardingMetaStore : public MetaStore {
   Result<std::vector<TransactionRecord>> ListTransactions(
       const std::vector<std::string>& statuses) override {
     return base_.ListTransactions(statuses);
+  }
+  Result<std::map<std::string, int64_t>> CountTransactionsByStatus() override {
+    return base_.CountTransactionsByStatus();
   }
   Result<TransactionPage> ListTransactionPage(const std::vector<std::string>& statuses,
                                               std::string_view after_id,

@@ -523,6 +523,10 @@ class MetaStore {
   /// id after `after_id` (empty: from the first), by id, with their properties; only
   /// those whose status is one of `statuses` unless it is empty. Keyset-paginated: the
   /// cost is the page's, whatever the number of records.
+  /// \brief How many transaction records each status has (statuses without any are
+  /// absent), in one statement. Errors: the store's.
+  virtual Result<std::map<std::string, int64_t>> CountTransactionsByStatus() = 0;
+
   virtual Result<TransactionPage> ListTransactionPage(
       const std::vector<std::string>& statuses, std::string_view after_id,
       size_t limit) = 0;

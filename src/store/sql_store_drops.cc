@@ -338,6 +338,22 @@ Result<std::vector<TransactionRecord>> SqlStore::ListTransactions(
   });
 }
 
+Result<std::map<std::string, int64_t>> SqlStore::CountTransactionsByStatus() {
+  return Read([&](Lease& conn) -> Result<std::map<std::string, int64_t>> {
+    // By the (status, ...) index: the counts without reading the records.
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* stmt,
+        conn->Prepare("SELECT status, COUNT(*) FROM lance_transactions GROUP BY status"));
+    Query query(*conn, stmt);
+    std::map<std::string, int64_t> counts;
+    for (;;) {
+      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("count transactions"));
+      if (!row) return counts;
+      counts.emplace(query.Text(0), query.Int(1));
+    }
+  });
+}
+
 Result<TransactionPage> SqlStore::ListTransactionPage(
     const std::vector<std::string>& statuses, std::string_view after_id, size_t limit) {
   static constexpr size_t kMaxPage = 1000;

@@ -30,6 +30,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -409,6 +410,7 @@ class SqlStore final : public MetaStore {
                                  const WriteContext& write) override;
   Result<std::vector<TransactionRecord>> ListTransactions(
       const std::vector<std::string>& statuses) override;
+  Result<std::map<std::string, int64_t>> CountTransactionsByStatus() override;
   Result<TransactionPage> ListTransactionPage(const std::vector<std::string>& statuses,
                                               std::string_view after_id,
                                               size_t limit) override;

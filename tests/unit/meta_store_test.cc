@@ -1375,6 +1375,9 @@ TEST_P(MetaStoreTest, TransactionRecordsArePagedByIdAndFilteredByStatus) {
   EXPECT_TRUE(none->records.empty());
   EXPECT_THAT(store_->ListTransactionPage({"A", "B", "C", "D", "E", "F"}, "", 10),
               IsError(ErrorKind::kBadRequest));
+  EXPECT_THAT(store_->CountTransactionsByStatus(),
+              ::testing::Optional(std::map<std::string, int64_t>{
+                  {"FAILED", 1}, {"QUEUED", 2}, {"RUNNING", 1}, {"SUCCEEDED", 2}}));
 }
 
 TEST_P(MetaStoreTest, CatalogRecordsArePagedByNameWithTheirProperties) {
