@@ -202,34 +202,32 @@ int RunMigrate(const ServerConfig& config, bool dry_run) {
   auto state = InspectSchema(config);
   if (!state) return Fail(state.error());
   if (state->current > state->latest) {
-    std::fprintf(stderr,
-                 "cairn: the store's schema version %lld is newer than this binary's "
-                 "(%lld): run a newer cairn\n",
-                 static_cast<long long>(state->current),
-                 static_cast<long long>(state->latest));
+    fmt::print(
+        stderr,
+        "cairn: the store's schema version {} is newer than this binary's ({}): run "
+        "a newer cairn\n",
+        state->current, state->latest);
     return 1;
   }
   if (state->pending.empty()) {
-    std::printf("schema version %lld: current, nothing to apply\n",
-                static_cast<long long>(state->current));
+    fmt::print("schema version {}: current, nothing to apply\n", state->current);
     return 0;
   }
-  std::printf("schema version %lld; %zu migration(s) pending:\n",
-              static_cast<long long>(state->current), state->pending.size());
-  for (size_t i = 0; i < state->pending.size(); ++i) {
-    std::printf("-- version %lld\n%s",
-                static_cast<long long>(state->current + 1 + static_cast<int64_t>(i)),
-                Dedented(state->pending[i]).c_str());
+  fmt::print("schema version {}; {} migration(s) pending:\n", state->current,
+             state->pending.size());
+  int64_t version = state->current;
+  for (const std::string& sql : state->pending) {
+    fmt::print("-- version {}\n{}", ++version, Dedented(sql));
   }
   if (dry_run) {
-    std::printf("dry run: nothing applied\n");
+    fmt::print("dry run: nothing applied\n");
     return 0;
   }
   // Opening the store applies them, each in its own transaction (under PostgreSQL's
   // migration lock, as a server starting at the same time would).
   auto store = OpenStore(config);
   if (!store) return Fail(store.error());
-  std::printf("applied: schema version %lld\n", static_cast<long long>(state->latest));
+  fmt::print("applied: schema version {}\n", state->latest);
   return 0;
 }
 
@@ -237,11 +235,10 @@ int RunCheck(const ServerConfig& config) {
   auto state = InspectSchema(config);
   if (!state) return Fail(state.error());
   if (state->current != state->latest) {
-    std::fprintf(stderr,
-                 "cairn: the store's schema version is %lld, this binary's %lld: run "
-                 "cairn admin migrate first (check changes nothing)\n",
-                 static_cast<long long>(state->current),
-                 static_cast<long long>(state->latest));
+    fmt::print(stderr,
+               "cairn: the store's schema version is {}, this binary's {}: run cairn "
+               "admin migrate first (check changes nothing)\n",
+               state->current, state->latest);
     return 1;
   }
   auto store = OpenStore(config);
