@@ -25,36 +25,37 @@ metrics::Label StatusLabel() {
 metrics::GaugeFamily transactions(
     "cairn_lance_transactions",
     "Lance transaction records in the store, by status (store-wide: every replica "
-    "reports the same; finished ones are pruned after lance-transaction-retention-s).",
+    "reports the same; counted every 2 s; finished ones are pruned after "
+    "lance-transaction-retention-s).",
     {StatusLabel()});
 
 }  // namespace
 
 LanceTransactionGauges::LanceTransactionGauges(MetaStore& store) : store_(store) {
   for (size_t i = 0; i < kStatuses.size(); ++i) {
-    sources_.push_back(transactions.AddSource([this, i] { return Count(i); }, i));
+    sources_.push_back(transactions.AddSource(
+        [this, i] {
+          return static_cast<double>(counts_[i].load(std::memory_order_relaxed));
+        },
+        i));
   }
+  thread_.Start(
+      kRefresh, [this] { Refresh(); }, /*run_at_start=*/true);
 }
 
-double LanceTransactionGauges::Count(size_t index) {
-  MutexLock lock(mutex_);
-  const auto now = std::chrono::steady_clock::now();
-  if (!ever_read_ || now - read_at_ >= kFreshFor) {
-    auto counts = store_.CountTransactionsByStatus();
-    if (counts) {
-      for (size_t i = 0; i < kStatuses.size(); ++i) {
-        const auto found =
-            counts->find(std::string(LanceTransactionStatusName(kStatuses[i])));
-        counts_[i] = found == counts->end() ? 0 : found->second;
-      }
-      read_at_ = now;
-      ever_read_ = true;
-    } else {
-      spdlog::debug("cairn_lance_transactions: the store did not answer: {}",
-                    counts.error().message);
-    }
+void LanceTransactionGauges::Refresh() {
+  auto counts = store_.CountTransactionsByStatus();
+  if (!counts) {
+    spdlog::debug("cairn_lance_transactions: the store did not answer: {}",
+                  counts.error().message);
+    return;
   }
-  return static_cast<double>(counts_[index]);
+  for (size_t i = 0; i < kStatuses.size(); ++i) {
+    const auto found =
+        counts->find(std::string(LanceTransactionStatusName(kStatuses[i])));
+    counts_[i].store(found == counts->end() ? 0 : found->second,
+                     std::memory_order_relaxed);
+  }
 }
 
 }  // namespace cairn
