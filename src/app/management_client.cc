@@ -3,8 +3,12 @@
 
 #include "app/management_client.h"
 
+#include <algorithm>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include <boost/json.hpp>
 #include <boost/url/parse.hpp>
@@ -123,12 +127,30 @@ Result<boost::json::value> AnswerJson(const HttpAnswer& answer, std::string_view
   return parsed;
 }
 
-void ReplaceAll(std::string& text, std::string_view secret) {
-  if (secret.empty()) return;
-  for (size_t at = text.find(secret); at != std::string::npos;
-       at = text.find(secret, at)) {
-    text.replace(at, secret.size(), "[redacted]");
+/// `text` with every occurrence of any of `secrets` replaced by a marker, in one pass
+/// from left to right (longest secret first at each position): a secret that is part
+/// of the marker, or of another secret, is never found again in what was replaced.
+std::string RedactAll(std::string_view text, std::vector<std::string_view> secrets) {
+  constexpr std::string_view kRedacted = "[redacted]";
+  std::erase_if(secrets, [](std::string_view secret) { return secret.empty(); });
+  std::ranges::sort(secrets, [](std::string_view a, std::string_view b) {
+    return a.size() > b.size();
+  });
+  std::string redacted;
+  redacted.reserve(text.size());
+  size_t at = 0;
+  while (at < text.size()) {
+    const auto found = std::ranges::find_if(secrets, [&](std::string_view secret) {
+      return text.substr(at).starts_with(secret);
+    });
+    if (found == secrets.end()) {
+      redacted.push_back(text[at++]);
+      continue;
+    }
+    redacted.append(kRedacted);
+    at += found->size();
   }
+  return redacted;
 }
 
 }  // namespace
@@ -237,16 +259,18 @@ Result<std::string> ManagementClient::FetchToken() {
 }
 
 Error ManagementClient::Redacted(Error error) const {
+  std::vector<std::string_view> secrets = {options_.token, token_};
+  // The secret as the form carried it too, should a server quote the body.
+  std::string encoded_secret;
   const size_t colon = options_.credential.find(':');
   if (colon != std::string::npos) {
-    ReplaceAll(error.message, std::string_view(options_.credential).substr(colon + 1));
-    // The secret as the form carried it, should a server quote the body.
-    ReplaceAll(
-        error.message,
-        PercentEncodeSegment(std::string_view(options_.credential).substr(colon + 1)));
+    const std::string_view secret =
+        std::string_view(options_.credential).substr(colon + 1);
+    encoded_secret = PercentEncodeSegment(secret);
+    secrets.push_back(secret);
+    secrets.push_back(encoded_secret);
   }
-  ReplaceAll(error.message, options_.token);
-  ReplaceAll(error.message, token_);
+  error.message = RedactAll(error.message, std::move(secrets));
   return error;
 }
 

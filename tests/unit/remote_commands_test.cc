@@ -176,6 +176,23 @@ TEST(ManagementClientTest, NeverQuotesTheSecretOrTheToken) {
   EXPECT_THAT(forbidden, HasErrorMessageThat(Not(HasSubstr("the-bearer-token"))));
 }
 
+// A secret that is part of the redaction marker is redacted once, not forever.
+TEST(ManagementClientTest, ASecretInsideTheMarkerIsRedactedOnce) {
+  FakeHttpServer server([](const FakeHttpRequest& request) {
+    return Reply(401, boost::json::serialize(boost::json::object{
+                          {"error", "invalid_client"},
+                          {"error_description", "bad secret e for " + request.body}}));
+  });
+  ManagementClientOptions options = At(server);
+  options.credential = "id:e";
+  auto client = Client(options);
+  ASSERT_NE(client, nullptr);
+  auto refused = client->Call("GET", "/management/v1/catalogs");
+  ASSERT_THAT(refused, IsError(ErrorKind::kUnauthenticated));
+  EXPECT_THAT(refused.error().message, HasSubstr("bad s[redacted]cr[redacted]t"));
+  EXPECT_LT(refused.error().message.size(), 2000U);
+}
+
 TEST(ManagementClientTest, RefusesAnAnswerPastItsBound) {
   for (const bool chunked : {false, true}) {
     SCOPED_TRACE(chunked ? "chunked" : "with Content-Length");
