@@ -519,14 +519,14 @@ class MetaStore {
   virtual Result<std::vector<TransactionRecord>> ListTransactions(
       const std::vector<std::string>& statuses) = 0;
 
-  /// \brief At most `limit` transaction records (1 to 1000; more counts as 1000) with an
-  /// id after `after_id` (empty: from the first), by id, with their properties; only
-  /// those whose status is one of `statuses` unless it is empty. Keyset-paginated: the
-  /// cost is the page's, whatever the number of records.
   /// \brief How many transaction records each status has (statuses without any are
   /// absent), in one statement. Errors: the store's.
   virtual Result<std::map<std::string, int64_t>> CountTransactionsByStatus() = 0;
 
+  /// \brief At most `limit` transaction records (1 to 1000; more counts as 1000) with an
+  /// id after `after_id` (empty: from the first), by id, with their properties; only
+  /// those whose status is one of `statuses` unless it is empty. Keyset-paginated: the
+  /// cost is the page's, whatever the number of records.
   virtual Result<TransactionPage> ListTransactionPage(
       const std::vector<std::string>& statuses, std::string_view after_id,
       size_t limit) = 0;

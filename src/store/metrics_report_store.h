@@ -16,8 +16,13 @@
 
 namespace cairn {
 
-/// \brief The largest report text the store keeps (bytes).
-inline constexpr size_t kMaxMetricsReportBytes = size_t{1} << 20;
+/// \brief The largest report text the store keeps (bytes): real reports have a few KiB;
+/// the bound keeps a caller who may only read a table from filling the store.
+inline constexpr size_t kMaxMetricsReportBytes = size_t{64} << 10;
+/// \brief The most reports kept per table: older ones go as new ones come (checked every
+/// `kMetricsReportTrimEvery` reports, so a table may briefly hold that many more).
+inline constexpr int64_t kMaxMetricsReportsPerTable = 10'000;
+inline constexpr int64_t kMetricsReportTrimEvery = 64;
 /// \brief The longest `report_type` the store keeps (bytes).
 inline constexpr size_t kMaxMetricsReportTypeBytes = 256;
 /// \brief The most reports one `ListMetricsReports` page or `PruneMetricsReports` call
@@ -59,7 +64,8 @@ class MetricsReportStore {
  public:
   virtual ~MetricsReportStore() = default;
 
-  /// \brief Keeps `record` (its `id` is ignored) and returns its id. Errors:
+  /// \brief Keeps `record` (its `id` is ignored) and returns its id; past
+  /// `kMaxMetricsReportsPerTable` reports of the table, the oldest go. Errors:
   /// `kBadRequest` when the report or its type is longer than the limits above;
   /// `kNotFound`-class `NoSuchTable` when the entity no longer exists (dropped
   /// meanwhile); the store's.

@@ -47,6 +47,22 @@ Result<int64_t> SqlMetricsReportStore::AddMetricsReport(
         CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("keep a metrics report"));
         if (!row) return NoSuchTable("The table was dropped");
         const int64_t id = query.Int(0);
+        // Every so often, the table's reports beyond the newest
+        // kMaxMetricsReportsPerTable go (a walk of that many index entries, so not on
+        // every report).
+        if (id % kMetricsReportTrimEvery == 0) {
+          CAIRN_ASSIGN_OR_RAISE(
+              auto* trim,
+              conn->Prepare(
+                  "DELETE FROM metrics_reports WHERE entity_id = ? AND id < "
+                  "(SELECT id FROM metrics_reports WHERE entity_id = ? ORDER BY "
+                  "id DESC LIMIT 1 OFFSET ?)"));
+          Query trimmed(*conn, trim);
+          CAIRN_RETURN_IF_ERROR(trimmed.Bind(record.entity_id)
+                                    .Bind(record.entity_id)
+                                    .Bind(kMaxMetricsReportsPerTable - 1)
+                                    .Run("trim metrics reports"));
+        }
         CAIRN_RETURN_IF_ERROR(txn.Commit());
         return id;
       });

@@ -803,7 +803,7 @@ TEST_F(IcebergTableHandlersTest, KeptMetricsReportsAreListedPerTable) {
   auto refused =
       iceberg_rest::ReportMetrics(*tables_, MakeRequest("POST", TableParams(), {}, huge));
   ASSERT_THAT(refused, IsError(ErrorKind::kBadRequest));
-  EXPECT_THAT(refused.error().message, HasSubstr("at most 1048576"));
+  EXPECT_THAT(refused.error().message, HasSubstr("at most 65536"));
 }
 
 }  // namespace

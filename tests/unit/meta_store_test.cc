@@ -1478,6 +1478,50 @@ TEST_P(MetaStoreTest, MetricsReportsAreListedPerTableByTimeTypeAndPage) {
               IsError(ErrorKind::kBadRequest));
 }
 
+// A table keeps its newest kMaxMetricsReportsPerTable reports (in memory only: the
+// thousands of single-report transactions would take long on a synced file).
+TEST_P(MetaStoreTest, ATableKeepsItsNewestReportsOnly) {
+  if (GetParam().persistent) GTEST_SKIP() << "in memory only";
+  Create({"db"});
+  auto t =
+      store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "m", "{}");
+  auto u =
+      store_->CreateEntity(catalog_, {"db"}, "u", EntityKind::kIcebergTable, "n", "{}");
+  ASSERT_THAT(t, IsOk());
+  ASSERT_THAT(u, IsOk());
+  MetricsReportStore& reports = store_->metrics_reports();
+  ASSERT_THAT(reports.AddMetricsReport({0, u->id, "scan-report", 1, "{}"}), IsOk());
+  const int64_t total = kMaxMetricsReportsPerTable + 2 * kMetricsReportTrimEvery;
+  int64_t first_id = 0;
+  for (int64_t n = 0; n < total; ++n) {
+    auto id = reports.AddMetricsReport({0, t->id, "scan-report", n, "{}"});
+    ASSERT_THAT(id, IsOk());
+    if (n == 0) first_id = *id;
+  }
+  int64_t kept = 0;
+  int64_t oldest = -1;
+  MetricsReportFilter filter;
+  filter.entity_id = t->id;
+  filter.limit = kMaxMetricsReportBatch;
+  for (;;) {
+    auto page = reports.ListMetricsReports(filter);
+    ASSERT_THAT(page, IsOk());
+    if (oldest < 0 && !page->reports.empty()) oldest = page->reports[0].reported_at_ms;
+    kept += static_cast<int64_t>(page->reports.size());
+    if (!page->has_more) break;
+    filter.after_id = page->reports.back().id;
+  }
+  EXPECT_GE(kept, kMaxMetricsReportsPerTable);
+  EXPECT_LE(kept, kMaxMetricsReportsPerTable + kMetricsReportTrimEvery);
+  EXPECT_EQ(oldest, total - kept);  // the newest ones stayed
+  EXPECT_GT(first_id, 0);
+  MetricsReportFilter other;
+  other.entity_id = u->id;
+  auto untouched = reports.ListMetricsReports(other);
+  ASSERT_THAT(untouched, IsOk());
+  EXPECT_EQ(untouched->reports.size(), 1U);  // another table's reports stay
+}
+
 // --- idempotency keys ------------------------------------------------------------------
 
 IdempotencyScope Scope(std::string key, std::string fingerprint, std::string owner,

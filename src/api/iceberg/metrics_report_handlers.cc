@@ -1,5 +1,6 @@
 #include "api/iceberg/metrics_report_handlers.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <string>
@@ -11,6 +12,9 @@
 
 namespace cairn::iceberg_rest {
 namespace {
+
+/// The most reports one page holds, whatever `pageSize` asks.
+constexpr size_t kMaxReportsPerPage = 200;
 
 /// The query parameter `name` as a whole number; `fallback` when absent.
 Result<int64_t> IntegerParam(const Request& request, std::string_view name,
@@ -35,7 +39,8 @@ Result<MetricsReportFilter> FilterOf(const Request& request) {
   }
   if (auto type = request.QueryParam("report-type")) filter.report_type = *type;
   CAIRN_ASSIGN_OR_RAISE(PageQuery page, PageQueryOf(request));
-  filter.limit = page.size;
+  // A report may have 64 KiB: a page of at most 200 stays within about 13 MiB.
+  filter.limit = std::min(page.size, kMaxReportsPerPage);
   if (!page.after.empty()) {
     auto [end, ec] = std::from_chars(
         page.after.data(), page.after.data() + page.after.size(), filter.after_id);

@@ -6,7 +6,8 @@
 /// {namespace}/tables/{table}/metrics-reports` with the optional query parameters
 /// `from-ms` (inclusive) and `to-ms` (exclusive) — when Cairn received the report, in
 /// milliseconds since the epoch — `report-type` (`scan-report`, `commit-report`),
-/// `pageSize` (1 to 1000, default 100) and `pageToken`. The answer:
+/// `pageSize` (1 to 1000, default 100; a page holds at most 200) and `pageToken`. The
+/// answer:
 /// `{"reports":[{"id","report-type","reported-at-ms","report"}], "next-page-token"?}`,
 /// oldest first, each `report` as the client sent it.
 
