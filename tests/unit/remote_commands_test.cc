@@ -5,7 +5,9 @@
 
 #include <unistd.h>
 
+#include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "app/admin_commands.h"
 #include "app/management_client.h"
 #include "app/remote_commands_internal.h"
 #include "fake_http_server.h"
@@ -345,6 +348,44 @@ TEST(RemoteCommandsTest, UsageErrorsHaveExitCodeTwo) {
   EXPECT_EQ(ParseExitCode({"table", "maintain", "--bogus", "remove-orphan-files"}), 2);
   // --help is answered before the arguments are checked.
   EXPECT_EQ(ParseExitCode({"table", "maintain", "expire-snapshots", "--help"}), 0);
+}
+
+/// Calls `visit(command path, option)` for every option of `app` and its subcommands.
+void ForEachOption(
+    const CLI::App& app, const std::string& path,
+    const std::function<void(const std::string&, const CLI::Option&)>& visit) {
+  for (const CLI::Option* option : app.get_options()) visit(path, *option);
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    ForEachOption(*sub, path + " " + sub->get_name(), visit);
+  }
+}
+
+// Every numeric option of the admin and remote commands shows its type (INT) and its
+// default, either as `=value` or in its description (the issue: "every numeric option's
+// help shows its type and default"; `cairn serve`'s settings: config_test).
+TEST(RemoteCommandsTest, NumericOptionsShowTheirTypeAndDefault) {
+  CLI::App app;
+  AddAdminCommands(app);
+  AddRemoteCommands(app);
+  std::set<std::string> numeric;
+  ForEachOption(app, "cairn", [&](const std::string& path, const CLI::Option& option) {
+    const std::string type = option.get_type_name();
+    if (type != "INT" && type != "UINT" && type != "FLOAT" && type != "NUMBER") return;
+    const std::string name = path + " " + option.get_name();
+    numeric.insert(name);
+    EXPECT_EQ(type, "INT") << name;
+    EXPECT_TRUE(!option.get_default_str().empty() ||
+                option.get_description().find("default") != std::string::npos)
+        << name << ": " << option.get_description();
+  });
+  // A sample that must be numeric, so that the walk cannot silently find none.
+  for (const char* name :
+       {"cairn catalog list --page-size", "cairn catalog list --timeout-ms",
+        "cairn transaction list --page-size",
+        "cairn table maintain expire-snapshots --retain-last",
+        "cairn table maintain expire-snapshots --older-than-ms"}) {
+    EXPECT_TRUE(numeric.contains(name)) << name;
+  }
 }
 
 }  // namespace
