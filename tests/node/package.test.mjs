@@ -1,11 +1,12 @@
 // scripts/package (issue 18): the Debian package's contents, control data and maintainer
 // scripts, its systemd unit (systemd-analyze verify), and its default settings (a server
-// starts on them). Installing it (apt install, systemctl start) needs a machine with
-// systemd running; the README says how.
+// starts on them), and installing, upgrading and purging it on this machine where that
+// touches nothing of anyone's (see the last test). `systemctl start` itself needs systemd
+// running, which the CI machine has not.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { call } from './lib/http.mjs';
@@ -88,5 +89,92 @@ test('the default settings start a server (data dir and address from CAIRN_* as 
     assert.ok(readdirSync(data).includes('cairn.db'));
   } finally {
     await srv.cleanup();
+  }
+});
+
+// Installing the package for real, as an operator would (apt install ./cairn_*.deb), on
+// this machine: the maintainer scripts create the user and the directories with their
+// owners and modes, the installed binary serves as the cairn user on the installed
+// settings, an upgrade (the package installed again) keeps an edited conffile and the
+// data, and purge removes the configuration and the user but keeps the catalog's data.
+// Only where that touches nothing of anyone's: as root, without systemd running (where
+// postinst would enable a real service), and with no cairn package, user, /etc/cairn or
+// /var/lib/cairn already here. What it cannot show is `systemctl start` itself: the unit
+// is checked by systemd-analyze above.
+function installSkipReason() {
+  if (process.getuid() !== 0) return 'needs root';
+  if (existsSync('/run/systemd/system')) return 'systemd runs here: installing would enable a real service';
+  const status = spawnSync('dpkg-query', ['-W', '-f=${Status}', 'cairn'], { encoding: 'utf8' });
+  if (status.status === 0 && status.stdout.trim() !== '') return `a cairn package is known to dpkg here (${status.stdout.trim()})`;
+  if (spawnSync('getent', ['passwd', 'cairn']).status === 0) return 'a cairn user exists here';
+  for (const p of ['/etc/cairn', '/var/lib/cairn', '/etc/default/cairn']) {
+    if (existsSync(p)) return `${p} exists here`;
+  }
+  return null;
+}
+const skipInstall = installSkipReason();
+
+function aptGet(...args) {
+  const done = spawnSync('apt-get', ['-y', '-q', '-o', 'Dpkg::Options::=--force-confold', ...args], {
+    encoding: 'utf8', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+  assert.equal(done.status, 0, `apt-get ${args.join(' ')}:\n${done.stdout}\n${done.stderr}`);
+  return done;
+}
+
+function ownerAndMode(file) {
+  return execFileSync('stat', ['-c', '%U:%G %a', file], { encoding: 'utf8' }).trim();
+}
+
+test('apt install, serve as cairn, upgrade keeps edits and data, purge keeps the data', { skip: skipInstall ?? false }, async () => {
+  const asCairn = ['setpriv', '--reuid=cairn', '--regid=cairn', '--init-groups', '/usr/bin/cairn'];
+  const serve = () => startServer({
+    command: asCairn, listen: null, dataDir: '/var/lib/cairn',
+    args: ['--config', '/etc/cairn/cairn.toml'], env: { CAIRN_LISTEN: '127.0.0.1:0' },
+  });
+  try {
+    aptGet('install', deb);
+    const user = execFileSync('getent', ['passwd', 'cairn'], { encoding: 'utf8' }).trim().split(':');
+    assert.ok(Number(user[2]) < 1000, `cairn is not a system user: ${user.join(':')}`);
+    assert.equal(user[5], '/var/lib/cairn');
+    assert.equal(user[6], '/usr/sbin/nologin');
+    assert.equal(ownerAndMode('/var/lib/cairn'), 'cairn:cairn 750');
+    assert.equal(ownerAndMode('/etc/cairn'), 'root:cairn 750');
+    assert.equal(ownerAndMode('/etc/cairn/cairn.toml'), 'root:cairn 640');
+    assert.equal(ownerAndMode('/etc/default/cairn'), 'root:root 600');
+    assert.equal(ownerAndMode('/usr/bin/cairn'), 'root:root 755');
+
+    let srv = await serve();
+    try {
+      assert.equal((await call(srv.url, 'POST', '/iceberg/v1/default/namespaces', { body: { namespace: ['installed'] } })).status, 200);
+    } finally {
+      assert.equal(await srv.stop(), 0, srv.stderr());
+    }
+    assert.match(ownerAndMode('/var/lib/cairn/cairn.db'), /^cairn:cairn /);
+
+    // An upgrade: the package installed again over an edited conffile.
+    const edited = `${readFileSync('/etc/cairn/cairn.toml', 'utf8')}log-level = "debug"\n`
+      .replace(/^log-level = "info"\n/m, '');
+    writeFileSync('/etc/cairn/cairn.toml', edited);
+    aptGet('install', '--reinstall', deb);
+    assert.equal(readFileSync('/etc/cairn/cairn.toml', 'utf8'), edited, 'the upgrade replaced the edited settings');
+    srv = await serve();
+    try {
+      const loaded = await call(srv.url, 'GET', '/iceberg/v1/default/namespaces/installed');
+      assert.equal(loaded.status, 200, 'the namespace made before the upgrade is gone');
+    } finally {
+      assert.equal(await srv.stop(), 0, srv.stderr());
+    }
+
+    const purged = aptGet('purge', 'cairn');
+    assert.match(purged.stdout + purged.stderr, /\/var\/lib\/cairn \(the catalog's data\) was kept/);
+    assert.notEqual(spawnSync('getent', ['passwd', 'cairn']).status, 0, 'purge left the cairn user');
+    assert.ok(!existsSync('/etc/cairn'), 'purge left /etc/cairn');
+    assert.ok(!existsSync('/usr/bin/cairn'), 'purge left /usr/bin/cairn');
+    assert.ok(existsSync('/var/lib/cairn/cairn.db'), 'purge removed the catalog\'s data');
+  } finally {
+    // Nothing of this was here before the test (see installSkipReason).
+    spawnSync('dpkg', ['--purge', 'cairn'], { encoding: 'utf8' });
+    rmSync('/var/lib/cairn', { recursive: true, force: true });
   }
 });

@@ -81,9 +81,13 @@ function toToml(config) {
  *                                 temp file and passed with --config
  * @param {object} [opts.env]      extra environment variables
  * @param {string|null} [opts.listen] --listen value (default 127.0.0.1:0; null: not passed)
+ * @param {string[]} [opts.command] the program and its first arguments, before `serve`
+ *                                 (default: [CAIRN_BIN]; e.g. an installed binary run as
+ *                                 another user through setpriv)
  */
-export async function startServer({ dataDir, args = [], config, env, listen = '127.0.0.1:0' } = {}) {
-  assertBinary();
+export async function startServer({ dataDir, args = [], config, env, listen = '127.0.0.1:0', command } = {}) {
+  if (!command) assertBinary();
+  const [program, ...programArgs] = command ?? [CAIRN_BIN];
   const ownsDataDir = !dataDir;
   if (!dataDir) dataDir = makeTempDir();
   let configDir;
@@ -98,7 +102,7 @@ export async function startServer({ dataDir, args = [], config, env, listen = '1
   }
   argv.push(...args);
 
-  const proc = spawn(CAIRN_BIN, argv, {
+  const proc = spawn(program, [...programArgs, ...argv], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
@@ -125,7 +129,7 @@ export async function startServer({ dataDir, args = [], config, env, listen = '1
   });
 
   const describe = () =>
-    `command: ${CAIRN_BIN} ${argv.join(' ')}\n--- stdout ---\n${stdoutBuf}\n--- stderr ---\n${stderrBuf}`;
+    `command: ${[program, ...programArgs, ...argv].join(' ')}\n--- stdout ---\n${stdoutBuf}\n--- stderr ---\n${stderrBuf}`;
 
   const started = new Promise((resolve, reject) => {
     let done = false;
