@@ -154,7 +154,9 @@ unset multiplot`, [...lt, ...cm].map((r) => [null, r[2]]));
     // Each load run alternates two paths: the S3 table's, then the local table's.
     const paths = (c) => result(`W7-loadtable-c${c}`)?.paths ?? [];
     const lt = [16, 64].map((c) => [`${c} connections`, paths(c)[1]?.throughput_rps, paths(c)[0]?.throughput_rps]);
-    const cm = [1, 4, 16].map((n) => [`${n} writer${n > 1 ? 's' : ''}`, tput(`W7-commits-w${n}`), tput(`W7-ceiling-w${n}`)]);
+    // The ceiling: its own run (older results) or the other turns of the commits' run.
+    const ceiling = (n) => tput(`W7-ceiling-w${n}`) ?? throughput(result(`W7-commits-w${n}`)?.ceiling).value;
+    const cm = [1, 4, 16].map((n) => [`${n} writer${n > 1 ? 's' : ''}`, tput(`W7-commits-w${n}`), ceiling(n)]);
     draw('W7', 'W7: Iceberg tables on S3 (Ceph RGW, same machine)', `${block('lt', lt)}${block('cm', cm)}
 ${bars}
 set multiplot layout 1,2 title "W7: Iceberg tables on S3 (Ceph RGW on memstore, same machine)"

@@ -50,6 +50,7 @@ export function throughput(result) {
   switch (result.subcommand) {
     case 'get': return { value: result.throughput_rps, unit: 'req/s' };
     case 'commits':
+    case 's3-commits':
     case 'lance-commits': return { value: result.throughput_cps, unit: 'commits/s' };
     case 'lance-setup': return { value: result.throughput_vps, unit: 'versions/s' };
     case 'durable-ceiling':

@@ -251,28 +251,33 @@ measure_rgw() {
     requests=$((a[0] - b[0])) gets=$((a[1] - b[1])) puts=$((a[2] - b[2]))
 }
 
-# N writers on fresh tables of the S3 catalog, then the S3 ceiling with the same number of
-# connections: one conditional PUT of the mean size of the metadata files the commits wrote
-# (read back from the bucket) to a fresh key, then a one-row transaction in a fresh SQLite
-# file.
+# N writers on fresh tables of the S3 catalog and the S3 ceiling with as many connections,
+# taking turns every 500 ms in one run (`s3-commits`): the ceiling's loop i does one
+# conditional PUT of as many bytes as writer i's newest metadata file to a fresh key, then
+# a one-row transaction in a fresh SQLite file. Turns, because RGW drifts: the same
+# ceiling measured three times in a row took 7.5, 6.6 and 5.5 ms per operation, and a
+# ceiling measured after the commits (as this workload did before) met another RGW than
+# they did. The run lasts twice DURATION_S, so that each side has DURATION_S.
 commits_vs_s3_ceiling() {
-  local n="$1"
-  CATALOG_PREFIX=s3 measure_commits W7 "$n" measure_rgw
-  # Table locations are <warehouse>/<namespace>/<name>-<random suffix>. RGW answers a GET
-  # slowly (tens of ms), so the mean is taken over 100 files evenly spread over the listing
-  # (table by table, version by version): the sizes grow steadily with the versions.
+  local n="$1" i tables=() list
+  COMMIT_TABLES="w7w${n}t"
+  for ((i = 0; i < n; i++)); do tables+=("$COMMIT_TABLES$i"); done
+  list="$(IFS=,; echo "${tables[*]}")"
+  CATALOG_PREFIX=s3 measure_rgw "W7-commits-w$n" "$WARMUP_S" s3-commits --namespace bench \
+    --tables "$list" --writers "$n" "${W7_S3[@]}" --key-prefix ceiling/ \
+    --store "sqlite:$WORK_DIR/W7-ceiling-w$n.db" --phase-ms 500 \
+    --duration-s "$(awk -v d="$DURATION_S" 'BEGIN { print 2 * d }')" --warmup-s "$WARMUP_S"
+  # For the report: the metadata files the commits wrote. Table locations are
+  # <warehouse>/<namespace>/<name>-<random suffix>. RGW answers a GET slowly (tens of ms),
+  # so the mean is taken over 100 files evenly spread over the listing (table by table,
+  # version by version): the sizes grow steadily with the versions.
   measure W7-size-w"$n" 0 s3-mean-size "${W7_S3[@]}" --key-prefix "wh/s3/bench/$COMMIT_TABLES" \
     --sample 100
-  local bytes i
-  bytes="$(json_field "$RAW_DIR/W7-size-w$n.json" result.mean_bytes)"
-  # Purged before the ceiling, which writes about as much again.
+  # Purged before the next writer count, which writes about as much again.
   for ((i = 0; i < n; i++)); do
     curl -sS -f -X DELETE -o /dev/null \
       "$SERVER_URL/v1/s3/namespaces/bench/tables/$COMMIT_TABLES$i?purgeRequested=true"
   done
-  measure_rgw W7-ceiling-w"$n" 0 s3-ceiling "${W7_S3[@]}" --key-prefix ceiling/ \
-    --bytes "$bytes" --count "$CEILING_COUNT" --connections "$n" \
-    --store "sqlite:$WORK_DIR/W7-ceiling-w$n.db"
 }
 
 # W7: Iceberg tables on S3, on a throw-away Ceph RGW (scripts/lib/rgw.sh: one memstore OSD,

@@ -2,9 +2,13 @@
 // writer, W4 with all on one hot table): learn main, commit add-snapshot +
 // set-snapshot-ref guarded by assert-ref-snapshot-id, and on 409 reload and retry.
 
+#include <algorithm>
+#include <atomic>
 #include <limits>
 #include <random>
+#include <string_view>
 
+#include <boost/asio/steady_timer.hpp>
 #include <boost/json/array.hpp>
 #include <boost/json/parse.hpp>
 
@@ -49,12 +53,23 @@ bool IsCommitFailed(const Response& response) {
          type->get_string() == "CommitFailedException";
 }
 
+/// The size of the metadata file a commit answer (`{"metadata-location":…,"metadata":
+/// {…}}`, as Cairn writes it) carries whole; 0 when the answer is not of that shape.
+uint64_t MetadataBytesOf(std::string_view answer) {
+  constexpr std::string_view kKey = R"("metadata":)";
+  const size_t at = answer.find(kKey);
+  if (at == std::string_view::npos || answer.size() < at + kKey.size() + 1) return 0;
+  return answer.size() - at - kKey.size() - 1;  // the answer's closing brace
+}
+
 /// One writer on its own connection and table.
 class Writer {
  public:
+  /// `turns` and `metadata_bytes` are null unless the run takes turns (see CommitTurns).
   Writer(asio::any_io_executor executor, const ServerTarget& target,
          const CommonOptions& common, std::string table_path, int index, uint64_t salt,
-         Window window, CommitTally& tally)
+         Window window, CommitTally& tally, const Turns* turns,
+         std::atomic<uint64_t>* metadata_bytes)
       : connection_(std::move(executor), target,
                     std::chrono::milliseconds(common.timeout_ms)),
         target_(target),
@@ -64,7 +79,9 @@ class Writer {
         id_base_((static_cast<int64_t>(index) + 1) << 48 |
                  static_cast<int64_t>(salt & 0xFFFF) << 32),
         window_(window),
-        tally_(tally) {}
+        tally_(tally),
+        turns_(turns),
+        metadata_bytes_(metadata_bytes) {}
 
   /// Commits `count` times, or (without a count) until the window ends.
   asio::awaitable<void> Run(std::optional<int64_t> count) {
@@ -72,10 +89,22 @@ class Writer {
       for (int64_t i = 0; i < *count; ++i) co_await CommitOnce(true);
       co_return;
     }
-    while (Clock::now() < window_.end) co_await CommitOnce(Clock::now() >= window_.start);
+    while (Clock::now() < window_.end) {
+      // Waiting for the turn is neither the commit's time nor a reason to record it.
+      if (turns_ != nullptr) co_await WaitForTurn();
+      if (Clock::now() >= window_.end) break;
+      co_await CommitOnce(Clock::now() >= window_.start);
+    }
   }
 
  private:
+  asio::awaitable<void> WaitForTurn() {
+    const auto turn = std::min(turns_->NextTurnOf(0, Clock::now()), window_.end);
+    if (turn <= Clock::now()) co_return;
+    asio::steady_timer timer(co_await asio::this_coro::executor, turn);
+    co_await timer.async_wait(asio::use_awaitable);
+  }
+
   /// Loads main's state when unknown. False (error counted) when that fails.
   asio::awaitable<bool> EnsureState(bool recorded) {
     if (state_) co_return true;
@@ -124,6 +153,10 @@ class Writer {
         // The server applied exactly this commit, so its result is `next`: no need to
         // parse a response that carries the whole (growing) metadata.
         state_ = std::move(next);
+        if (metadata_bytes_ != nullptr) {
+          metadata_bytes_->store(MetadataBytesOf(response->body()),
+                                 std::memory_order_relaxed);
+        }
         if (recorded) {
           tally_.commits.RecordOk(MicrosBetween(start, done));
           tally_.commits.NoteCompletion(done);
@@ -158,6 +191,8 @@ class Writer {
   int64_t counter_ = 1;
   Window window_;
   CommitTally& tally_;
+  const Turns* turns_;
+  std::atomic<uint64_t>* metadata_bytes_;
   std::optional<TableState> state_;
 };
 
@@ -183,13 +218,20 @@ asio::awaitable<Status> CreateTables(const ServerTarget& target,
 }  // namespace
 
 Result<boost::json::object> RunCommits(const CommonOptions& common,
-                                       const CommitsOptions& options) {
+                                       const CommitsOptions& options,
+                                       const CommitTurns* turns) {
   CAIRN_PRECHECK(!options.tables.empty(), "--tables must name at least one table");
   // The writer index lives in 14 bits of the snapshot ids.
   CAIRN_PRECHECK(options.writers >= 1 && options.writers <= 10'000,
                  "--writers must be in 1..10000");
   CAIRN_PRECHECK(!options.commits_per_writer || *options.commits_per_writer >= 0,
                  "--commits-per-writer must not be negative");
+  CAIRN_PRECHECK(turns == nullptr || !options.commits_per_writer,
+                 "taking turns needs a duration, not --commits-per-writer");
+  CAIRN_PRECHECK(turns == nullptr || (turns->metadata_bytes != nullptr &&
+                                      turns->metadata_bytes->size() ==
+                                          static_cast<size_t>(options.writers)),
+                 "taking turns needs one metadata size per writer");
   CAIRN_ASSIGN_OR_RAISE(const ServerTarget target,
                         ResolveTarget(common.url, common.token_env));
   CAIRN_RETURN_IF_ERROR(RunBlocking(CreateTables(target, common, options)));
@@ -198,6 +240,8 @@ Result<boost::json::object> RunCommits(const CommonOptions& common,
   const Window window = options.commits_per_writer
                             ? Window{Clock::now(), Clock::time_point::max()}
                             : Window::FromNow(common.warmup_s, common.duration_s);
+  std::optional<Turns> phases;
+  if (turns != nullptr) phases.emplace(turns->started(window));
   const uint64_t salt = std::random_device{}();
   const IcebergPaths paths(common.IcebergRoot());
   CAIRN_ASSIGN_OR_RAISE(
@@ -209,17 +253,21 @@ Result<boost::json::object> RunCommits(const CommonOptions& common,
             const std::string& table =
                 options.tables[static_cast<size_t>(index) % options.tables.size()];
             Writer writer(executor, target, common, paths.Table(options.ns, table), index,
-                          salt, window, tally);
+                          salt, window, tally, phases ? &*phases : nullptr,
+                          turns != nullptr
+                              ? &(*turns->metadata_bytes)[static_cast<size_t>(index)]
+                              : nullptr);
             co_await writer.Run(options.commits_per_writer);
           }));
   CommitTally total;
   for (const CommitTally& tally : per_thread) total.Merge(tally);
 
   const uint64_t commits = total.commits.ok();
+  // Taking turns, the commits had their own phases only.
   const double seconds =
-      commits + total.commits.errors() > 0
-          ? SecondsBetween(window.start, total.commits.last_completion())
-          : 0.0;
+      commits + total.commits.errors() == 0 ? 0.0
+      : phases ? phases->ActiveSeconds(0, window.start, total.commits.last_completion())
+               : SecondsBetween(window.start, total.commits.last_completion());
   boost::json::array tables;
   for (const std::string& table : options.tables)
     tables.push_back(boost::json::string(table));

@@ -278,6 +278,37 @@ int RunMain(int argc, char** argv) {
   AddCommonOptions(*s3_ceiling_cmd, common, s3_ceiling.connections, /*needs_url=*/false);
   s3_ceiling_cmd->callback([&] { run = [&] { return RunS3Ceiling(s3_ceiling); }; });
 
+  S3CommitsOptions s3_commits;
+  auto* s3_commits_cmd =
+      app.add_subcommand("s3-commits",
+                         "Append commits to S3 tables and the S3 ceiling (PUT of the "
+                         "size each writer's last "
+                         "commit wrote + one-row transaction), taking turns");
+  AddCommonOptions(*s3_commits_cmd, common, common.connections);
+  AddS3Options(*s3_commits_cmd, s3_commits.s3);
+  s3_commits_cmd->add_option("--namespace", s3_commits.commits.ns)->required();
+  s3_commits_cmd
+      ->add_option("--tables", s3_commits.commits.tables,
+                   "Comma-separated; writer i uses i % n")
+      ->delimiter(',')
+      ->required();
+  s3_commits_cmd->add_option("--writers", s3_commits.commits.writers)
+      ->capture_default_str();
+  s3_commits_cmd
+      ->add_option("--key-prefix", s3_commits.key_prefix,
+                   "Where the ceiling's objects go (deleted at the end)")
+      ->capture_default_str();
+  s3_commits_cmd
+      ->add_option("--store", s3_commits.store,
+                   "The ceiling's store: sqlite:PATH or postgresql://...")
+      ->required();
+  s3_commits_cmd
+      ->add_option("--phase-ms", s3_commits.phase_ms,
+                   "Length of each side's turn (commits, then the ceiling, and so on)")
+      ->capture_default_str();
+  s3_commits_cmd->callback(
+      [&] { run = [&] { return RunS3Commits(common, s3_commits); }; });
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

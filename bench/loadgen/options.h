@@ -118,6 +118,15 @@ struct S3CeilingOptions {
   int connections = 1;
 };
 
+/// \brief `s3-commits`: `commits` and the S3 ceiling taking turns.
+struct S3CommitsOptions {
+  CommitsOptions commits;
+  S3Options s3;
+  std::string key_prefix = "bench-ceiling/";  ///< the ceiling's objects (deleted after)
+  std::string store;                          ///< the ceiling's store
+  int phase_ms = 500;                         ///< length of each side's turn
+};
+
 /// \brief The Lance catalog, namespace and tables of the managed-versioning workloads.
 struct LanceTablesOptions {
   std::string catalog = "bench";  ///< created with managed_versioning = "true"

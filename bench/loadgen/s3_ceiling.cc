@@ -6,15 +6,20 @@
 // - `s3-ceiling`: the least a commit to an S3 table must do, timed in a loop — one PUT
 //   with `If-None-Match: *` of a metadata file's size to a fresh key (what S3FileIO's
 //   WriteFileAtomic sends, src/io/s3_file_io.cc), then the one-row store transaction of
-//   ceiling_store.h.
+//   ceiling_store.h;
+// - `s3-commits`: `commits` on S3 tables and that ceiling taking turns (turns.h), the
+//   ceiling's loop i PUTting what writer i's last commit wrote, so that both meet the
+//   same RGW at the same time and the same sizes.
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -125,6 +130,54 @@ void CleanUp(S3Client& client, const std::string& bucket,
   }
 }
 
+/// What one ceiling loop of `s3-commits` measured.
+struct TurnLoop {
+  Histogram latency;      ///< PUT + transaction, started in the measured window
+  Histogram put_latency;  ///< the PUT alone
+  uint64_t bytes = 0;     ///< PUT in the measured window, in all
+  Clock::time_point last_completion{};
+  std::vector<std::string> keys;  ///< every object written (warm-up included)
+  Status status = Ok();
+};
+
+/// Ceiling loop `loop` of `s3-commits`: in side 1's turns until the window ends, one
+/// conditional PUT of as many bytes as writer `loop`'s last commit wrote (none before
+/// its first), then one `Update` of the loop's row.
+void RunTurnLoop(S3Client& client, const std::string& bucket, CeilingStore& store,
+                 const std::string& stem, int loop, const Turns& turns, Window window,
+                 const std::atomic<uint64_t>& metadata_bytes, TurnLoop& out) {
+  std::string contents;
+  for (uint64_t op = 0;; ++op) {
+    const auto now = Clock::now();
+    if (now >= window.end) return;
+    if (!turns.IsTurnOf(1, now)) {
+      std::this_thread::sleep_until(std::min(turns.NextTurnOf(1, now), window.end));
+      continue;
+    }
+    const uint64_t bytes = metadata_bytes.load(std::memory_order_relaxed);
+    if (bytes == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
+    }
+    if (contents.size() < bytes) contents.assign(bytes, 'm');
+    std::string key = fmt::format("{}{}-{:08d}.metadata.json", stem, loop, op);
+    const auto start = Clock::now();
+    out.status = client.PutObjectIfAbsent(bucket, key,
+                                          std::string_view(contents).substr(0, bytes));
+    if (!out.status) return;
+    const auto put = Clock::now();
+    out.keys.push_back(std::move(key));
+    out.status = store.Update(loop);
+    if (!out.status) return;
+    const auto done = Clock::now();
+    if (start < window.start) continue;
+    out.latency.Record(MicrosBetween(start, done));
+    out.put_latency.Record(MicrosBetween(start, put));
+    out.bytes += bytes;
+    out.last_completion = done;
+  }
+}
+
 }  // namespace
 
 Result<boost::json::object> RunS3CreateBucket(const S3CreateBucketOptions& options) {
@@ -230,6 +283,83 @@ Result<boost::json::object> RunS3Ceiling(const S3CeilingOptions& options) {
       {"latency_us", run->latency.ToJson()},
       {"put_latency_us", puts.ToJson()},
   };
+}
+
+Result<boost::json::object> RunS3Commits(const CommonOptions& common,
+                                         const S3CommitsOptions& options) {
+  const int loops = options.commits.writers;
+  CAIRN_PRECHECK(loops >= 1 && loops <= 1024, "--writers must be in 1..1024");
+  CAIRN_PRECHECK(options.phase_ms >= 10 && options.phase_ms <= 60'000,
+                 "--phase-ms must be in 10..60000");
+  CAIRN_PRECHECK(!options.store.empty(), "--store is required");
+  CAIRN_PRECHECK(options.key_prefix.size() <= kMaxKeyPrefixBytes,
+                 "--key-prefix must be at most {} bytes", kMaxKeyPrefixBytes);
+  CAIRN_ASSIGN_OR_RAISE(auto client, MakeClient(options.s3, loops));
+  const std::string& bucket = options.s3.bucket;
+  std::vector<std::unique_ptr<CeilingStore>> stores;
+  for (int loop = 0; loop < loops; ++loop) {
+    CAIRN_ASSIGN_OR_RAISE(auto store, OpenCeilingStore(options.store, loops));
+    stores.push_back(std::move(store));
+  }
+  const std::string stem = fmt::format("{}ceiling-{}-{:08x}-", options.key_prefix,
+                                       ::getpid(), std::random_device{}());
+
+  std::vector<std::atomic<uint64_t>> metadata_bytes(static_cast<size_t>(loops));
+  std::vector<TurnLoop> measured(static_cast<size_t>(loops));
+  std::vector<std::thread> threads;
+  std::optional<Turns> turns;
+  Window window{};
+  CommitTurns hooks;
+  hooks.metadata_bytes = &metadata_bytes;
+  hooks.started = [&](const Window& run) {
+    window = run;
+    turns.emplace(run.start, std::chrono::milliseconds(options.phase_ms));
+    for (int loop = 0; loop < loops; ++loop) {
+      const auto index = static_cast<size_t>(loop);
+      threads.emplace_back([&, loop, index] {
+        RunTurnLoop(*client, bucket, *stores[index], stem, loop, *turns, window,
+                    metadata_bytes[index], measured[index]);
+      });
+    }
+    return *turns;
+  };
+  auto commits = RunCommits(common, options.commits, &hooks);
+  for (auto& thread : threads) thread.join();
+  std::vector<std::vector<std::string>> written;
+  written.reserve(measured.size());
+  for (TurnLoop& loop : measured) written.push_back(std::move(loop.keys));
+  CleanUp(*client, bucket, written);
+  CAIRN_RETURN_IF_ERROR(commits);
+  for (const TurnLoop& loop : measured) CAIRN_RETURN_IF_ERROR(loop.status);
+
+  Histogram latency;
+  Histogram puts;
+  uint64_t bytes = 0;
+  Clock::time_point last = window.start;
+  for (const TurnLoop& loop : measured) {
+    latency.Merge(loop.latency);
+    puts.Merge(loop.put_latency);
+    bytes += loop.bytes;
+    last = std::max(last, loop.last_completion);
+  }
+  const double seconds = turns ? turns->ActiveSeconds(1, window.start, last) : 0.0;
+  boost::json::object result = std::move(*commits);
+  result["subcommand"] = "s3-commits";
+  result["phase_ms"] = options.phase_ms;
+  result["ceiling"] = boost::json::object{
+      {"subcommand", "s3-ceiling"},
+      {"bytes", latency.count() > 0 ? bytes / latency.count() : 0},
+      {"store", CeilingStoreKind(options.store)},
+      {"endpoint", options.s3.endpoint},
+      {"bucket", bucket},
+      {"connections", loops},
+      {"ops", latency.count()},
+      {"seconds", Rounded(seconds, 3)},
+      {"throughput_ops", Rounded(Rate(latency.count(), seconds), 1)},
+      {"latency_us", latency.ToJson()},
+      {"put_latency_us", puts.ToJson()},
+  };
+  return result;
 }
 
 }  // namespace cairn::bench

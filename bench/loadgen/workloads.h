@@ -5,10 +5,18 @@
 /// prints, or an error when it could not run at all (bad options, server unreachable
 /// during setup). Errors counted during a run are part of the result, not a failure.
 
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
 #include <boost/json/object.hpp>
 
 #include "common/result.h"
+#include "loadgen/driver.h"
 #include "loadgen/options.h"
+#include "loadgen/turns.h"
 
 namespace cairn::bench {
 
@@ -20,8 +28,22 @@ Result<boost::json::object> RunEtag(const CommonOptions& common,
                                     const EtagOptions& options);
 Result<boost::json::object> RunSetupTable(const CommonOptions& common,
                                           const SetupTableOptions& options);
+/// \brief How `RunCommits` shares the machine with another loop (`s3-commits`): the
+/// writers commit only in side 0's turns, report each table's newest metadata size, and
+/// the run's seconds are the time of side 0's phases.
+struct CommitTurns {
+  /// Called once, with the measured window, before the first commit; returns the turns
+  /// (whose origin is the window's start).
+  std::function<Turns(const Window&)> started;
+  /// Per writer (`--writers` of them): the size of the metadata file its last commit
+  /// wrote, as the commit answer carried it.
+  std::vector<std::atomic<uint64_t>>* metadata_bytes = nullptr;
+};
+
+/// \brief `commits`; with `turns`, taking turns as it says.
 Result<boost::json::object> RunCommits(const CommonOptions& common,
-                                       const CommitsOptions& options);
+                                       const CommitsOptions& options,
+                                       const CommitTurns* turns = nullptr);
 Result<boost::json::object> RunCreateTables(const CommonOptions& common,
                                             const CreateTablesOptions& options);
 Result<boost::json::object> RunWalk(const CommonOptions& common,
@@ -34,5 +56,10 @@ Result<boost::json::object> RunDurableCeiling(const DurableCeilingOptions& optio
 Result<boost::json::object> RunS3CreateBucket(const S3CreateBucketOptions& options);
 Result<boost::json::object> RunS3MeanSize(const S3MeanSizeOptions& options);
 Result<boost::json::object> RunS3Ceiling(const S3CeilingOptions& options);
+/// \brief `s3-commits`: `commits` on S3 tables and the S3 ceiling (one loop per writer,
+/// each PUTting its writer's newest metadata size) taking turns; the commits' object
+/// with the ceiling's as `ceiling`.
+Result<boost::json::object> RunS3Commits(const CommonOptions& common,
+                                         const S3CommitsOptions& options);
 
 }  // namespace cairn::bench
