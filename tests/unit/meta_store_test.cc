@@ -129,6 +129,15 @@ class MetaStoreTest : public ::testing::TestWithParam<StoreFactory> {
         << DottedName(path);
   }
 
+  /// Creates the Iceberg table `name` in namespace db (which must exist): its id, 0
+  /// when that failed.
+  int64_t CreateTableInDb(const std::string& name) {
+    auto created = store_->CreateEntity(catalog_, {"db"}, name, EntityKind::kIcebergTable,
+                                        name + ".metadata.json", "{}");
+    EXPECT_THAT(created, IsOk()) << name;
+    return created ? created->id : 0;
+  }
+
   /// All pages of a listing, following `after` with page size `limit`.
   std::vector<NamePage> AllPages(const NamespacePath& parent, size_t limit) {
     std::vector<NamePage> pages;
@@ -1412,22 +1421,20 @@ TEST_P(MetaStoreTest, CatalogRecordsArePagedByNameWithTheirProperties) {
 
 TEST_P(MetaStoreTest, MetricsReportsAreListedPerTableByTimeTypeAndPage) {
   Create({"db"});
-  auto t =
-      store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "m", "{}");
-  auto u =
-      store_->CreateEntity(catalog_, {"db"}, "u", EntityKind::kIcebergTable, "n", "{}");
-  ASSERT_THAT(t, IsOk());
-  ASSERT_THAT(u, IsOk());
+  const int64_t t = CreateTableInDb("t");
+  const int64_t u = CreateTableInDb("u");
+  ASSERT_NE(t, 0);
+  ASSERT_NE(u, 0);
   MetricsReportStore& reports = store_->metrics_reports();
   std::vector<int64_t> ids;
   for (int64_t at : {100, 200, 300, 400}) {
     const std::string type = at == 200 ? "commit-report" : "scan-report";
-    auto id = reports.AddMetricsReport(
-        {0, t->id, type, at, R"({"n":)" + std::to_string(at) + "}"});
+    auto id =
+        reports.AddMetricsReport({0, t, type, at, R"({"n":)" + std::to_string(at) + "}"});
     ASSERT_THAT(id, IsOk());
     ids.push_back(*id);
   }
-  ASSERT_THAT(reports.AddMetricsReport({0, u->id, "scan-report", 250, "{}"}), IsOk());
+  ASSERT_THAT(reports.AddMetricsReport({0, u, "scan-report", 250, "{}"}), IsOk());
   EXPECT_LT(ids[0], ids[1]);
 
   const auto times = [](const MetricsReportPage& page) {
@@ -1436,7 +1443,7 @@ TEST_P(MetaStoreTest, MetricsReportsAreListedPerTableByTimeTypeAndPage) {
     return out;
   };
   MetricsReportFilter filter;
-  filter.entity_id = t->id;
+  filter.entity_id = t;
   filter.limit = 3;
   auto first = reports.ListMetricsReports(filter);
   ASSERT_THAT(first, IsOk());
@@ -1451,7 +1458,7 @@ TEST_P(MetaStoreTest, MetricsReportsAreListedPerTableByTimeTypeAndPage) {
   EXPECT_FALSE(rest->has_more);
 
   MetricsReportFilter range;  // [200, 400) of scan reports
-  range.entity_id = t->id;
+  range.entity_id = t;
   range.from_ms = 200;
   range.to_ms = 400;
   range.report_type = "scan-report";
@@ -1471,9 +1478,9 @@ TEST_P(MetaStoreTest, MetricsReportsAreListedPerTableByTimeTypeAndPage) {
   auto gone = reports.ListMetricsReports(filter);
   ASSERT_THAT(gone, IsOk());
   EXPECT_TRUE(gone->reports.empty());
-  EXPECT_THAT(reports.AddMetricsReport({0, t->id, "scan-report", 500, "{}"}),
+  EXPECT_THAT(reports.AddMetricsReport({0, t, "scan-report", 500, "{}"}),
               IsError(ErrorKind::kNoSuchTable));
-  EXPECT_THAT(reports.AddMetricsReport({0, u->id, "scan-report", 500,
+  EXPECT_THAT(reports.AddMetricsReport({0, u, "scan-report", 500,
                                         std::string(kMaxMetricsReportBytes + 1, ' ')}),
               IsError(ErrorKind::kBadRequest));
 }
@@ -1483,25 +1490,23 @@ TEST_P(MetaStoreTest, MetricsReportsAreListedPerTableByTimeTypeAndPage) {
 TEST_P(MetaStoreTest, ATableKeepsItsNewestReportsOnly) {
   if (GetParam().persistent) GTEST_SKIP() << "in memory only";
   Create({"db"});
-  auto t =
-      store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable, "m", "{}");
-  auto u =
-      store_->CreateEntity(catalog_, {"db"}, "u", EntityKind::kIcebergTable, "n", "{}");
-  ASSERT_THAT(t, IsOk());
-  ASSERT_THAT(u, IsOk());
+  const int64_t t = CreateTableInDb("t");
+  const int64_t u = CreateTableInDb("u");
+  ASSERT_NE(t, 0);
+  ASSERT_NE(u, 0);
   MetricsReportStore& reports = store_->metrics_reports();
-  ASSERT_THAT(reports.AddMetricsReport({0, u->id, "scan-report", 1, "{}"}), IsOk());
+  ASSERT_THAT(reports.AddMetricsReport({0, u, "scan-report", 1, "{}"}), IsOk());
   const int64_t total = kMaxMetricsReportsPerTable + 2 * kMetricsReportTrimEvery;
   int64_t first_id = 0;
   for (int64_t n = 0; n < total; ++n) {
-    auto id = reports.AddMetricsReport({0, t->id, "scan-report", n, "{}"});
+    auto id = reports.AddMetricsReport({0, t, "scan-report", n, "{}"});
     ASSERT_THAT(id, IsOk());
     if (n == 0) first_id = *id;
   }
   int64_t kept = 0;
   int64_t oldest = -1;
   MetricsReportFilter filter;
-  filter.entity_id = t->id;
+  filter.entity_id = t;
   filter.limit = kMaxMetricsReportBatch;
   for (;;) {
     auto page = reports.ListMetricsReports(filter);
@@ -1516,7 +1521,7 @@ TEST_P(MetaStoreTest, ATableKeepsItsNewestReportsOnly) {
   EXPECT_EQ(oldest, total - kept);  // the newest ones stayed
   EXPECT_GT(first_id, 0);
   MetricsReportFilter other;
-  other.entity_id = u->id;
+  other.entity_id = u;
   auto untouched = reports.ListMetricsReports(other);
   ASSERT_THAT(untouched, IsOk());
   EXPECT_EQ(untouched->reports.size(), 1U);  // another table's reports stay
