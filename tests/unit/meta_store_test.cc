@@ -1527,6 +1527,25 @@ TEST_P(MetaStoreTest, ATableKeepsItsNewestReportsOnly) {
   EXPECT_EQ(untouched->reports.size(), 1U);  // another table's reports stay
 }
 
+// The trimming statement runs on every backend (its effect is checked above, in memory):
+// consecutive ids pass a multiple of kMetricsReportTrimEvery within twice as many
+// reports.
+TEST_P(MetaStoreTest, ReportsThatTriggerTheTrimAreKept) {
+  Create({"db"});
+  const int64_t t = CreateTableInDb("t");
+  ASSERT_NE(t, 0);
+  MetricsReportStore& reports = store_->metrics_reports();
+  for (int64_t n = 0; n < 2 * kMetricsReportTrimEvery; ++n) {
+    ASSERT_THAT(reports.AddMetricsReport({0, t, "scan-report", n, "{}"}), IsOk()) << n;
+  }
+  MetricsReportFilter filter;
+  filter.entity_id = t;
+  filter.limit = 1000;
+  auto listed = reports.ListMetricsReports(filter);
+  ASSERT_THAT(listed, IsOk());
+  EXPECT_EQ(listed->reports.size(), static_cast<size_t>(2 * kMetricsReportTrimEvery));
+}
+
 // --- idempotency keys ------------------------------------------------------------------
 
 IdempotencyScope Scope(std::string key, std::string fingerprint, std::string owner,
