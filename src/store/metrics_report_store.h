@@ -19,8 +19,9 @@ namespace cairn {
 /// \brief The largest report text the store keeps (bytes): real reports have a few KiB;
 /// the bound keeps a caller who may only read a table from filling the store.
 inline constexpr size_t kMaxMetricsReportBytes = size_t{64} << 10;
-/// \brief The most reports kept per table: older ones go as new ones come (checked every
-/// `kMetricsReportTrimEvery` reports, so a table may briefly hold that many more).
+/// \brief The most reports kept per table: older ones go as new ones come (checked at
+/// every `kMetricsReportTrimEvery`-th report of the table a process stores, so a table
+/// may briefly hold that many more per replica).
 inline constexpr int64_t kMaxMetricsReportsPerTable = 10'000;
 inline constexpr int64_t kMetricsReportTrimEvery = 64;
 /// \brief The longest `report_type` the store keeps (bytes).

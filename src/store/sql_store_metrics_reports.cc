@@ -25,9 +25,19 @@ Status CheckReport(const MetricsReportRecord& record) {
 
 }  // namespace
 
+bool SqlMetricsReportStore::TrimDue(int64_t entity_id) {
+  MutexLock lock(mutex_);
+  if (inserts_since_trim_.size() >= kMaxCountedTables) inserts_since_trim_.clear();
+  int64_t& inserts = inserts_since_trim_[entity_id];
+  if (++inserts < kMetricsReportTrimEvery) return false;
+  inserts_since_trim_.erase(entity_id);
+  return true;
+}
+
 Result<int64_t> SqlMetricsReportStore::AddMetricsReport(
     const MetricsReportRecord& record) {
   CAIRN_RETURN_IF_ERROR(CheckReport(record));
+  const bool trim = TrimDue(record.entity_id);
   return store_.Write(
       WriteContext::Immediate(),
       [&](Lease& conn, WriteTransaction& txn) -> Result<int64_t> {
@@ -50,7 +60,7 @@ Result<int64_t> SqlMetricsReportStore::AddMetricsReport(
         // Every so often, the table's reports beyond the newest
         // kMaxMetricsReportsPerTable go (a walk of that many index entries, so not on
         // every report).
-        if (id % kMetricsReportTrimEvery == 0) {
+        if (trim) {
           CAIRN_ASSIGN_OR_RAISE(
               auto* trim,
               conn->Prepare(

@@ -1527,6 +1527,39 @@ TEST_P(MetaStoreTest, ATableKeepsItsNewestReportsOnly) {
   EXPECT_EQ(untouched->reports.size(), 1U);  // another table's reports stay
 }
 
+// Tables taking turns are each trimmed: the decision is the table's, not the global id's
+// (with two tables alternating, one of them would only ever get odd ids).
+TEST_P(MetaStoreTest, TablesTakingTurnsAreEachTrimmed) {
+  if (GetParam().persistent) GTEST_SKIP() << "in memory only";
+  Create({"db"});
+  const int64_t t = CreateTableInDb("t");
+  const int64_t u = CreateTableInDb("u");
+  ASSERT_NE(t, 0);
+  ASSERT_NE(u, 0);
+  MetricsReportStore& reports = store_->metrics_reports();
+  for (int64_t n = 0; n < kMaxMetricsReportsPerTable + 2 * kMetricsReportTrimEvery; ++n) {
+    for (const int64_t table : {t, u}) {
+      ASSERT_THAT(reports.AddMetricsReport({0, table, "scan-report", n, "{}"}), IsOk());
+    }
+  }
+  for (const int64_t table : {t, u}) {
+    MetricsReportFilter filter;
+    filter.entity_id = table;
+    filter.limit = kMaxMetricsReportBatch;
+    size_t kept = 0;
+    for (;;) {
+      auto page = reports.ListMetricsReports(filter);
+      ASSERT_THAT(page, IsOk());
+      kept += page->reports.size();
+      if (!page->has_more) break;
+      filter.after_id = page->reports.back().id;
+    }
+    EXPECT_LE(kept,
+              static_cast<size_t>(kMaxMetricsReportsPerTable + kMetricsReportTrimEvery))
+        << "table " << table;
+  }
+}
+
 // The trimming statement runs on every backend (its effect is checked above, in memory):
 // consecutive ids pass a multiple of kMetricsReportTrimEvery within twice as many
 // reports.
