@@ -136,7 +136,8 @@ int Serve(const std::optional<std::string>& config_file, const Flags& flags) {
                     .transaction_retention = config.lance_transaction_retention},
       **storages);
   if (auto status = lance.Start(); !status) return FailStart(status.error());
-  // cairn_lance_transactions{status} on /metrics, counted in the store at each scrape.
+  // cairn_lance_transactions{status} on /metrics, counted in the store every 2 s by its
+  // own thread.
   LanceTransactionGauges lance_transaction_gauges(**store);
 
   // This process beats in the store while it runs, so that an Idempotency-Key claim it

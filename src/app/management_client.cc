@@ -4,6 +4,7 @@
 #include "app/management_client.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,7 +24,8 @@ namespace cairn {
 namespace {
 
 constexpr std::string_view kTokenRoute = "/v1/oauth/tokens";
-/// Server messages are quoted in errors, cut to this length.
+/// Server messages are quoted in errors, cut to this length (after any secret in them
+/// is redacted: a secret across the cut would otherwise leave its first part).
 constexpr size_t kMaxQuotedMessage = 500;
 
 bool IsSuccess(long status) {  // NOLINT(google-runtime-int): libcurl's type
@@ -96,15 +98,19 @@ std::optional<std::string> DescribeErrorBody(std::string_view body) {
   };
   if (error->is_string()) {
     const auto* description = parsed.as_object().if_contains("error_description");
-    return Quoted(text(error) + ": " + text(description));
+    return text(error) + ": " + text(description);
   }
   if (!error->is_object()) return std::nullopt;
-  return Quoted(text(error->as_object().if_contains("type")) + ": " +
-                text(error->as_object().if_contains("message")));
+  return text(error->as_object().if_contains("type")) + ": " +
+         text(error->as_object().if_contains("message"));
 }
 
-Error AnswerError(const HttpAnswer& answer, std::string_view hint) {
-  const std::string what = DescribeErrorBody(answer.body).value_or("HTTP error");
+/// The error of a refused request: its status and the server's message, with `redact`
+/// applied to the message before it is cut to kMaxQuotedMessage.
+Error AnswerError(const HttpAnswer& answer, std::string_view hint,
+                  const std::function<std::string(std::string_view)>& redact) {
+  const std::string what =
+      Quoted(redact(DescribeErrorBody(answer.body).value_or("HTTP error")));
   return Error{KindOfStatus(answer.status),
                fmt::format("{} {}{}", answer.status, what, hint)};
 }
@@ -129,7 +135,8 @@ Result<boost::json::value> AnswerJson(const HttpAnswer& answer, std::string_view
 
 /// `text` with every occurrence of any of `secrets` replaced by a marker, in one pass
 /// from left to right (longest secret first at each position): a secret that is part
-/// of the marker, or of another secret, is never found again in what was replaced.
+/// of the marker, or of another secret, is never found again in what was replaced, and
+/// a marker already in `text` is kept (redacting twice changes nothing).
 std::string RedactAll(std::string_view text, std::vector<std::string_view> secrets) {
   constexpr std::string_view kRedacted = "[redacted]";
   std::erase_if(secrets, [](std::string_view secret) { return secret.empty(); });
@@ -140,6 +147,12 @@ std::string RedactAll(std::string_view text, std::vector<std::string_view> secre
   redacted.reserve(text.size());
   size_t at = 0;
   while (at < text.size()) {
+    // A marker already there stays as it is: redacting twice changes nothing.
+    if (text.substr(at).starts_with(kRedacted)) {
+      redacted.append(kRedacted);
+      at += kRedacted.size();
+      continue;
+    }
     const auto found = std::ranges::find_if(secrets, [&](std::string_view secret) {
       return text.substr(at).starts_with(secret);
     });
@@ -221,8 +234,8 @@ Result<boost::json::value> ManagementClient::Send(std::string_view method,
   if (!IsSuccess(answer.status)) {
     const bool anonymous = token.empty() && answer.status == 401;
     return tl::unexpected(AnswerError(
-        answer,
-        anonymous ? " (give --credential CLIENT_ID:SECRET or --token TOKEN)" : ""));
+        answer, anonymous ? " (give --credential CLIENT_ID:SECRET or --token TOKEN)" : "",
+        [this](std::string_view text) { return RedactedText(text); }));
   }
   return AnswerJson(answer, exchange.url);
 }
@@ -247,7 +260,8 @@ Result<std::string> ManagementClient::FetchToken() {
   CAIRN_ASSIGN_OR_RAISE(const HttpAnswer answer, transport_->Perform(exchange));
   if (!IsSuccess(answer.status)) {
     return tl::unexpected(
-        AnswerError(answer, fmt::format(" (token request to {})", exchange.url)));
+        AnswerError(answer, fmt::format(" (token request to {})", exchange.url),
+                    [this](std::string_view text) { return RedactedText(text); }));
   }
   CAIRN_ASSIGN_OR_RAISE(const boost::json::value json, AnswerJson(answer, exchange.url));
   const auto* token =
@@ -259,6 +273,11 @@ Result<std::string> ManagementClient::FetchToken() {
 }
 
 Error ManagementClient::Redacted(Error error) const {
+  error.message = RedactedText(error.message);
+  return error;
+}
+
+std::string ManagementClient::RedactedText(std::string_view text) const {
   std::vector<std::string_view> secrets = {options_.token, token_};
   // The secret as the form carried it too, should a server quote the body.
   std::string encoded_secret;
@@ -270,8 +289,7 @@ Error ManagementClient::Redacted(Error error) const {
     secrets.push_back(secret);
     secrets.push_back(encoded_secret);
   }
-  error.message = RedactAll(error.message, std::move(secrets));
-  return error;
+  return RedactAll(text, std::move(secrets));
 }
 
 }  // namespace cairn

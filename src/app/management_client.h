@@ -90,7 +90,10 @@ class ManagementClient {
                                   const boost::json::value* body);
   Result<std::string> BearerToken();
   Result<std::string> FetchToken();
+  /// `error` with every secret this client knows (the client secret, as given and as
+  /// the token form encodes it, and the tokens) replaced by `[redacted]`.
   Error Redacted(Error error) const;
+  std::string RedactedText(std::string_view text) const;
 
   const ManagementClientOptions options_;
   std::string base_url_;  ///< `options_.server` without a trailing `/`

@@ -196,6 +196,24 @@ TEST(ManagementClientTest, ASecretInsideTheMarkerIsRedactedOnce) {
   EXPECT_LT(refused.error().message.size(), 2000U);
 }
 
+// A secret the server quotes where its message is cut leaves no part of itself.
+TEST(ManagementClientTest, ASecretAcrossTheCutOfAMessageLeavesNoPart) {
+  FakeHttpServer server([](const FakeHttpRequest&) {
+    return Reply(403, boost::json::serialize(boost::json::object{
+                          {"error",
+                           {{"type", "ForbiddenException"},
+                            {"message", std::string(470, 'x') + "the-bearer-token"}}}}));
+  });
+  ManagementClientOptions options = At(server);
+  options.token = "the-bearer-token";
+  auto client = Client(options);
+  ASSERT_NE(client, nullptr);
+  auto refused = client->Call("GET", "/management/v1/catalogs");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_THAT(refused.error().message, Not(HasSubstr("the-bea")));
+  EXPECT_THAT(refused.error().message, HasSubstr("[redacted]"));
+}
+
 TEST(ManagementClientTest, RefusesAnAnswerPastItsBound) {
   for (const bool chunked : {false, true}) {
     SCOPED_TRACE(chunked ? "chunked" : "with Content-Length");
