@@ -68,7 +68,7 @@ class Writer {
   /// `turns` and `metadata_bytes` are null unless the run takes turns (see CommitTurns).
   Writer(asio::any_io_executor executor, const ServerTarget& target,
          const CommonOptions& common, std::string table_path, int index, uint64_t salt,
-         Window window, CommitTally& tally, const Turns* turns,
+         Window window, CommitTally& tally, TurnTaking* turns,
          std::atomic<uint64_t>* metadata_bytes)
       : connection_(std::move(executor), target,
                     std::chrono::milliseconds(common.timeout_ms)),
@@ -89,20 +89,27 @@ class Writer {
       for (int64_t i = 0; i < *count; ++i) co_await CommitOnce(true);
       co_return;
     }
-    while (Clock::now() < window_.end) {
+    if (turns_ != nullptr) {
       // Waiting for the turn is neither the commit's time nor a reason to record it.
-      if (turns_ != nullptr) co_await WaitForTurn();
-      if (Clock::now() >= window_.end) break;
-      co_await CommitOnce(Clock::now() >= window_.start);
+      while (co_await WaitForTurn()) {
+        co_await CommitOnce(Clock::now() >= window_.start);
+        turns_->End(0);
+      }
+      co_return;
     }
+    while (Clock::now() < window_.end) co_await CommitOnce(Clock::now() >= window_.start);
   }
 
  private:
-  asio::awaitable<void> WaitForTurn() {
-    const auto turn = std::min(turns_->NextTurnOf(0, Clock::now()), window_.end);
-    if (turn <= Clock::now()) co_return;
-    asio::steady_timer timer(co_await asio::this_coro::executor, turn);
-    co_await timer.async_wait(asio::use_awaitable);
+  /// Waits for the commits' turn and starts an operation in it (true), or false once the
+  /// window is over. Polls every kTurnPoll, as the ceiling's loops do.
+  asio::awaitable<bool> WaitForTurn() {
+    while (!turns_->TryBegin(0)) {
+      if (Clock::now() >= window_.end) co_return false;
+      asio::steady_timer timer(co_await asio::this_coro::executor, kTurnPoll);
+      co_await timer.async_wait(asio::use_awaitable);
+    }
+    co_return true;
   }
 
   /// Loads main's state when unknown. False (error counted) when that fails.
@@ -191,7 +198,7 @@ class Writer {
   int64_t counter_ = 1;
   Window window_;
   CommitTally& tally_;
-  const Turns* turns_;
+  TurnTaking* turns_;
   std::atomic<uint64_t>* metadata_bytes_;
   std::optional<TableState> state_;
 };
@@ -240,8 +247,7 @@ Result<boost::json::object> RunCommits(const CommonOptions& common,
   const Window window = options.commits_per_writer
                             ? Window{Clock::now(), Clock::time_point::max()}
                             : Window::FromNow(common.warmup_s, common.duration_s);
-  std::optional<Turns> phases;
-  if (turns != nullptr) phases.emplace(turns->started(window));
+  TurnTaking* phases = turns != nullptr ? turns->started(window) : nullptr;
   const uint64_t salt = std::random_device{}();
   const IcebergPaths paths(common.IcebergRoot());
   CAIRN_ASSIGN_OR_RAISE(
@@ -266,8 +272,8 @@ Result<boost::json::object> RunCommits(const CommonOptions& common,
   // Taking turns, the commits had their own phases only.
   const double seconds =
       commits + total.commits.errors() == 0 ? 0.0
-      : phases ? phases->ActiveSeconds(0, window.start, total.commits.last_completion())
-               : SecondsBetween(window.start, total.commits.last_completion());
+      : phases != nullptr                   ? phases->ActiveSeconds(0)
+                          : SecondsBetween(window.start, total.commits.last_completion());
   boost::json::array tables;
   for (const std::string& table : options.tables)
     tables.push_back(boost::json::string(table));

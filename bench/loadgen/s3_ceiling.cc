@@ -132,10 +132,9 @@ void CleanUp(S3Client& client, const std::string& bucket,
 
 /// What one ceiling loop of `s3-commits` measured.
 struct TurnLoop {
-  Histogram latency;      ///< PUT + transaction, started in the measured window
-  Histogram put_latency;  ///< the PUT alone
-  uint64_t bytes = 0;     ///< PUT in the measured window, in all
-  Clock::time_point last_completion{};
+  Histogram latency;              ///< PUT + transaction, started in the measured window
+  Histogram put_latency;          ///< the PUT alone
+  uint64_t bytes = 0;             ///< PUT in the measured window, in all
   std::vector<std::string> keys;  ///< every object written (warm-up included)
   Status status = Ok();
 };
@@ -144,19 +143,19 @@ struct TurnLoop {
 /// conditional PUT of as many bytes as writer `loop`'s last commit wrote (none before
 /// its first), then one `Update` of the loop's row.
 void RunTurnLoop(S3Client& client, const std::string& bucket, CeilingStore& store,
-                 const std::string& stem, int loop, const Turns& turns, Window window,
+                 const std::string& stem, int loop, TurnTaking& turns, Window window,
                  const std::atomic<uint64_t>& metadata_bytes, TurnLoop& out) {
   std::string contents;
   for (uint64_t op = 0;; ++op) {
-    const auto now = Clock::now();
-    if (now >= window.end) return;
-    if (!turns.IsTurnOf(1, now)) {
-      std::this_thread::sleep_until(std::min(turns.NextTurnOf(1, now), window.end));
+    if (!turns.TryBegin(1)) {
+      if (Clock::now() >= window.end) return;
+      std::this_thread::sleep_for(kTurnPoll);
       continue;
     }
     const uint64_t bytes = metadata_bytes.load(std::memory_order_relaxed);
-    if (bytes == 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (bytes == 0 || bytes > kMaxCeilingBytes) {
+      turns.End(1);
+      std::this_thread::sleep_for(kTurnPoll);
       continue;
     }
     if (contents.size() < bytes) contents.assign(bytes, 'm');
@@ -164,17 +163,18 @@ void RunTurnLoop(S3Client& client, const std::string& bucket, CeilingStore& stor
     const auto start = Clock::now();
     out.status = client.PutObjectIfAbsent(bucket, key,
                                           std::string_view(contents).substr(0, bytes));
-    if (!out.status) return;
     const auto put = Clock::now();
-    out.keys.push_back(std::move(key));
-    out.status = store.Update(loop);
-    if (!out.status) return;
+    if (out.status) {
+      out.keys.push_back(std::move(key));
+      out.status = store.Update(loop);
+    }
     const auto done = Clock::now();
+    turns.End(1);
+    if (!out.status) return;
     if (start < window.start) continue;
     out.latency.Record(MicrosBetween(start, done));
     out.put_latency.Record(MicrosBetween(start, put));
     out.bytes += bytes;
-    out.last_completion = done;
   }
 }
 
@@ -306,14 +306,15 @@ Result<boost::json::object> RunS3Commits(const CommonOptions& common,
 
   std::vector<std::atomic<uint64_t>> metadata_bytes(static_cast<size_t>(loops));
   std::vector<TurnLoop> measured(static_cast<size_t>(loops));
-  std::vector<std::thread> threads;
-  std::optional<Turns> turns;
+  std::optional<TurnTaking> turns;
   Window window{};
+  // Declared after all they use: joined first, even when an exception unwinds.
+  std::vector<std::jthread> threads;
   CommitTurns hooks;
   hooks.metadata_bytes = &metadata_bytes;
   hooks.started = [&](const Window& run) {
     window = run;
-    turns.emplace(run.start, std::chrono::milliseconds(options.phase_ms));
+    turns.emplace(run, std::chrono::milliseconds(options.phase_ms));
     for (int loop = 0; loop < loops; ++loop) {
       const auto index = static_cast<size_t>(loop);
       threads.emplace_back([&, loop, index] {
@@ -321,10 +322,10 @@ Result<boost::json::object> RunS3Commits(const CommonOptions& common,
                     metadata_bytes[index], measured[index]);
       });
     }
-    return *turns;
+    return &*turns;
   };
   auto commits = RunCommits(common, options.commits, &hooks);
-  for (auto& thread : threads) thread.join();
+  threads.clear();  // joins them
   std::vector<std::vector<std::string>> written;
   written.reserve(measured.size());
   for (TurnLoop& loop : measured) written.push_back(std::move(loop.keys));
@@ -335,14 +336,12 @@ Result<boost::json::object> RunS3Commits(const CommonOptions& common,
   Histogram latency;
   Histogram puts;
   uint64_t bytes = 0;
-  Clock::time_point last = window.start;
   for (const TurnLoop& loop : measured) {
     latency.Merge(loop.latency);
     puts.Merge(loop.put_latency);
     bytes += loop.bytes;
-    last = std::max(last, loop.last_completion);
   }
-  const double seconds = turns ? turns->ActiveSeconds(1, window.start, last) : 0.0;
+  const double seconds = turns ? turns->ActiveSeconds(1) : 0.0;
   boost::json::object result = std::move(*commits);
   result["subcommand"] = "s3-commits";
   result["phase_ms"] = options.phase_ms;

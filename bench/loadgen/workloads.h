@@ -6,6 +6,7 @@
 /// during setup). Errors counted during a run are part of the result, not a failure.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -30,15 +31,18 @@ Result<boost::json::object> RunSetupTable(const CommonOptions& common,
                                           const SetupTableOptions& options);
 /// \brief How `RunCommits` shares the machine with another loop (`s3-commits`): the
 /// writers commit only in side 0's turns, report each table's newest metadata size, and
-/// the run's seconds are the time of side 0's phases.
+/// the run's seconds are those of side 0's turns.
 struct CommitTurns {
   /// Called once, with the measured window, before the first commit; returns the turns
-  /// (whose origin is the window's start).
-  std::function<Turns(const Window&)> started;
+  /// (which must outlive the run).
+  std::function<TurnTaking*(const Window&)> started;
   /// Per writer (`--writers` of them): the size of the metadata file its last commit
   /// wrote, as the commit answer carried it.
   std::vector<std::atomic<uint64_t>>* metadata_bytes = nullptr;
 };
+
+/// \brief How often an operation waiting for its side's turn looks again.
+inline constexpr std::chrono::milliseconds kTurnPoll{1};
 
 /// \brief `commits`; with `turns`, taking turns as it says.
 Result<boost::json::object> RunCommits(const CommonOptions& common,
