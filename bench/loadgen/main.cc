@@ -282,8 +282,8 @@ int RunMain(int argc, char** argv) {
   auto* s3_commits_cmd =
       app.add_subcommand("s3-commits",
                          "Append commits to S3 tables and the S3 ceiling (PUT of the "
-                         "size each writer's last "
-                         "commit wrote + one-row transaction), taking turns");
+                         "mean size a writer's commits wrote in their last turn + "
+                         "one-row transaction), taking turns");
   AddCommonOptions(*s3_commits_cmd, common, common.connections);
   AddS3Options(*s3_commits_cmd, s3_commits.s3);
   s3_commits_cmd->add_option("--namespace", s3_commits.commits.ns)->required();

@@ -140,19 +140,29 @@ struct TurnLoop {
 };
 
 /// Ceiling loop `loop` of `s3-commits`: in side 1's turns until the window ends, one
-/// conditional PUT of as many bytes as writer `loop`'s last commit wrote (none before
-/// its first), then one `Update` of the loop's row.
+/// conditional PUT of as many bytes as writer `loop`'s commits wrote on average in its
+/// last turn (none before its first commit), then one `Update` of the loop's row.
 void RunTurnLoop(S3Client& client, const std::string& bucket, CeilingStore& store,
                  const std::string& stem, int loop, TurnTaking& turns, Window window,
                  const std::atomic<uint64_t>& metadata_bytes, TurnLoop& out) {
   std::string contents;
+  // The writer's newest size as this loop last saw it, and the size PUT: the mean of the
+  // sizes of the commits in the writer's last turn (the metadata grows about linearly, so
+  // the middle of where it started and ended), not the last of them, which the ceiling
+  // would pay more bytes for than the commits did.
+  uint64_t seen = 0;
+  uint64_t bytes = 0;
   for (uint64_t op = 0;; ++op) {
     if (!turns.TryBegin(1)) {
       if (Clock::now() >= window.end) return;
       std::this_thread::sleep_for(kTurnPoll);
       continue;
     }
-    const uint64_t bytes = metadata_bytes.load(std::memory_order_relaxed);
+    const uint64_t newest = metadata_bytes.load(std::memory_order_relaxed);
+    if (newest != seen) {
+      bytes = seen == 0 ? newest : seen + (newest - std::min(newest, seen)) / 2;
+      seen = newest;
+    }
     if (bytes == 0 || bytes > kMaxCeilingBytes) {
       turns.End(1);
       std::this_thread::sleep_for(kTurnPoll);
