@@ -252,12 +252,13 @@ measure_rgw() {
 }
 
 # N writers on fresh tables of the S3 catalog and the S3 ceiling with as many connections,
-# taking turns every 500 ms in one run (`s3-commits`): the ceiling's loop i does one
-# conditional PUT of as many bytes as writer i's newest metadata file to a fresh key, then
-# a one-row transaction in a fresh SQLite file. Turns, because RGW drifts: the same
-# ceiling measured three times in a row took 7.5, 6.6 and 5.5 ms per operation, and a
-# ceiling measured after the commits (as this workload did before) met another RGW than
-# they did. The run lasts twice DURATION_S, so that each side has DURATION_S.
+# taking turns of 500 ms in one run (`s3-commits`; a turn hands over once the other side's
+# operations have ended): the ceiling's loop i does one conditional PUT of the mean size
+# writer i's commits wrote in their last turn to a fresh key, then a one-row transaction
+# in a fresh SQLite file. Turns, because RGW drifts: the same ceiling measured three times
+# in a row took 7.5, 6.6 and 5.5 ms per operation, and a ceiling measured after the
+# commits (as this workload did before) met another RGW than they did. The run lasts
+# twice DURATION_S, so that each side has about DURATION_S.
 commits_vs_s3_ceiling() {
   local n="$1" i tables=() list
   COMMIT_TABLES="w7w${n}t"

@@ -61,8 +61,8 @@ Result<boost::json::object> RunS3CreateBucket(const S3CreateBucketOptions& optio
 Result<boost::json::object> RunS3MeanSize(const S3MeanSizeOptions& options);
 Result<boost::json::object> RunS3Ceiling(const S3CeilingOptions& options);
 /// \brief `s3-commits`: `commits` on S3 tables and the S3 ceiling (one loop per writer,
-/// each PUTting its writer's newest metadata size) taking turns; the commits' object
-/// with the ceiling's as `ceiling`.
+/// each PUTting the mean size its writer's commits wrote in their last turn) taking
+/// turns; the commits' object with the ceiling's as `ceiling`.
 Result<boost::json::object> RunS3Commits(const CommonOptions& common,
                                          const S3CommitsOptions& options);
 
