@@ -129,6 +129,22 @@ class MetaStoreTest : public ::testing::TestWithParam<StoreFactory> {
         << DottedName(path);
   }
 
+  /// Every metrics report of `table`, oldest first, the pages followed.
+  std::vector<MetricsReportRecord> AllReports(int64_t table) {
+    std::vector<MetricsReportRecord> all;
+    MetricsReportFilter filter;
+    filter.entity_id = table;
+    filter.limit = kMaxMetricsReportBatch;
+    for (;;) {
+      auto page = store_->metrics_reports().ListMetricsReports(filter);
+      EXPECT_THAT(page, IsOk());
+      if (!page) return all;
+      all.insert(all.end(), page->reports.begin(), page->reports.end());
+      if (!page->has_more || page->reports.empty()) return all;
+      filter.after_id = page->reports.back().id;
+    }
+  }
+
   /// Creates the Iceberg table `name` in namespace db (which must exist): its id, 0
   /// when that failed.
   int64_t CreateTableInDb(const std::string& name) {
@@ -1503,19 +1519,9 @@ TEST_P(MetaStoreTest, ATableKeepsItsNewestReportsOnly) {
     ASSERT_THAT(id, IsOk());
     if (n == 0) first_id = *id;
   }
-  int64_t kept = 0;
-  int64_t oldest = -1;
-  MetricsReportFilter filter;
-  filter.entity_id = t;
-  filter.limit = kMaxMetricsReportBatch;
-  for (;;) {
-    auto page = reports.ListMetricsReports(filter);
-    ASSERT_THAT(page, IsOk());
-    if (oldest < 0 && !page->reports.empty()) oldest = page->reports[0].reported_at_ms;
-    kept += static_cast<int64_t>(page->reports.size());
-    if (!page->has_more) break;
-    filter.after_id = page->reports.back().id;
-  }
+  const auto all = AllReports(t);
+  const auto kept = static_cast<int64_t>(all.size());
+  const int64_t oldest = all.empty() ? -1 : all.front().reported_at_ms;
   EXPECT_GE(kept, kMaxMetricsReportsPerTable);
   EXPECT_LE(kept, kMaxMetricsReportsPerTable + kMetricsReportTrimEvery);
   EXPECT_EQ(oldest, total - kept);  // the newest ones stayed
@@ -1543,17 +1549,7 @@ TEST_P(MetaStoreTest, TablesTakingTurnsAreEachTrimmed) {
     }
   }
   for (const int64_t table : {t, u}) {
-    MetricsReportFilter filter;
-    filter.entity_id = table;
-    filter.limit = kMaxMetricsReportBatch;
-    size_t kept = 0;
-    for (;;) {
-      auto page = reports.ListMetricsReports(filter);
-      ASSERT_THAT(page, IsOk());
-      kept += page->reports.size();
-      if (!page->has_more) break;
-      filter.after_id = page->reports.back().id;
-    }
+    const size_t kept = AllReports(table).size();
     EXPECT_LE(kept,
               static_cast<size_t>(kMaxMetricsReportsPerTable + kMetricsReportTrimEvery))
         << "table " << table;
