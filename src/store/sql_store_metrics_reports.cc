@@ -62,12 +62,12 @@ Result<int64_t> SqlMetricsReportStore::AddMetricsReport(
         // every report).
         if (trim) {
           CAIRN_ASSIGN_OR_RAISE(
-              auto* trim,
+              auto* trim_statement,
               conn->Prepare(
                   "DELETE FROM metrics_reports WHERE entity_id = ? AND id < "
                   "(SELECT id FROM metrics_reports WHERE entity_id = ? ORDER BY "
                   "id DESC LIMIT 1 OFFSET ?)"));
-          Query trimmed(*conn, trim);
+          Query trimmed(*conn, trim_statement);
           CAIRN_RETURN_IF_ERROR(trimmed.Bind(record.entity_id)
                                     .Bind(record.entity_id)
                                     .Bind(kMaxMetricsReportsPerTable - 1)
