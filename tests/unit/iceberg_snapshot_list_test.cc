@@ -90,6 +90,10 @@ TEST(SnapshotListTest, MetadataTextEscapesLogEntriesAndHandlesEmptyLists) {
   ASSERT_THAT(metadata, IsOk());
   metadata->metadata_log.push_back(
       MetadataLogEntry{1, "file:///w/\"quoted\"\\back\nline/00001.metadata.json"});
+  metadata->metadata_log.push_back(
+      MetadataLogEntry{-2,
+                       "file:///w/\x01"
+                       "control\ttab/caf\u00e9/00002.metadata.json"});
   ExpectSameText(*metadata);
   metadata->snapshots = SnapshotList{};
   metadata->snapshot_log.clear();
