@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 
+#include <semaphore>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -18,6 +19,15 @@
 
 namespace cairn::bench {
 namespace {
+
+/// The right to write, shared by every SQLite ceiling connection of this process (a run
+/// measures one ceiling store at a time): Cairn's store queues its writers the same way
+/// (src/store/sqlite_store.cc, `WriterGate`) instead of letting SQLite's busy handler
+/// make them poll with sleeps.
+std::binary_semaphore& SqliteWriterGate() {
+  static std::binary_semaphore gate(1);
+  return gate;
+}
 
 class SqliteCeiling final : public CeilingStore {
  public:
@@ -58,7 +68,17 @@ class SqliteCeiling final : public CeilingStore {
   }
 
   Status Update(int row) override {
-    // BEGIN IMMEDIATE as Cairn's writers do.
+    // Through the gate, then BEGIN IMMEDIATE, as Cairn's writers do.
+    SqliteWriterGate().acquire();
+    auto done = UpdateInTransaction(row);
+    SqliteWriterGate().release();
+    return done;
+  }
+
+ private:
+  explicit SqliteCeiling(sqlite3* db) : db_(db) {}
+
+  Status UpdateInTransaction(int row) {
     CAIRN_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
     sqlite3_reset(update_);
     sqlite3_bind_text(update_, 1, "file:///bench/metadata.json", -1, SQLITE_STATIC);
@@ -70,9 +90,6 @@ class SqliteCeiling final : public CeilingStore {
     }
     return Exec("COMMIT");
   }
-
- private:
-  explicit SqliteCeiling(sqlite3* db) : db_(db) {}
 
   Status Exec(const char* sql) {
     if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK) return Fail(sql);

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <semaphore>
 #include <unordered_map>
 #include <utility>
 
@@ -269,13 +271,26 @@ class SqliteStatement final : public SqlStatement {
   sqlite3_stmt* stmt_;
 };
 
+/// The right to write, shared by the connections of one store. SQLite lets one writer in
+/// at a time and makes the others poll with growing sleeps (1, 2, 5, 10, ... ms): with
+/// many writers, the lock was often free while they slept. Writers of this process queue
+/// here instead and the next one goes in as soon as the last one ends; SQLite's own lock
+/// still keeps other processes (an admin command) out. A semaphore, not a mutex: it is
+/// taken in `Begin` and given back when the transaction ends, in another call.
+using WriterGate = std::binary_semaphore;
+
 /// One open database connection with its cache of prepared statements.
 class SqliteConnection final : public SqlConnection {
  public:
-  explicit SqliteConnection(sqlite3* db) : db_(db) {}
+  /// `gate`: shared by the store's connections (null: none, as for a lone connection);
+  /// a writer waits for it at most `busy_timeout`, as SQLite waits for its lock.
+  SqliteConnection(sqlite3* db, std::shared_ptr<WriterGate> gate,
+                   std::chrono::milliseconds busy_timeout)
+      : db_(db), gate_(std::move(gate)), busy_timeout_(busy_timeout) {}
   ~SqliteConnection() override {
-    statements_.clear();  // finalized before the database closes
-    sqlite3_close_v2(db_);
+    statements_.clear();    // finalized before the database closes
+    sqlite3_close_v2(db_);  // rolls back an open transaction
+    LeaveGate();
   }
   SqliteConnection(const SqliteConnection&) = delete;
   SqliteConnection& operator=(const SqliteConnection&) = delete;
@@ -331,11 +346,30 @@ class SqliteConnection final : public SqlConnection {
     return Ok();
   }
 
-  Status Begin() override { return ExecScript("BEGIN IMMEDIATE", "begin transaction"); }
+  Status Begin() override {
+    if (gate_ != nullptr) {
+      if (!gate_->try_acquire_for(busy_timeout_)) {
+        failure_ = SqlFailure::kOther;  // as when SQLite's busy timeout runs out
+        return ServiceUnavailable(
+            "Metadata store is busy (begin transaction); retry later");
+      }
+      in_gate_ = true;
+    }
+    auto begun = ExecScript("BEGIN IMMEDIATE", "begin transaction");
+    if (!begun) LeaveGate();
+    return begun;
+  }
   // In WAL mode a deferred transaction reads one snapshot, taken at its first read.
   Status BeginSnapshot() override { return ExecScript("BEGIN DEFERRED", "begin read"); }
-  Status Commit() override { return ExecScript("COMMIT", "commit"); }
-  void Rollback() override { (void)ExecScript("ROLLBACK", "rollback"); }
+  Status Commit() override {
+    auto committed = ExecScript("COMMIT", "commit");
+    LeaveGateOnceEnded();  // a failed COMMIT may leave the transaction open
+    return committed;
+  }
+  void Rollback() override {
+    (void)ExecScript("ROLLBACK", "rollback");
+    LeaveGateOnceEnded();
+  }
   bool SerializesWriters() const override { return true; }
   Result<bool> LockRow(const char*, int64_t, bool) override { return true; }
   SqlFailure LastFailure() const override { return failure_; }
@@ -366,12 +400,25 @@ class SqliteConnection final : public SqlConnection {
         fmt::format("Metadata store error during {}: {}", what, sqlite3_errmsg(db_))});
   }
 
+  void LeaveGate() {
+    if (!in_gate_) return;
+    in_gate_ = false;
+    gate_->release();
+  }
+  void LeaveGateOnceEnded() {
+    if (sqlite3_get_autocommit(db_) != 0) LeaveGate();
+  }
+
   sqlite3* db_;
+  std::shared_ptr<WriterGate> gate_;
+  std::chrono::milliseconds busy_timeout_;
+  bool in_gate_ = false;  // this connection's write transaction holds the gate
   std::unordered_map<const char*, std::unique_ptr<SqliteStatement>> statements_;
   SqlFailure failure_ = SqlFailure::kNone;
 };
 
-Result<std::unique_ptr<SqlConnection>> OpenConnection(const SqliteOptions& options) {
+Result<std::unique_ptr<SqlConnection>> OpenConnection(
+    const SqliteOptions& options, std::shared_ptr<WriterGate> gate = nullptr) {
   sqlite3* db = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(options.path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
@@ -379,7 +426,8 @@ Result<std::unique_ptr<SqlConnection>> OpenConnection(const SqliteOptions& optio
     sqlite3_close_v2(db);
     return IOError("Cannot open SQLite database '{}': {}", options.path, message);
   }
-  auto conn = std::make_unique<SqliteConnection>(db);
+  auto conn = std::make_unique<SqliteConnection>(
+      db, std::move(gate), std::chrono::milliseconds(options.busy_timeout_ms));
   sqlite3_busy_timeout(db, options.busy_timeout_ms);
   sqlite3_extended_result_codes(db, 1);
   const std::string pragmas = fmt::format(
@@ -409,8 +457,9 @@ Result<std::unique_ptr<MetaStore>> OpenSqliteStore(const SqliteOptions& options)
       options.path == ":memory:" ? 1 : std::max<size_t>(1, options.pool_size);
   SqlStoreOptions store;
   store.pool_size = pool_size;
+  auto gate = std::make_shared<WriterGate>(1);
   for (size_t i = 0; i < pool_size; ++i) {
-    CAIRN_ASSIGN_OR_RAISE(auto conn, OpenConnection(options));
+    CAIRN_ASSIGN_OR_RAISE(auto conn, OpenConnection(options, gate));
     if (i == 0) CAIRN_RETURN_IF_ERROR(ApplyMigrations(*conn, Migrations()));
     store.connections.push_back(std::move(conn));
   }
