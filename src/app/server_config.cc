@@ -215,8 +215,11 @@ std::vector<Setting> BaseSettings() {
         "Network threads; they also answer cached table loads (default: one per core, at "
         "most 4)"},
        Count(&HttpOptions::io_threads, 1, 64)},
-      {{"worker-threads", "Threads for blocking work such as store access (default 4)"},
-       Integer(1, 256, [](ServerConfig& c, uint64_t v) { c.http.worker_threads = v; })},
+      {{"worker-threads",
+        "Threads for blocking work: store and object-storage calls (default 4; 8 when a "
+        "[storage] is declared)"},
+       Integer(1, 256,
+               [](ServerConfig& c, uint64_t v) { c.worker_threads_setting = v; })},
       {{"worker-queue",
         "Requests waiting for a worker before new ones get 503 (default 1024)"},
        Count(&HttpOptions::worker_queue, 1, 1'000'000)},
@@ -623,6 +626,10 @@ Status FinalizeConfig(ServerConfig& config) {
   CAIRN_RETURN_IF_ERROR(ResolveTlsFiles(config));
   CAIRN_RETURN_IF_ERROR(
       FinalizeStorages(config.storages, config.catalogs, config.allowed_locations));
+  config.http.worker_threads = config.worker_threads_setting != 0
+                                   ? config.worker_threads_setting
+                               : config.storages.empty() ? kDefaultWorkerThreads
+                                                         : kObjectStorageWorkerThreads;
   // Two connections per worker: an idempotent request keeps its write open until its
   // answer is stored, and may read meanwhile. One more per I/O thread for the fast paths.
   const size_t workers_need = 2 * config.http.worker_threads;

@@ -48,6 +48,9 @@ struct ServerConfig {
   std::string store_password_file;
   /// Store connections per replica; 0 = two per worker thread.
   size_t store_pool_size = 0;
+  /// `worker-threads` as given; 0 (not given): `Finalize` picks `kDefaultWorkerThreads`,
+  /// or `kObjectStorageWorkerThreads` when a `[storage]` is declared.
+  size_t worker_threads_setting = 0;
   std::string default_catalog = "default";
   /// trace, debug, info, warn, error, off.
   std::string log_level = "info";
@@ -88,6 +91,14 @@ struct ServerConfig {
   /// Authentication, tokens, the root principal, OIDC.
   AuthConfig auth;
 };
+
+/// Worker threads when `worker-threads` is not given: store calls take microseconds to a
+/// millisecond, so a few threads keep the cores busy.
+inline constexpr size_t kDefaultWorkerThreads = 4;
+/// ... and when object storage is declared: each S3 call holds its worker for tens of
+/// milliseconds while it waits on the network, and with 4 workers no more than 4 commits
+/// could be writing their metadata files at once (docs/DECISIONS.md, 2026-12-04).
+inline constexpr size_t kObjectStorageWorkerThreads = 8;
 
 /// \brief One configurable setting, for `--help` and the README.
 struct SettingInfo {

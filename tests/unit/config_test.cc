@@ -119,7 +119,7 @@ const std::vector<SettingCase>& SettingCases() {
        "64",
        {"0", "65", "two"}},
       {"worker-threads",
-       [](const ServerConfig& c) { return std::to_string(c.http.worker_threads); },
+       [](const ServerConfig& c) { return std::to_string(c.worker_threads_setting); },
        "8",
        "8",
        {"0", "257", "many"}},
@@ -568,7 +568,7 @@ data-dir = "/var/lib/cairn"
   EXPECT_EQ(config_.http.port, 0);
   EXPECT_EQ(config_.http.max_body_bytes, 1024u);
   EXPECT_EQ(config_.log_level, "warn");
-  EXPECT_EQ(config_.http.worker_threads, 2u);
+  EXPECT_EQ(config_.worker_threads_setting, 2u);
   EXPECT_EQ(config_.sqlite.busy_timeout_ms, 0);
   EXPECT_EQ(config_.data_dir, "/var/lib/cairn");
 }
@@ -753,6 +753,16 @@ TEST_F(FinalizeConfigTest, PasswordSettingsNeedAPostgresStore) {
   config_.data_dir = (dir_.path() / "data").string();
   ASSERT_THAT(ApplySetting(config_, "store-password-env", "X"), IsOk());
   EXPECT_THAT(FinalizeConfig(config_), HasErrorMessage("only for a postgresql:// store"));
+}
+
+TEST_F(FinalizeConfigTest, WorkerThreadsAreFourUnlessGiven) {
+  config_.data_dir = (dir_.path() / "data").string();
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  EXPECT_EQ(config_.http.worker_threads, kDefaultWorkerThreads);
+  EXPECT_EQ(kDefaultWorkerThreads, 4u);
+  ASSERT_THAT(ApplySetting(config_, "worker-threads", "3"), IsOk());
+  ASSERT_THAT(FinalizeConfig(config_), IsOk());
+  EXPECT_EQ(config_.http.worker_threads, 3u);
 }
 
 TEST_F(FinalizeConfigTest, PoolSizeDefaultsToTwoPerWorkerThreadAndOnePerIoThread) {

@@ -265,6 +265,22 @@ warehouse = "s3n://lake/warehouse/sales/"
   EXPECT_EQ(config_.catalogs[0].warehouse, "s3://lake/warehouse/sales");
 }
 
+TEST_F(StorageConfigTest, ObjectStorageRaisesTheDefaultWorkerThreadsNotAGivenOne) {
+  const std::string storage =
+      "[storage.lake]\nlocations = \"s3://lake\"\n" + KeysFromEnv();
+  ASSERT_THAT(ApplyAndFinalize(storage), IsOk());
+  EXPECT_EQ(config_.http.worker_threads, kObjectStorageWorkerThreads);
+  EXPECT_GT(kObjectStorageWorkerThreads, kDefaultWorkerThreads);
+  // The store's pool follows: two connections per worker, one per I/O thread.
+  EXPECT_EQ(config_.sqlite.pool_size,
+            2 * kObjectStorageWorkerThreads + config_.http.io_threads);
+
+  config_ = ServerConfig{};
+  config_.data_dir = dir_.File("data");
+  ASSERT_THAT(ApplyAndFinalize("worker-threads = 2\n" + storage), IsOk());
+  EXPECT_EQ(config_.http.worker_threads, 2u);
+}
+
 TEST_F(StorageConfigTest, AStorageLocationAlreadyAllowedIsNotRepeated) {
   config_.allowed_locations_setting = dir_.File("data") + ",s3://lake/warehouse";
   ASSERT_THAT(ApplyAndFinalize("[storage.lake]\nlocations = \"s3://lake/warehouse/\"\n" +
