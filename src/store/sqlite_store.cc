@@ -311,6 +311,59 @@ class SqliteConnection final : public SqlConnection {
   Result<SqlResult> Execute(SqlStatement* statement, const std::vector<SqlParam>& params,
                             std::string_view what) override {
     sqlite3_stmt* stmt = static_cast<SqliteStatement*>(statement)->get();
+    // A write outside a transaction (claiming an idempotency key, a heartbeat) is a
+    // writer too: left to SQLite's polling, it could wait out its busy timeout while the
+    // gated writers hand the lock to each other.
+    const bool lone_write = gate_ != nullptr && !in_gate_ &&
+                            sqlite3_get_autocommit(db_) != 0 &&
+                            sqlite3_stmt_readonly(stmt) == 0;
+    if (lone_write) CAIRN_RETURN_IF_ERROR(EnterGate(what));
+    auto result = Run(stmt, params, what);
+    if (lone_write) LeaveGate();
+    return result;
+  }
+
+  Status ExecScript(const char* sql, std::string_view what) override {
+    char* message = nullptr;
+    const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &message);
+    sqlite3_free(message);
+    if (rc != SQLITE_OK) return Fail(what);
+    failure_ = SqlFailure::kNone;
+    return Ok();
+  }
+
+  Status Begin() override {
+    if (gate_ != nullptr) CAIRN_RETURN_IF_ERROR(EnterGate("begin transaction"));
+    auto begun = ExecScript("BEGIN IMMEDIATE", "begin transaction");
+    if (!begun) LeaveGate();
+    return begun;
+  }
+  // In WAL mode a deferred transaction reads one snapshot, taken at its first read.
+  Status BeginSnapshot() override { return ExecScript("BEGIN DEFERRED", "begin read"); }
+  Status Commit() override {
+    auto committed = ExecScript("COMMIT", "commit");
+    if (!committed && sqlite3_get_autocommit(db_) == 0) {
+      // A COMMIT that failed may leave the transaction open, and nobody else ends it:
+      // the connection would go back to the pool holding the lock (and the gate).
+      const SqlFailure failure = failure_;
+      (void)ExecScript("ROLLBACK", "rollback after a failed commit");
+      failure_ = failure;
+    }
+    LeaveGateOnceEnded();
+    return committed;
+  }
+  void Rollback() override {
+    (void)ExecScript("ROLLBACK", "rollback");
+    LeaveGateOnceEnded();
+  }
+  bool SerializesWriters() const override { return true; }
+  Result<bool> LockRow(const char*, int64_t, bool) override { return true; }
+  SqlFailure LastFailure() const override { return failure_; }
+  bool Usable() const override { return true; }
+
+ private:
+  Result<SqlResult> Run(sqlite3_stmt* stmt, const std::vector<SqlParam>& params,
+                        std::string_view what) {
     sqlite3_reset(stmt);
     sqlite3_clear_bindings(stmt);
     for (size_t i = 0; i < params.size(); ++i)
@@ -337,45 +390,6 @@ class SqliteConnection final : public SqlConnection {
     return result;
   }
 
-  Status ExecScript(const char* sql, std::string_view what) override {
-    char* message = nullptr;
-    const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &message);
-    sqlite3_free(message);
-    if (rc != SQLITE_OK) return Fail(what);
-    failure_ = SqlFailure::kNone;
-    return Ok();
-  }
-
-  Status Begin() override {
-    if (gate_ != nullptr) {
-      if (!gate_->try_acquire_for(busy_timeout_)) {
-        failure_ = SqlFailure::kOther;  // as when SQLite's busy timeout runs out
-        return ServiceUnavailable(
-            "Metadata store is busy (begin transaction); retry later");
-      }
-      in_gate_ = true;
-    }
-    auto begun = ExecScript("BEGIN IMMEDIATE", "begin transaction");
-    if (!begun) LeaveGate();
-    return begun;
-  }
-  // In WAL mode a deferred transaction reads one snapshot, taken at its first read.
-  Status BeginSnapshot() override { return ExecScript("BEGIN DEFERRED", "begin read"); }
-  Status Commit() override {
-    auto committed = ExecScript("COMMIT", "commit");
-    LeaveGateOnceEnded();  // a failed COMMIT may leave the transaction open
-    return committed;
-  }
-  void Rollback() override {
-    (void)ExecScript("ROLLBACK", "rollback");
-    LeaveGateOnceEnded();
-  }
-  bool SerializesWriters() const override { return true; }
-  Result<bool> LockRow(const char*, int64_t, bool) override { return true; }
-  SqlFailure LastFailure() const override { return failure_; }
-  bool Usable() const override { return true; }
-
- private:
   static void Bind(sqlite3_stmt* stmt, int index, const SqlParam& param) {
     if (const auto* number = std::get_if<int64_t>(&param)) {
       sqlite3_bind_int64(stmt, index, *number);
@@ -400,6 +414,15 @@ class SqliteConnection final : public SqlConnection {
         fmt::format("Metadata store error during {}: {}", what, sqlite3_errmsg(db_))});
   }
 
+  /// Takes the gate, waiting at most the busy timeout, as SQLite waits for its lock.
+  Status EnterGate(std::string_view what) {
+    if (!gate_->try_acquire_for(busy_timeout_)) {
+      failure_ = SqlFailure::kOther;  // as when SQLite's busy timeout runs out
+      return ServiceUnavailable("Metadata store is busy ({}); retry later", what);
+    }
+    in_gate_ = true;
+    return Ok();
+  }
   void LeaveGate() {
     if (!in_gate_) return;
     in_gate_ = false;

@@ -2,7 +2,8 @@
 // src/store/sqlite_store.cc): a write transaction held open keeps the store's other
 // writers out for the busy timeout, then they fail with "busy" (503) and nothing is
 // written; the gate is given back however the transaction ends (commit, rollback of a
-// failed write, a parked write dropped); many concurrent writers all land.
+// failed write, a parked write dropped); a write outside a transaction queues too; many
+// concurrent writers all land.
 
 #include <atomic>
 #include <chrono>
@@ -108,6 +109,29 @@ TEST_F(SqliteWriterGateTest, AFailedWriteLetsTheNextWriterIn) {
   EXPECT_LT(std::chrono::steady_clock::now() - start,
             std::chrono::milliseconds(kBusyTimeoutMs))
       << "the next writer waited for the busy timeout: the gate was not given back";
+}
+
+TEST_F(SqliteWriterGateTest, AWriteOutsideATransactionWaitsForTheGateAndGivesItBack) {
+  // Heartbeats and key claims are single statements, not transactions: they queue for
+  // the gate too (or the gated writers could starve them), and give it back.
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_THAT(store_->BeatInstance("instance-1", 1000 + i, 0), IsOk());
+  }
+  ASSERT_THAT(store_->RemoveInstance("instance-1"), IsOk());
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_THAT(store_->CreateNamespace(catalog_, {"next"}, {}), IsOk());
+  EXPECT_LT(std::chrono::steady_clock::now() - start,
+            std::chrono::milliseconds(kBusyTimeoutMs))
+      << "the next writer waited for the busy timeout: a lone write kept the gate";
+
+  IdempotencyScope scope;
+  ParkCreate(scope, "t");
+  auto refused = store_->BeatInstance("instance-2", 2000, 0);
+  EXPECT_THAT(refused, IsError(ErrorKind::kServiceUnavailable));
+  EXPECT_THAT(refused, HasErrorMessage("busy"));
+  ASSERT_THAT(scope.parked->Commit(scope, "200 answer"), IsOk());
+  scope.parked.reset();
+  EXPECT_THAT(store_->BeatInstance("instance-2", 2000, 0), IsOk());
 }
 
 TEST_F(SqliteWriterGateTest, ConcurrentWritersAllLand) {
