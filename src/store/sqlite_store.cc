@@ -273,10 +273,11 @@ class SqliteStatement final : public SqlStatement {
 
 /// The right to write, shared by the connections of one store. SQLite lets one writer in
 /// at a time and makes the others poll with growing sleeps (1, 2, 5, 10, ... ms): with
-/// many writers, the lock was often free while they slept. Writers of this process queue
-/// here instead and the next one goes in as soon as the last one ends; SQLite's own lock
-/// still keeps other processes (an admin command) out. A semaphore, not a mutex: it is
-/// taken in `Begin` and given back when the transaction ends, in another call.
+/// many writers, the lock was often free while they slept. Writers of this process wait
+/// here instead and one of them goes in as soon as the last one ends (in no set order);
+/// SQLite's own lock still keeps other processes (an admin command) out. A semaphore, not
+/// a mutex: it is taken in `Begin` and given back when the transaction ends, in another
+/// call.
 using WriterGate = std::binary_semaphore;
 
 /// One open database connection with its cache of prepared statements.
