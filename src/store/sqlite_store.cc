@@ -406,20 +406,24 @@ class SqliteConnection final : public SqlConnection {
     failure_ = SqlFailure::kOther;
     const int code = sqlite3_extended_errcode(db_);
     if ((code & 0xFF) == SQLITE_BUSY || (code & 0xFF) == SQLITE_LOCKED) {
-      return tl::unexpected(
-          Error{ErrorKind::kServiceUnavailable,
-                fmt::format("Metadata store is busy ({}); retry later", what)});
+      return Busy(what);
     }
     return tl::unexpected(Error{
         ErrorKind::kIOError,
         fmt::format("Metadata store error during {}: {}", what, sqlite3_errmsg(db_))});
   }
 
+  /// What a writer gets when the database stayed busy for its whole busy timeout,
+  /// whether it waited for SQLite's lock or for the gate.
+  static tl::unexpected<Error> Busy(std::string_view what) {
+    return ServiceUnavailable("Metadata store is busy ({}); retry later", what);
+  }
+
   /// Takes the gate, waiting at most the busy timeout, as SQLite waits for its lock.
   Status EnterGate(std::string_view what) {
     if (!gate_->try_acquire_for(busy_timeout_)) {
       failure_ = SqlFailure::kOther;  // as when SQLite's busy timeout runs out
-      return ServiceUnavailable("Metadata store is busy ({}); retry later", what);
+      return Busy(what);
     }
     in_gate_ = true;
     return Ok();
