@@ -143,23 +143,54 @@ namespace {
 
 using Span = iceberg::EncodedTableMetadata::Span;
 
+/// How a list continues the one before it (see MetadataParts).
+struct Continuation {
+  size_t dropped = 0;
+  size_t shared = 0;
+};
+
+/// `before`'s items up to the first one the same as `after`'s first are dropped; the run
+/// of the same items from there is shared. An append shares all of `before`; a log cut
+/// to its last N entries drops as many as it adds.
+template <class List, class Same>
+Continuation ContinuationOf(const List& before, const List& after, Same same) {
+  Continuation out;
+  if (after.empty()) {
+    out.dropped = before.size();
+    return out;
+  }
+  while (out.dropped < before.size() && !same(before[out.dropped], after[0])) {
+    ++out.dropped;
+  }
+  while (out.dropped + out.shared < before.size() && out.shared < after.size() &&
+         same(before[out.dropped + out.shared], after[out.shared])) {
+    ++out.shared;
+  }
+  return out;
+}
+
 /// One list of parts: the items `items` of the array whose insides are `range`.
-MetadataParts PartsOf(Span range, const std::vector<Span>& items, size_t shared,
-                      size_t current_count) {
+MetadataParts PartsOf(Span range, const std::vector<Span>& items,
+                      Continuation continuation, size_t current_count) {
   MetadataParts parts;
   parts.range = TextSpan{range.begin, range.end};
   parts.parts.reserve(items.size());
   for (const Span& item : items) parts.parts.push_back(TextSpan{item.begin, item.end});
-  parts.shared = shared;
+  parts.dropped = continuation.dropped;
+  parts.shared = continuation.shared;
   parts.current_count = current_count;
   return parts;
 }
 
-template <class List, class Same>
-size_t SharedPrefix(const List& before, const List& after, Same same) {
-  size_t n = 0;
-  while (n < before.size() && n < after.size() && same(before[n], after[n])) ++n;
-  return n;
+/// `PartsOf` for a list of the metadata model: `before` and `after` its current and new
+/// version, items the same when equal (`==`).
+template <class List>
+MetadataParts PartsOf(Span range, const std::vector<Span>& items, const List& before,
+                      const List& after) {
+  return PartsOf(
+      range, items,
+      ContinuationOf(before, after, [](const auto& a, const auto& b) { return a == b; }),
+      before.size());
 }
 
 }  // namespace
@@ -168,22 +199,18 @@ EntitySwap TableService::SwapTo(const EntityPointer& entity,
                                 const iceberg::TableMetadata& base,
                                 const iceberg::TableMetadata& updated,
                                 const WrittenMetadata& written) {
-  // The insides of the two arrays that grow with every commit are stored as parts, of
-  // which the store keeps those it has; the rest of the text is the head.
-  const Span snapshots = written.layout.snapshots;
-  const Span log = written.layout.snapshot_log;
+  // The insides of the arrays that grow (or slide) with every commit are stored as
+  // parts, of which the store keeps those it has; the rest of the text is the head.
+  // Snapshot entries are shared between versions: the same pointer is the same text.
+  // Log entries are values: equal entries are written as the same text.
+  const auto& layout = written.layout;
   std::vector<MetadataParts> lists;
-  // Entries are shared between versions: the same pointer is the same snapshot text.
-  lists.push_back(
-      PartsOf(snapshots, written.layout.snapshot_items,
-              SharedPrefix(base.snapshots.entries(), updated.snapshots.entries(),
-                           [](const auto& a, const auto& b) { return a == b; }),
-              base.snapshots.size()));
-  lists.push_back(
-      PartsOf(log, written.layout.snapshot_log_items,
-              SharedPrefix(base.snapshot_log, updated.snapshot_log,
-                           [](const auto& a, const auto& b) { return a == b; }),
-              base.snapshot_log.size()));
+  lists.push_back(PartsOf(layout.snapshots, layout.snapshot_items,
+                          base.snapshots.entries(), updated.snapshots.entries()));
+  lists.push_back(PartsOf(layout.snapshot_log, layout.snapshot_log_items,
+                          base.snapshot_log, updated.snapshot_log));
+  lists.push_back(PartsOf(layout.metadata_log, layout.metadata_log_items,
+                          base.metadata_log, updated.metadata_log));
   return EntitySwap(entity.id, entity.metadata_location, written.table.metadata_location,
                     std::make_shared<const std::string>(written.table.metadata_json),
                     std::move(lists));

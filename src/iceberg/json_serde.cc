@@ -126,14 +126,18 @@ void AppendSnapshotLog(std::string& out, const std::vector<SnapshotLogEntry>& lo
 
 // Up to write.metadata.previous-versions-max entries, all written again by each commit:
 // by hand too (through fmt they were a twentieth of a commit's CPU).
-void AppendMetadataLog(std::string& out, const std::vector<MetadataLogEntry>& log) {
-  AppendList(out, kMetadataLog, log, [&](const MetadataLogEntry& entry) {
-    out.append("{\"").append(kTimestampMs).append("\":");
-    AppendInt(out, entry.timestamp_ms);
-    out.append(",\"").append(kMetadataFile).append("\":");
-    AppendJsonString(out, entry.metadata_file);
-    out.push_back('}');
-  });
+void AppendMetadataLog(std::string& out, const std::vector<MetadataLogEntry>& log,
+                       EncodedTableMetadata& encoded) {
+  encoded.metadata_log = AppendList(
+      out, kMetadataLog, log,
+      [&](const MetadataLogEntry& entry) {
+        out.append("{\"").append(kTimestampMs).append("\":");
+        AppendInt(out, entry.timestamp_ms);
+        out.append(",\"").append(kMetadataFile).append("\":");
+        AppendJsonString(out, entry.metadata_file);
+        out.push_back('}');
+      },
+      &encoded.metadata_log_items);
 }
 
 }  // namespace
@@ -398,7 +402,7 @@ EncodedTableMetadata EncodeTableMetadata(const TableMetadata& metadata) {
   AppendKey(out, kPartitionStatistics);
   out.append(boost::json::serialize(ListToJson(metadata.partition_statistics)));
   AppendSnapshotLog(out, metadata.snapshot_log, encoded);
-  AppendMetadataLog(out, metadata.metadata_log);
+  AppendMetadataLog(out, metadata.metadata_log, encoded);
   out.push_back('}');
   return encoded;
 }

@@ -139,9 +139,9 @@ Result<TableMetadata> TableMetadataFromJson(const boost::json::value& json,
 std::string TableMetadataToJsonString(const TableMetadata& metadata, bool pretty = false);
 
 /// \brief Compact metadata text (as `TableMetadataToJsonString`) and where the lists
-/// that grow with the table's history are in it: the inside of the `snapshots` and
-/// `snapshot-log` arrays, and each of their items (in order; joined by `,` they make
-/// the inside).
+/// that change little from one version to the next are in it: the inside of the
+/// `snapshots`, `snapshot-log` and `metadata-log` arrays (in this order in the text), and
+/// each of their items (in order; joined by `,` they make the inside).
 struct EncodedTableMetadata {
   struct Span {
     size_t begin = 0;
@@ -152,6 +152,8 @@ struct EncodedTableMetadata {
   std::vector<Span> snapshot_items;
   Span snapshot_log;
   std::vector<Span> snapshot_log_items;
+  Span metadata_log;
+  std::vector<Span> metadata_log_items;
 };
 EncodedTableMetadata EncodeTableMetadata(const TableMetadata& metadata);
 

@@ -130,10 +130,14 @@ struct MetadataParts {
   TextSpan range;
   /// Every part of the new version, in order, inside `range`.
   std::vector<TextSpan> parts;
-  /// How many leading parts the new version shares with the current one, and how many
-  /// the current one has. The store keeps the shared ones only when it holds the
-  /// current version's list split into exactly `current_count` parts; otherwise it
+  /// How the new version's list continues the current one's: the current one's first
+  /// `dropped` parts are gone, its next `shared` parts are the new one's first `shared`
+  /// (the same text), and the current one has `current_count` parts in all. (A log cut
+  /// to its last N entries drops one at the front and adds one at the back.) The store
+  /// keeps the shared ones only when it holds the current version's list split into
+  /// exactly `current_count` parts and `dropped + shared <= current_count`; otherwise it
   /// writes all.
+  size_t dropped = 0;
   size_t shared = 0;
   size_t current_count = 0;
 };

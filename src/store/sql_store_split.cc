@@ -2,6 +2,8 @@
 // MetadataParts), written by swaps and read back whole.
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <utility>
 
 #include "common/macros.h"
@@ -15,55 +17,112 @@ std::string_view TextOf(const std::string& document, TextSpan span) {
   return std::string_view(document).substr(span.begin, span.size());
 }
 
-/// Stores list `list` of `document` for entity `id`; `insert_at`: where in the head its
-/// parts go.
+/// Where a list's new parts go: the stored parts kept and the position of the new
+/// version's first part. Positions only order a list's parts: a list that drops parts at
+/// the front starts at a later position than 0.
+struct KeptParts {
+  bool stored_as_believed = false;  // the store holds the current version's list
+  size_t kept = 0;                  // leading parts of the new version already stored
+  size_t stale_after = 0;           // stored parts after the kept ones (to delete)
+  int64_t first = 0;                // position of the new version's first part
+};
+
+/// How the store holds one list of an entity.
+struct StoredList {
+  int64_t part_count = 0;
+  int64_t first_position = 0;
+};
+
+/// The lists of entity `id` as stored, by list number (one read for all of them).
+Result<std::map<int64_t, StoredList>> StoredLists(SqlConnection& conn, int64_t id) {
+  CAIRN_ASSIGN_OR_RAISE(auto* layout,
+                        conn.Prepare("SELECT list, part_count, first_position FROM "
+                                     "split_entities WHERE entity_id = ?"));
+  Query query(conn, layout);
+  query.Bind(id);
+  std::map<int64_t, StoredList> lists;
+  for (;;) {
+    CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("load entity layout"));
+    if (!row) break;
+    lists[query.Int(0)] = StoredList{query.Int(1), query.Int(2)};
+  }
+  return lists;
+}
+
+/// What the store keeps of a list held as `stored` (null: not held split) for `parts`
+/// (see MetadataParts).
+KeptParts KeptPartsOf(const StoredList* stored, const MetadataParts& parts) {
+  KeptParts out;
+  if (parts.shared == 0 || stored == nullptr ||
+      stored->part_count != static_cast<int64_t>(parts.current_count) ||
+      parts.dropped + parts.shared > parts.current_count) {
+    return out;  // everything is written again
+  }
+  out.stored_as_believed = true;
+  out.kept = std::min(parts.shared, parts.parts.size());
+  out.stale_after = parts.current_count - parts.dropped - out.kept;
+  out.first = stored->first_position + static_cast<int64_t>(parts.dropped);
+  return out;
+}
+
+/// Deletes the parts of list `list` of entity `id` at positions below `end` (`below`)
+/// or from `end` on (not `below`): one range of the key, not the whole list.
+Status DeleteParts(SqlConnection& conn, int64_t id, int64_t list, bool below,
+                   int64_t end) {
+  CAIRN_ASSIGN_OR_RAISE(
+      auto* del,
+      below ? conn.Prepare("DELETE FROM entity_parts "
+                           "WHERE entity_id = ? AND list = ? AND position < ?")
+            : conn.Prepare("DELETE FROM entity_parts "
+                           "WHERE entity_id = ? AND list = ? AND position >= ?"));
+  Query query(conn, del);
+  return query.Bind(id).Bind(list).Bind(end).Run("drop entity parts");
+}
+
+/// Stores list `list` of `document` for entity `id`, of which the store keeps `keep`;
+/// `insert_at`: where in the head its parts go.
 Status WritePartList(SqlConnection& conn, int64_t id, int64_t list,
                      const std::string& document, const MetadataParts& parts,
-                     size_t insert_at) {
-  size_t keep = 0;
-  if (parts.shared > 0) {
-    CAIRN_ASSIGN_OR_RAISE(auto* count,
-                          conn.Prepare("SELECT part_count FROM split_entities "
-                                       "WHERE entity_id = ? AND list = ?"));
-    Query query(conn, count);
-    query.Bind(id).Bind(list);
-    CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("count entity parts"));
-    if (row && query.Int(0) == static_cast<int64_t>(parts.current_count)) {
-      keep = std::min(parts.shared, parts.parts.size());
+                     const KeptParts& keep, size_t insert_at) {
+  // Parts the new version does not have. When the store holds the list as believed,
+  // only those dropped at the front or changed at the back, which a commit appending to
+  // a list does not have: no statement then.
+  if (!keep.stored_as_believed) {
+    CAIRN_RETURN_IF_ERROR(
+        DeleteParts(conn, id, list, false, std::numeric_limits<int64_t>::min()));
+  } else {
+    if (parts.dropped > 0)
+      CAIRN_RETURN_IF_ERROR(DeleteParts(conn, id, list, true, keep.first));
+    if (keep.stale_after > 0) {
+      CAIRN_RETURN_IF_ERROR(DeleteParts(conn, id, list, false,
+                                        keep.first + static_cast<int64_t>(keep.kept)));
     }
-  }
-  CAIRN_ASSIGN_OR_RAISE(
-      auto* del, conn.Prepare("DELETE FROM entity_parts "
-                              "WHERE entity_id = ? AND list = ? AND position >= ?"));
-  {
-    Query query(conn, del);
-    CAIRN_RETURN_IF_ERROR(query.Bind(id)
-                              .Bind(list)
-                              .Bind(static_cast<int64_t>(keep))
-                              .Run("drop entity parts"));
   }
   CAIRN_ASSIGN_OR_RAISE(
       auto* insert,
       conn.Prepare("INSERT INTO entity_parts (entity_id, list, position, body) "
                    "VALUES (?, ?, ?, ?)"));
-  for (size_t i = keep; i < parts.parts.size(); ++i) {
+  for (size_t i = keep.kept; i < parts.parts.size(); ++i) {
     Query query(conn, insert);
     CAIRN_RETURN_IF_ERROR(query.Bind(id)
                               .Bind(list)
-                              .Bind(static_cast<int64_t>(i))
+                              .Bind(keep.first + static_cast<int64_t>(i))
                               .Bind(TextOf(document, parts.parts[i]))
                               .Run("store entity part"));
   }
   CAIRN_ASSIGN_OR_RAISE(
       auto* layout,
-      conn.Prepare("INSERT INTO split_entities (entity_id, list, parts_at, part_count) "
-                   "VALUES (?, ?, ?, ?) ON CONFLICT (entity_id, list) DO UPDATE SET "
-                   "parts_at = excluded.parts_at, part_count = excluded.part_count"));
+      conn.Prepare("INSERT INTO split_entities "
+                   "(entity_id, list, parts_at, part_count, first_position) "
+                   "VALUES (?, ?, ?, ?, ?) ON CONFLICT (entity_id, list) DO UPDATE SET "
+                   "parts_at = excluded.parts_at, part_count = excluded.part_count, "
+                   "first_position = excluded.first_position"));
   Query query(conn, layout);
   return query.Bind(id)
       .Bind(list)
       .Bind(static_cast<int64_t>(insert_at))
       .Bind(static_cast<int64_t>(parts.parts.size()))
+      .Bind(keep.first)
       .Run("store entity layout");
 }
 
@@ -136,26 +195,28 @@ Result<std::string> ReadSplit(SqlConnection& conn, int64_t id, const std::string
 Status WriteParts(SqlConnection& conn, const EntitySwap& swap) {
   const int64_t id = swap.entity_id;
   const auto lists = static_cast<int64_t>(swap.parts.size());
+  CAIRN_ASSIGN_OR_RAISE(auto stored, StoredLists(conn, id));
   // Lists the new version does not have (all of them when it is whole).
-  CAIRN_ASSIGN_OR_RAISE(
-      auto* drop_lists,
-      conn.Prepare("DELETE FROM split_entities WHERE entity_id = ? AND list >= ?"));
-  {
+  if (!stored.empty() && stored.rbegin()->first >= lists) {
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* drop_lists,
+        conn.Prepare("DELETE FROM split_entities WHERE entity_id = ? AND list >= ?"));
     Query query(conn, drop_lists);
     CAIRN_RETURN_IF_ERROR(query.Bind(id).Bind(lists).Run("drop entity part lists"));
-    if (query.Changes() > 0) {
-      CAIRN_ASSIGN_OR_RAISE(
-          auto* drop_parts,
-          conn.Prepare("DELETE FROM entity_parts WHERE entity_id = ? AND list >= ?"));
-      Query parts(conn, drop_parts);
-      CAIRN_RETURN_IF_ERROR(parts.Bind(id).Bind(lists).Run("drop entity parts"));
-    }
+    CAIRN_ASSIGN_OR_RAISE(
+        auto* drop_parts,
+        conn.Prepare("DELETE FROM entity_parts WHERE entity_id = ? AND list >= ?"));
+    Query parts(conn, drop_parts);
+    CAIRN_RETURN_IF_ERROR(parts.Bind(id).Bind(lists).Run("drop entity parts"));
   }
   size_t cut = 0;  // bytes of the document cut out of the head before this list
   for (int64_t list = 0; list < lists; ++list) {
     const MetadataParts& parts = swap.parts[static_cast<size_t>(list)];
-    CAIRN_RETURN_IF_ERROR(
-        WritePartList(conn, id, list, *swap.metadata, parts, parts.range.begin - cut));
+    const auto held = stored.find(list);
+    const KeptParts keep =
+        KeptPartsOf(held == stored.end() ? nullptr : &held->second, parts);
+    CAIRN_RETURN_IF_ERROR(WritePartList(conn, id, list, *swap.metadata, parts, keep,
+                                        parts.range.begin - cut));
     cut += parts.range.size();
   }
   return Ok();

@@ -2,7 +2,7 @@
 // storage or by register-table) through `TableMetadataFromJsonString`. What parses is
 // written back and read again, and the spliced text writer is checked against its
 // contract: it writes exactly what serializing the JSON tree writes, and its spans cut
-// the `snapshots` / `snapshot-log` arrays into their items.
+// the `snapshots` / `snapshot-log` / `metadata-log` arrays into their items.
 
 #include <cstddef>
 #include <cstdint>
@@ -45,8 +45,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(encoded.json == tree);
   FUZZ_CHECK(encoded.snapshot_items.size() == metadata->snapshots.size());
   FUZZ_CHECK(encoded.snapshot_log_items.size() == metadata->snapshot_log.size());
+  FUZZ_CHECK(encoded.metadata_log_items.size() == metadata->metadata_log.size());
   CheckSpans(encoded.json, encoded.snapshots, encoded.snapshot_items);
   CheckSpans(encoded.json, encoded.snapshot_log, encoded.snapshot_log_items);
+  CheckSpans(encoded.json, encoded.metadata_log, encoded.metadata_log_items);
+  // The lists come in this order and do not overlap (the store relies on it).
+  FUZZ_CHECK(encoded.snapshots.end < encoded.snapshot_log.begin &&
+             encoded.snapshot_log.end < encoded.metadata_log.begin);
   // Again, now that the per-snapshot memos are filled.
   FUZZ_CHECK(TableMetadataToJsonString(*metadata) == tree);
   (void)TableMetadataToJsonString(*metadata, /*pretty=*/true);

@@ -77,14 +77,14 @@ test('migrate shows pending migrations, applies them only without --dry-run; che
     const latest = Number(run.stdout.match(/^schema version (\d+)/)[1]);
 
     // The store as the previous release left it: the last migration not applied.
-    await sqlite(file, `DROP TABLE metrics_reports; DELETE FROM schema_version WHERE version = ${latest};`);
+    await sqlite(file, `ALTER TABLE split_entities DROP COLUMN first_position; DELETE FROM schema_version WHERE version = ${latest};`);
     run = await admin('check');
     assert.equal(run.code, 1);
     assert.match(run.stderr, new RegExp(`schema version is ${latest - 1}, this binary's ${latest}: run cairn admin migrate first`));
 
     run = await admin('migrate', '--dry-run');
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, new RegExp(`schema version ${latest - 1}; 1 migration\\(s\\) pending:\\n-- version ${latest}\\n  CREATE TABLE metrics_reports`));
+    assert.match(run.stdout, new RegExp(`schema version ${latest - 1}; 1 migration\\(s\\) pending:\\n-- version ${latest}\\n  ALTER TABLE split_entities ADD COLUMN first_position`));
     assert.match(run.stdout, /dry run: nothing applied/);
     assert.equal((await sqlite(file, 'SELECT MAX(version) FROM schema_version')).trim(), String(latest - 1));
 

@@ -40,8 +40,9 @@ Request KeyedRequest(std::string key) {
   return request;
 }
 
-/// The schema before the answer became opaque (undoing that migration and the four that
-/// followed it: orphan files, identity, Lance versions, the transaction pruning index),
+/// The schema before the answer became opaque (undoing that migration and the six that
+/// followed it: orphan files, identity, Lance versions, the transaction pruning index,
+/// metrics reports, the first position of split lists),
 /// with the answers of key `answered` and
 /// `pending` (whose effect committed, but not its answer) in the old columns. SQL that
 /// both SQLite and PostgreSQL run.
@@ -64,7 +65,8 @@ constexpr const char* kDowngrade = R"sql(
   DROP TABLE lance_versions;
   DROP INDEX lance_transactions_by_update;
   DROP TABLE metrics_reports;
-  DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 5 FROM schema_version);
+  ALTER TABLE split_entities DROP COLUMN first_position;
+  DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 6 FROM schema_version);
 )sql";
 
 using OpenStore = std::function<Result<std::unique_ptr<MetaStore>>()>;

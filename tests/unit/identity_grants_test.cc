@@ -208,14 +208,15 @@ TEST_P(IdentityGrantsTest, AStoreOpenedOnADatabaseFromBeforeIdentityMigrates) {
   ASSERT_THAT(store_->CreateCatalog("main", "file:///warehouse/main", {}), IsOk());
   store_.reset();
   // The schema before identity: its tables, and what later migrations added (Lance
-  // versions, the transaction pruning index, metrics reports), gone and their versions
-  // unrecorded.
+  // versions, the transaction pruning index, metrics reports, the first position of
+  // split lists), gone and their versions unrecorded.
   ASSERT_TRUE(
       RunSql("DROP TABLE principal_roles; DROP TABLE grants; DROP TABLE principals; "
              "DROP TABLE roles; DROP TABLE signing_keys; DROP TABLE identity_generation; "
              "DROP TABLE lance_versions; DROP INDEX lance_transactions_by_update; "
              "DROP TABLE metrics_reports; "
-             "DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 3 FROM "
+             "ALTER TABLE split_entities DROP COLUMN first_position; "
+             "DELETE FROM schema_version WHERE version >= (SELECT MAX(version) - 4 FROM "
              "schema_version)"));
   Reopen();
   EXPECT_THAT(store_->GetCatalog("main"), IsOk());

@@ -1192,6 +1192,57 @@ TEST_P(MetaStoreTest, SplitMetadataLoadsWholeAndStoresOnlyNewParts) {
   EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole(""));
 }
 
+/// `SplitSwap` of a list whose current version's first `dropped` parts are gone.
+EntitySwap SlideSwap(int64_t id, std::string from, std::string to,
+                     const std::vector<std::string>& parts, size_t dropped, size_t shared,
+                     size_t current_count) {
+  EntitySwap swap =
+      SplitSwap(id, std::move(from), std::move(to), parts, shared, current_count);
+  swap.parts[0].dropped = dropped;
+  return swap;
+}
+
+TEST_P(MetaStoreTest, SplitMetadataListsDropPartsAtTheFront) {
+  Create({"db"});
+  auto created = store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable,
+                                      "m0", Whole(""));
+  ASSERT_THAT(created, IsOk());
+  const int64_t id = created->id;
+  const auto swap = [&](const char* from, const char* to,
+                        const std::vector<std::string>& parts, size_t dropped,
+                        size_t shared, size_t current_count) {
+    return store_->SwapEntities(
+        {SlideSwap(id, from, to, parts, dropped, shared, current_count)});
+  };
+  // A log of the last three entries: each commit drops the oldest and adds one.
+  ASSERT_THAT(swap("m0", "m1", {"1", "2", "3"}, 0, 0, 0), ::testing::Optional(true));
+  ASSERT_THAT(swap("m1", "m2", {"2", "3", "4"}, 1, 2, 3), ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("2,3,4"));
+  ASSERT_THAT(swap("m2", "m3", {"3", "4", "5"}, 1, 2, 3), ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("3,4,5"));
+  // Two dropped, two added; then an append to the list that now starts further on.
+  ASSERT_THAT(swap("m3", "m4", {"5", "6", "7"}, 2, 1, 3), ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("5,6,7"));
+  ASSERT_THAT(swap("m4", "m5", {"5", "6", "7", "8"}, 0, 3, 3), ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("5,6,7,8"));
+  // Dropped at the front and changed at the back in one commit.
+  ASSERT_THAT(swap("m5", "m6", {"6", "9"}, 1, 1, 4), ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("6,9"));
+  // Everything dropped.
+  ASSERT_THAT(swap("m6", "m7", {"a"}, 2, 0, 2), ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("a"));
+  ASSERT_THAT(swap("m7", "m8", {"a", "b"}, 0, 1, 1), ::testing::Optional(true));
+  // A caller wrong about the stored count gets everything stored...
+  ASSERT_THAT(swap("m8", "m9", {"x", "y"}, 1, 1, 5), ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("x,y"));
+  // ...and so does one that claims more dropped and shared parts than the store holds.
+  ASSERT_THAT(swap("m9", "m10", {"y", "z"}, 1, 2, 2), ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("y,z"));
+  // A lost swap changes nothing.
+  ASSERT_THAT(swap("m9", "m11", {"z", "q"}, 1, 1, 2), ::testing::Optional(false));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("y,z"));
+}
+
 TEST_P(MetaStoreTest, SplitMetadataOutsideItsDocumentIsRefused) {
   Create({"db"});
   auto created =
@@ -1803,6 +1854,43 @@ int64_t QueryInt(const std::string& path, const char* sql) {
   sqlite3_finalize(stmt);
   sqlite3_close_v2(db);
   return value;
+}
+
+TEST(SqliteStoreTest, ASlidingListKeepsItsPartsAndWritesOnlyNewOnes) {
+  ScopedTempDir dir("cairn-slide");
+  const std::string path = dir.File("cairn.db");
+  auto store = OpenSqliteStore({.path = path, .synchronous = "normal"});
+  ASSERT_THAT(store, IsOk());
+  auto catalog = (*store)->CreateCatalog("main", "file:///x", {});
+  ASSERT_THAT(catalog, IsOk());
+  ASSERT_THAT((*store)->CreateNamespace(catalog->id, {"db"}, {}), IsOk());
+  auto created = (*store)->CreateEntity(catalog->id, {"db"}, "t",
+                                        EntityKind::kIcebergTable, "m0", Whole(""));
+  ASSERT_THAT(created, IsOk());
+  const int64_t id = created->id;
+  ASSERT_THAT(
+      (*store)->SwapEntities({SlideSwap(id, "m0", "m1", {"1", "2", "3"}, 0, 0, 0)}),
+      ::testing::Optional(true));
+  // Part "3" is stored once, at position 2, and stays there while the list slides.
+  const int64_t rowid_of_3 =
+      QueryInt(path, "SELECT rowid FROM entity_parts WHERE position = 2");
+  for (int k = 4; k <= 10; ++k) {
+    const std::vector<std::string> parts = {std::to_string(k - 2), std::to_string(k - 1),
+                                            std::to_string(k)};
+    ASSERT_THAT(
+        (*store)->SwapEntities({SlideSwap(id, fmt::format("m{}", k - 3),
+                                          fmt::format("m{}", k - 2), parts, 1, 2, 3)}),
+        ::testing::Optional(true))
+        << k;
+    if (k == 5) {
+      EXPECT_EQ(QueryInt(path, "SELECT rowid FROM entity_parts WHERE position = 2"),
+                rowid_of_3);
+    }
+  }
+  EXPECT_EQ(MetadataOf(**store, catalog->id, {"db"}, "t"), Whole("8,9,10"));
+  EXPECT_EQ(QueryInt(path, "SELECT COUNT(*) FROM entity_parts"), 3);
+  EXPECT_EQ(QueryInt(path, "SELECT MIN(position) FROM entity_parts"), 7);
+  EXPECT_EQ(QueryInt(path, "SELECT first_position FROM split_entities"), 7);
 }
 
 TEST(SqliteStoreTest, MigrationsAreAppliedOnceAcrossReopens) {

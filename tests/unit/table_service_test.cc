@@ -595,6 +595,33 @@ TEST_F(TableServiceTest, ACommitCachesBothFormsAsTheyWouldBeSerialized) {
   EXPECT_THAT(SnapshotIds(Parse(all->metadata_json)), ElementsAre(1, 2, 3));
 }
 
+TEST_F(TableServiceTest, StoredVersionsOfSlidingLogsLoadAsTheyWereWritten) {
+  // A metadata log of the last three files drops one entry at the front per commit, and
+  // expiring the oldest snapshots drops parts at the front of the snapshot lists: what a
+  // service that reads the store loads is, byte for byte, what each commit wrote.
+  const TableIdent t{{"ns"}, "t"};
+  Create("t", {{"write.metadata.previous-versions-max", "3"}});
+  std::optional<int64_t> parent;
+  for (int64_t id = 1; id <= 8; ++id) {
+    const auto committed = AppendOk("t", id, parent, id);
+    parent = id;
+    auto fresh = MakeService(*store_, memory_);
+    auto loaded = fresh->LoadTable("", t, SnapshotsMode::kAll);
+    ASSERT_THAT(loaded, IsOk());
+    EXPECT_EQ(loaded->metadata_json, committed.metadata_json) << "after snapshot " << id;
+    EXPECT_THAT(Parse(loaded->metadata_json).metadata_log,
+                SizeIs(std::min<int64_t>(id, 3)));
+  }
+  auto expired = Commit("t", {}, {ice::RemoveSnapshots{{1, 2, 3}}});
+  ASSERT_THAT(expired, IsOk());
+  const auto appended = AppendOk("t", 9, 8, 9);
+  auto fresh = MakeService(*store_, memory_);
+  auto loaded = fresh->LoadTable("", t, SnapshotsMode::kAll);
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ(loaded->metadata_json, appended.metadata_json);
+  EXPECT_THAT(SnapshotIds(Parse(loaded->metadata_json)), ElementsAre(4, 5, 6, 7, 8, 9));
+}
+
 TEST_F(TableServiceTest, LoadIfCachedLeavesEveryErrorToLoadTable) {
   Create("t");
   Load("t");
