@@ -8,12 +8,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
-#include <semaphore>
 #include <unordered_map>
 #include <utility>
 
 #include "common/macros.h"
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
 #include "store/meta_store.h"
 #include "store/sql_store.h"
 
@@ -281,10 +283,38 @@ class SqliteStatement final : public SqlStatement {
 /// at a time and makes the others poll with growing sleeps (1, 2, 5, 10, ... ms): with
 /// many writers, the lock was often free while they slept. Writers of this process wait
 /// here instead and one of them goes in as soon as the last one ends (in no set order);
-/// SQLite's own lock still keeps other processes (an admin command) out. A semaphore, not
-/// a mutex: it is taken in `Begin` and given back when the transaction ends, in another
-/// call.
-using WriterGate = std::binary_semaphore;
+/// SQLite's own lock still keeps other processes (an admin command) out. Not a mutex held
+/// by a scope: it is taken in `Begin` and given back when the transaction ends, in
+/// another call. Not `std::binary_semaphore` either: libstdc++ 12 waits in its
+/// `try_acquire_for` by spinning and sleeping ever longer (tens of ms after a few ms of
+/// waiting), so waiters slept past a free gate as they did past SQLite's lock; a
+/// condition variable wakes one as soon as the gate is left.
+class WriterGate {
+ public:
+  /// Takes the gate, waiting for it at most `timeout`; false when it stayed taken.
+  bool TryEnterFor(std::chrono::milliseconds timeout) CAIRN_EXCLUDES(mutex_) {
+    MutexLock lock(mutex_);
+    if (!lock.WaitFor(left_, timeout,
+                      [this]() CAIRN_REQUIRES(mutex_) { return !taken_; })) {
+      return false;
+    }
+    taken_ = true;
+    return true;
+  }
+  /// Gives the gate back (taken by this caller's TryEnterFor) and wakes one waiter.
+  void Leave() CAIRN_EXCLUDES(mutex_) {
+    {
+      MutexLock lock(mutex_);
+      taken_ = false;
+    }
+    left_.notify_one();
+  }
+
+ private:
+  Mutex mutex_;
+  std::condition_variable left_;
+  bool taken_ CAIRN_GUARDED_BY(mutex_) = false;
+};
 
 /// One open database connection with its cache of prepared statements.
 class SqliteConnection final : public SqlConnection {
@@ -427,7 +457,7 @@ class SqliteConnection final : public SqlConnection {
 
   /// Takes the gate, waiting at most the busy timeout, as SQLite waits for its lock.
   Status EnterGate(std::string_view what) {
-    if (!gate_->try_acquire_for(busy_timeout_)) {
+    if (!gate_->TryEnterFor(busy_timeout_)) {
       failure_ = SqlFailure::kOther;  // as when SQLite's busy timeout runs out
       return Busy(what);
     }
@@ -437,7 +467,7 @@ class SqliteConnection final : public SqlConnection {
   void LeaveGate() {
     if (!in_gate_) return;
     in_gate_ = false;
-    gate_->release();
+    gate_->Leave();
   }
   void LeaveGateOnceEnded() {
     if (sqlite3_get_autocommit(db_) != 0) LeaveGate();
@@ -491,7 +521,7 @@ Result<std::unique_ptr<MetaStore>> OpenSqliteStore(const SqliteOptions& options)
       options.path == ":memory:" ? 1 : std::max<size_t>(1, options.pool_size);
   SqlStoreOptions store;
   store.pool_size = pool_size;
-  auto gate = std::make_shared<WriterGate>(1);
+  auto gate = std::make_shared<WriterGate>();
   for (size_t i = 0; i < pool_size; ++i) {
     CAIRN_ASSIGN_OR_RAISE(auto conn, OpenConnection(options, gate));
     if (i == 0) CAIRN_RETURN_IF_ERROR(ApplyMigrations(*conn, Migrations()));
