@@ -35,9 +35,10 @@ void WorkerPool::Shutdown() {
 }
 
 void WorkerPool::Work() {
+  bool last_task_was_long = false;
   for (;;) {
     std::function<void()> task;
-    SpinForWork();
+    if (!last_task_was_long) SpinForWork();
     {
       MutexLock lock(mutex_);
       lock.Wait(ready_,
@@ -47,7 +48,9 @@ void WorkerPool::Work() {
       queue_.pop_front();
       queued_.store(queue_.size(), std::memory_order_release);
     }
+    const auto started = std::chrono::steady_clock::now();
     task();
+    last_task_was_long = std::chrono::steady_clock::now() - started > kLongTask;
   }
 }
 
@@ -56,7 +59,10 @@ void WorkerPool::SpinForWork() {
   // look for it a while (yielding the core meanwhile) before sleeping, so that the
   // submitter rarely has to wake a thread: a futex wake plus a context switch cost more
   // than a cached load's own work. Measured on 2 cores: loadTable at 64 connections went
-  // from 28k to 46k-52k req/s. Idle cost: at most 200 yields after each task.
+  // from 28k to 46k-52k req/s. Idle cost: at most 200 yields after each task. A worker
+  // whose last task was long (a commit waiting on object storage) does not spin: tasks
+  // like it come at a pace where a wake-up costs little next to them, and its yields
+  // would take CPU from the work they wait on.
   constexpr int kSpins = 200;
   constexpr int kMaxSpinners = 2;
   if (spinning_.fetch_add(1, std::memory_order_acq_rel) < kMaxSpinners) {

@@ -6,6 +6,7 @@
 /// queueing without bound.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -40,8 +41,10 @@ class WorkerPool {
 
  private:
   void Work() CAIRN_EXCLUDES(mutex_);
-  /// Waits briefly, without sleeping, for a task to be queued.
+  /// Waits briefly, without sleeping, for a task to be queued; not after a task that ran
+  /// longer than this.
   void SpinForWork();
+  static constexpr std::chrono::microseconds kLongTask{500};
 
   Mutex mutex_;
   std::condition_variable ready_;
