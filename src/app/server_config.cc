@@ -216,7 +216,7 @@ std::vector<Setting> BaseSettings() {
         "most 4)"},
        Count(&HttpOptions::io_threads, 1, 64)},
       {{"worker-threads",
-        "Threads for blocking work: store and object-storage calls (default 4; 8 when a "
+        "Threads for blocking work: store and object-storage calls (default 4; 16 when a "
         "[storage] is declared)"},
        Integer(1, 256,
                [](ServerConfig& c, uint64_t v) { c.worker_threads_setting = v; })},
