@@ -136,7 +136,9 @@ struct MetadataParts {
   /// to its last N entries drops one at the front and adds one at the back.) The store
   /// keeps the shared ones only when it holds the current version's list split into
   /// exactly `current_count` parts and `dropped + shared <= current_count`; otherwise it
-  /// writes all.
+  /// writes all. It also writes all of a list that drops parts when the list is one of
+  /// the first two (which binaries of older schemas write too). `shared` above the number
+  /// of parts of either version, or `dropped` above `current_count`, is refused.
   size_t dropped = 0;
   size_t shared = 0;
   size_t current_count = 0;

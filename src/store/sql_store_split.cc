@@ -49,14 +49,23 @@ Result<std::map<int64_t, StoredList>> StoredLists(SqlConnection& conn, int64_t i
   return lists;
 }
 
-/// What the store keeps of a list held as `stored` (null: not held split) for `parts`
-/// (see MetadataParts).
-KeptParts KeptPartsOf(const StoredList* stored, const MetadataParts& parts) {
+/// Lists below this number never start past position 0. Binaries from before schema v15
+/// (PostgreSQL v11) write lists 0 and 1 (snapshots, snapshot log) counting positions from
+/// 0 and never set `first_position`; while one of them still runs beside a newer replica
+/// (a rolling upgrade), a list of theirs that started further on would be corrupted. They
+/// drop every list from 2 on whenever they swap, and read any list correctly.
+constexpr int64_t kFirstSlidingList = 2;
+
+/// What the store keeps of list `list`, held as `stored` (null: not held split), for
+/// `parts` (see MetadataParts).
+KeptParts KeptPartsOf(int64_t list, const StoredList* stored,
+                      const MetadataParts& parts) {
   KeptParts out;
   if (parts.shared == 0 || stored == nullptr ||
       stored->part_count != static_cast<int64_t>(parts.current_count) ||
-      parts.dropped + parts.shared > parts.current_count) {
-    return out;  // everything is written again
+      parts.dropped + parts.shared > parts.current_count ||
+      (parts.dropped > 0 && list < kFirstSlidingList)) {
+    return out;  // everything is written again, from position 0
   }
   out.stored_as_believed = true;
   out.kept = std::min(parts.shared, parts.parts.size());
@@ -214,7 +223,7 @@ Status WriteParts(SqlConnection& conn, const EntitySwap& swap) {
     const MetadataParts& parts = swap.parts[static_cast<size_t>(list)];
     const auto held = stored.find(list);
     const KeptParts keep =
-        KeptPartsOf(held == stored.end() ? nullptr : &held->second, parts);
+        KeptPartsOf(list, held == stored.end() ? nullptr : &held->second, parts);
     CAIRN_RETURN_IF_ERROR(WritePartList(conn, id, list, *swap.metadata, parts, keep,
                                         parts.range.begin - cut));
     cut += parts.range.size();
@@ -237,6 +246,11 @@ Status CheckParts(const EntitySwap& swap) {
     }
     if (!inside) {
       return InvalidArgument("The parts of a swap of entity {} lie outside its metadata",
+                             swap.entity_id);
+    }
+    if (list.shared > list.parts.size() || list.shared > list.current_count ||
+        list.dropped > list.current_count) {
+      return InvalidArgument("A swap of entity {} keeps more parts than a list has",
                              swap.entity_id);
     }
     at = list.range.end;

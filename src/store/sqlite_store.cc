@@ -258,8 +258,10 @@ const std::vector<const char*>& Migrations() {
       CREATE INDEX metrics_reports_by_age ON metrics_reports (reported_at_ms);
       )sql",
       // v15: a list of parts may drop parts at its front (a metadata log cut to its last
-      // N entries), so it starts at any position. A binary older than this version
-      // would count positions from 0: the version keeps it out.
+      // N entries), so it starts at any position. Only lists from the third on do
+      // (sql_store_split.cc): older binaries, which count positions from 0, write the
+      // first two and drop the others, so one still running beside a newer replica
+      // corrupts nothing.
       R"sql(
       ALTER TABLE split_entities ADD COLUMN first_position INTEGER NOT NULL DEFAULT 0;
       )sql",

@@ -1192,20 +1192,33 @@ TEST_P(MetaStoreTest, SplitMetadataLoadsWholeAndStoresOnlyNewParts) {
   EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole(""));
 }
 
-/// `SplitSwap` of a list whose current version's first `dropped` parts are gone.
+/// A swap that stores `{"a":[],"b":[],"s":[` parts `],"z":2}` split into three lists, the
+/// third (the first that may slide) holding `parts`, of which the current version's
+/// first `dropped` are gone.
 EntitySwap SlideSwap(int64_t id, std::string from, std::string to,
                      const std::vector<std::string>& parts, size_t dropped, size_t shared,
                      size_t current_count) {
-  EntitySwap swap =
-      SplitSwap(id, std::move(from), std::move(to), parts, shared, current_count);
-  swap.parts[0].dropped = dropped;
-  return swap;
+  std::string doc = R"({"a":[)";
+  MetadataParts first = AppendList(doc, {}, 0, 0);
+  doc += R"(],"b":[)";
+  MetadataParts second = AppendList(doc, {}, 0, 0);
+  doc += R"(],"s":[)";
+  MetadataParts third = AppendList(doc, parts, shared, current_count);
+  third.dropped = dropped;
+  doc += R"(],"z":2})";
+  return EntitySwap(id, std::move(from), std::move(to),
+                    std::make_shared<const std::string>(std::move(doc)),
+                    {first, second, third});
+}
+
+std::string SlideWhole(std::string_view parts) {
+  return fmt::format(R"({{"a":[],"b":[],"s":[{}],"z":2}})", parts);
 }
 
 TEST_P(MetaStoreTest, SplitMetadataListsDropPartsAtTheFront) {
   Create({"db"});
   auto created = store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable,
-                                      "m0", Whole(""));
+                                      "m0", SlideWhole(""));
   ASSERT_THAT(created, IsOk());
   const int64_t id = created->id;
   const auto swap = [&](const char* from, const char* to,
@@ -1217,30 +1230,31 @@ TEST_P(MetaStoreTest, SplitMetadataListsDropPartsAtTheFront) {
   // A log of the last three entries: each commit drops the oldest and adds one.
   ASSERT_THAT(swap("m0", "m1", {"1", "2", "3"}, 0, 0, 0), ::testing::Optional(true));
   ASSERT_THAT(swap("m1", "m2", {"2", "3", "4"}, 1, 2, 3), ::testing::Optional(true));
-  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("2,3,4"));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), SlideWhole("2,3,4"));
   ASSERT_THAT(swap("m2", "m3", {"3", "4", "5"}, 1, 2, 3), ::testing::Optional(true));
-  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("3,4,5"));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), SlideWhole("3,4,5"));
   // Two dropped, two added; then an append to the list that now starts further on.
   ASSERT_THAT(swap("m3", "m4", {"5", "6", "7"}, 2, 1, 3), ::testing::Optional(true));
-  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("5,6,7"));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), SlideWhole("5,6,7"));
   ASSERT_THAT(swap("m4", "m5", {"5", "6", "7", "8"}, 0, 3, 3), ::testing::Optional(true));
-  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("5,6,7,8"));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), SlideWhole("5,6,7,8"));
   // Dropped at the front and changed at the back in one commit.
   ASSERT_THAT(swap("m5", "m6", {"6", "9"}, 1, 1, 4), ::testing::Optional(true));
-  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("6,9"));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), SlideWhole("6,9"));
   // Everything dropped.
   ASSERT_THAT(swap("m6", "m7", {"a"}, 2, 0, 2), ::testing::Optional(true));
-  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("a"));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), SlideWhole("a"));
   ASSERT_THAT(swap("m7", "m8", {"a", "b"}, 0, 1, 1), ::testing::Optional(true));
   // A caller wrong about the stored count gets everything stored...
   ASSERT_THAT(swap("m8", "m9", {"x", "y"}, 1, 1, 5), ::testing::Optional(true));
-  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("x,y"));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), SlideWhole("x,y"));
   // ...and so does one that claims more dropped and shared parts than the store holds.
   ASSERT_THAT(swap("m9", "m10", {"y", "z"}, 1, 2, 2), ::testing::Optional(true));
-  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("y,z"));
-  // A lost swap changes nothing.
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), SlideWhole("y,z"));
+  // A lost swap changes nothing; nor does one that drops more parts than the list has.
   ASSERT_THAT(swap("m9", "m11", {"z", "q"}, 1, 1, 2), ::testing::Optional(false));
-  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole("y,z"));
+  EXPECT_THAT(swap("m10", "m12", {"q"}, 5, 0, 2), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), SlideWhole("y,z"));
 }
 
 TEST_P(MetaStoreTest, SplitMetadataOutsideItsDocumentIsRefused) {
@@ -1865,7 +1879,7 @@ TEST(SqliteStoreTest, ASlidingListKeepsItsPartsAndWritesOnlyNewOnes) {
   ASSERT_THAT(catalog, IsOk());
   ASSERT_THAT((*store)->CreateNamespace(catalog->id, {"db"}, {}), IsOk());
   auto created = (*store)->CreateEntity(catalog->id, {"db"}, "t",
-                                        EntityKind::kIcebergTable, "m0", Whole(""));
+                                        EntityKind::kIcebergTable, "m0", SlideWhole(""));
   ASSERT_THAT(created, IsOk());
   const int64_t id = created->id;
   ASSERT_THAT(
@@ -1873,7 +1887,7 @@ TEST(SqliteStoreTest, ASlidingListKeepsItsPartsAndWritesOnlyNewOnes) {
       ::testing::Optional(true));
   // Part "3" is stored once, at position 2, and stays there while the list slides.
   const int64_t rowid_of_3 =
-      QueryInt(path, "SELECT rowid FROM entity_parts WHERE position = 2");
+      QueryInt(path, "SELECT rowid FROM entity_parts WHERE list = 2 AND position = 2");
   for (int k = 4; k <= 10; ++k) {
     const std::vector<std::string> parts = {std::to_string(k - 2), std::to_string(k - 1),
                                             std::to_string(k)};
@@ -1883,14 +1897,32 @@ TEST(SqliteStoreTest, ASlidingListKeepsItsPartsAndWritesOnlyNewOnes) {
         ::testing::Optional(true))
         << k;
     if (k == 5) {
-      EXPECT_EQ(QueryInt(path, "SELECT rowid FROM entity_parts WHERE position = 2"),
-                rowid_of_3);
+      EXPECT_EQ(
+          QueryInt(path,
+                   "SELECT rowid FROM entity_parts WHERE list = 2 AND position = 2"),
+          rowid_of_3);
     }
   }
-  EXPECT_EQ(MetadataOf(**store, catalog->id, {"db"}, "t"), Whole("8,9,10"));
+  EXPECT_EQ(MetadataOf(**store, catalog->id, {"db"}, "t"), SlideWhole("8,9,10"));
   EXPECT_EQ(QueryInt(path, "SELECT COUNT(*) FROM entity_parts"), 3);
   EXPECT_EQ(QueryInt(path, "SELECT MIN(position) FROM entity_parts"), 7);
-  EXPECT_EQ(QueryInt(path, "SELECT first_position FROM split_entities"), 7);
+  EXPECT_EQ(QueryInt(path, "SELECT first_position FROM split_entities WHERE list = 2"),
+            7);
+  // The first two lists never slide (binaries of older schemas write them counting from
+  // 0): one that drops a part is written again from position 0.
+  auto other = (*store)->CreateEntity(catalog->id, {"db"}, "u", EntityKind::kIcebergTable,
+                                      "u0", Whole(""));
+  ASSERT_THAT(other, IsOk());
+  ASSERT_THAT(
+      (*store)->SwapEntities({SplitSwap(other->id, "u0", "u1", {"1", "2"}, 0, 0)}),
+      ::testing::Optional(true));
+  EntitySwap drop = SplitSwap(other->id, "u1", "u2", {"2", "3"}, 1, 2);
+  drop.parts[0].dropped = 1;
+  ASSERT_THAT((*store)->SwapEntities({drop}), ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(**store, catalog->id, {"db"}, "u"), Whole("2,3"));
+  EXPECT_EQ(QueryInt(path, "SELECT MIN(position) FROM entity_parts WHERE list = 0"), 0);
+  EXPECT_EQ(
+      QueryInt(path, "SELECT MAX(first_position) FROM split_entities WHERE list < 2"), 0);
 }
 
 TEST(SqliteStoreTest, MigrationsAreAppliedOnceAcrossReopens) {
