@@ -8,6 +8,8 @@
 
 #include <openssl/rand.h>
 
+#include "common/url_codec.h"
+
 namespace cairn {
 namespace {
 
@@ -50,15 +52,10 @@ std::string RandomUuid() {
   auto b = NextRandom16();
   b[6] = static_cast<unsigned char>((b[6] & 0x0F) | 0x40);  // version 4
   b[8] = static_cast<unsigned char>((b[8] & 0x3F) | 0x80);  // RFC 4122 variant
-  constexpr std::string_view kHex = "0123456789abcdef";
-  std::string out;
-  out.reserve(36);
-  for (size_t i = 0; i < b.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
-    out.push_back(kHex[b[i] >> 4]);
-    out.push_back(kHex[b[i] & 0x0F]);
-  }
-  return out;
+  std::string uuid =
+      HexEncode(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+  for (const size_t at : {20U, 16U, 12U, 8U}) uuid.insert(at, 1, '-');  // 8-4-4-4-12
+  return uuid;
 }
 
 }  // namespace cairn
