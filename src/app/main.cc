@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include <CLI/CLI.hpp>
@@ -43,6 +44,7 @@
 #include "http/router.h"
 #include "http/server.h"
 #include "io/file_io.h"
+#include "io/transfer_stop.h"
 #include "store/instance_heartbeat.h"
 #include "store/postgres_store.h"
 
@@ -107,9 +109,13 @@ int Serve(const std::optional<std::string>& config_file, const Flags& flags) {
           storage.name, fmt::join(storage.locations, ", "));
     }
   }
-  auto file_io = MakeServerFileIO(config);
+  // Triggered when the HTTP server's shutdown grace period is over: storage requests
+  // still running then (a stalled S3 endpoint) end within about a second instead of
+  // holding the workers and background threads through their timeouts and retries.
+  const auto transfer_stop = std::make_shared<TransferStop>();
+  auto file_io = MakeServerFileIO(config, transfer_stop);
   if (!file_io) return FailStart(file_io.error());
-  auto storages = MakeStorageRegistry(config);
+  auto storages = MakeStorageRegistry(config, transfer_stop);
   if (!storages) return FailStart(storages.error());
   TableService tables(
       **store, catalog, **file_io,
@@ -222,7 +228,8 @@ int Serve(const std::optional<std::string>& config_file, const Flags& flags) {
 
   HttpServer server(config.http, router, metrics,
                     HttpHooks{auth ? auth->requests.get() : nullptr, audit.get(),
-                              LogLevelReloader(config_file, flags)});
+                              LogLevelReloader(config_file, flags),
+                              [transfer_stop] { transfer_stop->Trigger(); }});
   auto port = server.Listen();
   if (!port) return FailStart(port.error());
   const bool ipv6 = config.http.host.find(':') != std::string::npos;

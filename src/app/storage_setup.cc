@@ -14,9 +14,11 @@
 namespace cairn {
 namespace {
 
-Result<S3Mount> MountOf(const StorageConfig& storage, size_t max_read_bytes) {
+Result<S3Mount> MountOf(const StorageConfig& storage, size_t max_read_bytes,
+                        const std::shared_ptr<const TransferStop>& stop) {
   S3FileIOOptions options;
   options.client = storage.client;
+  options.client.stop = stop;
   options.roots = storage.locations;
   options.max_read_bytes = max_read_bytes;
   auto io = MakeS3FileIO(std::move(options));
@@ -37,7 +39,8 @@ IamDialect DialectOf(std::string_view sts_endpoint) {
              : IamDialect::kCephRgw;
 }
 
-Result<std::shared_ptr<CredentialVendor>> VendorOf(const StorageConfig& storage) {
+Result<std::shared_ptr<CredentialVendor>> VendorOf(
+    const StorageConfig& storage, const std::shared_ptr<const TransferStop>& stop) {
   switch (storage.vending) {
     case CredentialVending::kNone:
       return std::shared_ptr<CredentialVendor>();
@@ -55,6 +58,7 @@ Result<std::shared_ptr<CredentialVendor>> VendorOf(const StorageConfig& storage)
   sts.region = storage.client.region;
   sts.credentials = storage.client.credentials;
   sts.connect_timeout = storage.client.connect_timeout;
+  sts.stop = stop;
   CAIRN_ASSIGN_OR_RAISE(std::shared_ptr<StsClient> client, StsClient::Make(sts));
   StsVendingOptions options;
   options.role_arn = storage.sts_role_arn;
@@ -67,7 +71,8 @@ Result<std::shared_ptr<CredentialVendor>> VendorOf(const StorageConfig& storage)
 
 }  // namespace
 
-Result<std::unique_ptr<StorageRegistry>> MakeStorageRegistry(const ServerConfig& config) {
+Result<std::unique_ptr<StorageRegistry>> MakeStorageRegistry(
+    const ServerConfig& config, const std::shared_ptr<const TransferStop>& stop) {
   std::vector<StorageDescription> storages;
   for (const auto& storage : config.storages) {
     StorageDescription description{storage.name,
@@ -81,7 +86,7 @@ Result<std::unique_ptr<StorageRegistry>> MakeStorageRegistry(const ServerConfig&
       CAIRN_ASSIGN_OR_RAISE(auto root, ParseS3Location(location));
       description.roots.push_back(std::move(root));
     }
-    auto vendor = VendorOf(storage);
+    auto vendor = VendorOf(storage, stop);
     if (!vendor) {
       return InvalidConfig("storage.{}: {}", storage.name, vendor.error().message);
     }
@@ -92,7 +97,8 @@ Result<std::unique_ptr<StorageRegistry>> MakeStorageRegistry(const ServerConfig&
   return std::make_unique<StorageRegistry>(std::move(storages));
 }
 
-Result<std::unique_ptr<FileIO>> MakeServerFileIO(const ServerConfig& config) {
+Result<std::unique_ptr<FileIO>> MakeServerFileIO(
+    const ServerConfig& config, const std::shared_ptr<const TransferStop>& stop) {
   // The file system is opened only below the allowed locations, whatever the request.
   LocalFileIOOptions local;
   local.max_read_bytes = config.max_metadata_file_bytes;
@@ -106,7 +112,8 @@ Result<std::unique_ptr<FileIO>> MakeServerFileIO(const ServerConfig& config) {
   }
   std::vector<S3Mount> mounts;
   for (const auto& storage : config.storages) {
-    CAIRN_ASSIGN_OR_RAISE(auto mount, MountOf(storage, config.max_metadata_file_bytes));
+    CAIRN_ASSIGN_OR_RAISE(auto mount,
+                          MountOf(storage, config.max_metadata_file_bytes, stop));
     mounts.push_back(std::move(mount));
   }
   return MakeRoutingFileIO(MakeLocalFileIO(std::move(local)), std::move(mounts));

@@ -13,18 +13,25 @@
 #include "catalog/storage_registry.h"
 #include "common/result.h"
 #include "io/file_io.h"
+#include "io/transfer_stop.h"
 
 namespace cairn {
 
 /// \brief The `FileIO` every service uses: routes local locations to the local `FileIO`
-/// (confined to the allowed local directories) and `s3://` ones to their storage's.
+/// (confined to the allowed local directories) and `s3://` ones to their storage's,
+/// whose requests end once `stop` is triggered (null: never).
 /// Errors: `kInvalidConfig` (no local allowed directory, a storage's client settings).
-Result<std::unique_ptr<FileIO>> MakeServerFileIO(const ServerConfig& config);
+Result<std::unique_ptr<FileIO>> MakeServerFileIO(
+    const ServerConfig& config,
+    const std::shared_ptr<const TransferStop>& stop = nullptr);
 
 /// \brief The catalog's view of the storages: endpoint, region, addressing and a
-/// credential vendor per storage (`credential-vending`). Errors: `kInvalidConfig` naming
-/// the storage (STS client settings).
-Result<std::unique_ptr<StorageRegistry>> MakeStorageRegistry(const ServerConfig& config);
+/// credential vendor per storage (`credential-vending`; its STS requests end once `stop`
+/// is triggered, null: never). Errors: `kInvalidConfig` naming the storage (STS client
+/// settings).
+Result<std::unique_ptr<StorageRegistry>> MakeStorageRegistry(
+    const ServerConfig& config,
+    const std::shared_ptr<const TransferStop>& stop = nullptr);
 
 /// \brief Creates each declared catalog that is missing; one that exists must have the
 /// declared warehouse (a warehouse is never moved at start), and gets the declared

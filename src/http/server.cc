@@ -107,6 +107,7 @@ class HttpServer::Impl {
         authenticator_(hooks.authenticator),
         audit_(hooks.audit),
         on_reload_(std::move(hooks.on_reload)),
+        on_drained_(std::move(hooks.on_drained)),
         ioc_(static_cast<int>(std::max<size_t>(1, options_.io_threads))),
         acceptor_(ioc_),
         pool_(std::max<size_t>(1, options_.worker_threads), options_.worker_queue) {
@@ -245,6 +246,7 @@ class HttpServer::Impl {
       spdlog::warn("shutdown grace period over with {} request(s) still in flight",
                    in_flight_.load());
     }
+    if (on_drained_) on_drained_();
     ioc_.stop();
   }
 
@@ -679,6 +681,7 @@ class HttpServer::Impl {
   RequestAuthenticator* authenticator_;
   AuditLog* audit_;
   std::function<void()> on_reload_;
+  std::function<void()> on_drained_;
   net::io_context ioc_;
   tcp::acceptor acceptor_;
   WorkerPool pool_;

@@ -70,6 +70,11 @@ struct HttpHooks {
   /// Called on SIGHUP (on an I/O thread, before the TLS reload) to reload the rest of
   /// what can change without a restart; it must not throw or block long. Null: none.
   std::function<void()> on_reload;
+  /// Called once when a stop's wait for in-flight requests is over (all answered, or
+  /// `shutdown_grace` ran out), before the worker pool is stopped and joined, on an I/O
+  /// thread. It should make the blocking handlers still running return soon (abort their
+  /// outbound requests); it must not throw or block long. Null: none.
+  std::function<void()> on_drained;
 };
 
 class HttpServer {
@@ -91,7 +96,8 @@ class HttpServer {
   Result<uint16_t> Listen();
 
   /// \brief Serves until SIGINT or SIGTERM (or `Stop`), then stops accepting, waits up to
-  /// `shutdown_grace` for in-flight requests, and returns. SIGHUP calls `ReloadTls` and
+  /// `shutdown_grace` for in-flight requests, calls `on_drained`, waits for the running
+  /// blocking handlers to return, and returns. SIGHUP calls `ReloadTls` and
   /// logs its outcome (with TLS off: that there is nothing to reload); it never stops the
   /// server. Call once, after a successful `Listen`.
   void Run();

@@ -93,7 +93,7 @@ class CurlS3Client final : public S3Client {
         endpoint_(std::move(endpoint)),
         http_(HttpOptionsOf(options_)),
         retry_policy_{options_.max_retries, options_.retry_base_delay,
-                      options_.retry_max_delay} {}
+                      options_.retry_max_delay, options_.stop.get()} {}
 
   Result<std::string> GetObject(std::string_view bucket, std::string_view key,
                                 size_t max_bytes) override {
@@ -306,6 +306,7 @@ class CurlS3Client final : public S3Client {
     out.low_speed_limit = options.low_speed_limit;
     out.low_speed_time = options.low_speed_time;
     out.max_idle_handles = options.max_idle_handles;
+    out.stop = options.stop;
     return out;
   }
 
@@ -320,8 +321,8 @@ Status ValidateOptions(const S3ClientOptions& options) {
       ValidateRegionAndCredentials("S3", options.region, options.credentials));
   if (options.connect_timeout.count() <= 0 || options.request_timeout.count() <= 0 ||
       options.low_speed_limit < 0 || options.low_speed_time.count() < 0 ||
-      !IsValidRetryPolicy(
-          {options.max_retries, options.retry_base_delay, options.retry_max_delay})) {
+      !IsValidRetryPolicy({options.max_retries, options.retry_base_delay,
+                           options.retry_max_delay, nullptr})) {
     return InvalidConfig(
         "Invalid S3 client options: timeouts must be positive, retries and delays not "
         "negative");

@@ -32,7 +32,7 @@
 /// `kServiceUnavailable` causes above, after an exponential backoff with jitter.
 /// `PutObjectIfAbsent` is never retried here: its caller decides (see `s3_file_io.h`).
 /// A call therefore takes at most about `(max_retries + 1) * request_timeout` plus the
-/// backoffs.
+/// backoffs — or about a second more once `stop` is triggered (transfer_stop.h).
 ///
 /// Thread-safety: all methods are safe to call concurrently. Connections are reused
 /// through a bounded pool of libcurl handles (each keeps its own connections alive).
@@ -47,6 +47,7 @@
 #include "io/s3_credentials.h"
 #include "io/s3_xml.h"
 #include "io/sigv4_http.h"
+#include "io/transfer_stop.h"
 
 namespace cairn {
 
@@ -78,6 +79,9 @@ struct S3ClientOptions {
   std::chrono::milliseconds retry_max_delay{5000};
   /// Idle libcurl handles (with their open connections) kept for reuse.
   size_t max_idle_handles = 16;
+  /// Once triggered, requests in flight are aborted and none is sent or retried
+  /// (transfer_stop.h). Null: never.
+  std::shared_ptr<const TransferStop> stop;
 };
 
 /// \brief An S3 client for one endpoint and one set of credentials (see the file

@@ -26,6 +26,10 @@ namespace {
 constexpr size_t kMaxErrorBodyBytes = 64 * 1024;
 /// Server messages are quoted in errors, cut to this length.
 constexpr size_t kMaxQuotedMessage = 300;
+/// How often a backoff looks at the TransferStop.
+constexpr std::chrono::milliseconds kStopCheckInterval{20};
+/// How messages say that a TransferStop ended a request.
+constexpr std::string_view kStopping = "the server is stopping";
 
 /// libcurl takes its numbers as `long`.
 long AsLong(int64_t value) {        // NOLINT(google-runtime-int)
@@ -94,6 +98,13 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
                           std::min(length, kMaxErrorBodyBytes - transfer->body.size()));
   }
   return length;
+}
+
+/// libcurl's progress callback: a non-zero answer aborts the transfer
+/// (CURLE_ABORTED_BY_CALLBACK) once the TransferStop is triggered.
+int OnProgress(void* user, curl_off_t /*download_total*/, curl_off_t /*downloaded*/,
+               curl_off_t /*upload_total*/, curl_off_t /*uploaded*/) {
+  return static_cast<const TransferStop*>(user)->triggered() ? 1 : 0;
 }
 
 /// Transport failures worth another attempt: the request may not have reached the
@@ -203,7 +214,14 @@ void SleepBeforeRetry(int retry, const RetryPolicy& policy) {
   delay = std::min(delay, cap);
   thread_local std::mt19937_64 rng{std::random_device{}()};
   std::uniform_int_distribution<int64_t> jitter(delay / 2, delay);
-  std::this_thread::sleep_for(std::chrono::milliseconds(jitter(rng)));
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(jitter(rng));
+  // In slices, so that a stop does not wait out a backoff of seconds.
+  for (auto now = std::chrono::steady_clock::now(); now < until && !IsStopped(policy);
+       now = std::chrono::steady_clock::now()) {
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(until - now, kStopCheckInterval));
+  }
 }
 
 bool IsRetryableHttpStatus(long status) {  // NOLINT(google-runtime-int)
@@ -263,6 +281,9 @@ std::string SigV4Http::Scrub(std::string text) const {
 }
 
 Result<HttpReply> SigV4Http::Perform(const SignedHttpRequest& request) const {
+  if (options_.stop && options_.stop->triggered()) {
+    return ServiceUnavailable("{} not sent: {}", request.description, kStopping);
+  }
   CurlHandle handle = pool_->Acquire();
   if (handle == nullptr) return Internal("Cannot create a libcurl handle");
   CURL* curl = handle.get();
@@ -313,6 +334,11 @@ Result<HttpReply> SigV4Http::Perform(const SignedHttpRequest& request) const {
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnBody);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &transfer);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_text.data());
+  if (options_.stop) {
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, options_.stop.get());
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  }
   if (method == "HEAD") {
     curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
   } else if (method == "PUT" || method == "POST") {
@@ -337,6 +363,9 @@ Result<HttpReply> SigV4Http::Perform(const SignedHttpRequest& request) const {
   if (transfer.too_large) {
     return RequestTooLarge("{} failed: the response is larger than {} bytes",
                            request.description, request.max_body_bytes);
+  }
+  if (code == CURLE_ABORTED_BY_CALLBACK && options_.stop && options_.stop->triggered()) {
+    return ServiceUnavailable("{} aborted: {}", request.description, kStopping);
   }
   if (code != CURLE_OK) {
     const std::string detail = error_text[0] != '\0'

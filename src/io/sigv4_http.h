@@ -29,6 +29,7 @@
 #include "common/result.h"
 #include "io/s3_credentials.h"
 #include "io/sigv4.h"
+#include "io/transfer_stop.h"
 
 namespace cairn {
 
@@ -73,14 +74,23 @@ struct RetryPolicy {
   /// base_delay * 2^n): exponential, with jitter so that clients do not retry in step.
   std::chrono::milliseconds base_delay{100};
   std::chrono::milliseconds max_delay{5000};
+  /// Once triggered, no retry is made and a backoff under way ends early. Null: never.
+  /// Borrowed: it must outlive the policy's use.
+  const TransferStop* stop = nullptr;
 };
 
 /// \brief Whether `policy` holds no negative count or delay and `max_delay` is at least
 /// `base_delay`.
 bool IsValidRetryPolicy(const RetryPolicy& policy);
 
-/// \brief Sleeps for the backoff before retry `retry` (from 0) of `policy`.
+/// \brief Sleeps for the backoff before retry `retry` (from 0) of `policy`, or until
+/// `policy.stop` is triggered (checked every few milliseconds).
 void SleepBeforeRetry(int retry, const RetryPolicy& policy);
+
+/// \brief Whether `policy.stop` is set and triggered.
+inline bool IsStopped(const RetryPolicy& policy) {
+  return policy.stop != nullptr && policy.stop->triggered();
+}
 
 /// \brief Whether `status` asks to be tried again later: 5xx, or 429 Too Many Requests.
 bool IsRetryableHttpStatus(long status);  // NOLINT(google-runtime-int): libcurl's type
@@ -96,17 +106,20 @@ bool FailedForNow(const Result<T>& result) {
 /// \brief Calls `attempt()` (which returns a `Result`) until `should_retry(result)` is
 /// false or `policy.max_retries` retries have been made, sleeping `SleepBeforeRetry`
 /// before each retry; returns the last result. A call therefore takes at most
-/// `max_retries + 1` attempts plus the backoffs.
+/// `max_retries + 1` attempts plus the backoffs, and no retry once `policy.stop` is
+/// triggered.
 template <typename Attempt, typename ShouldRetry>
 std::invoke_result_t<Attempt&> RetryWithBackoff(const RetryPolicy& policy,
                                                 Attempt&& attempt,
                                                 ShouldRetry&& should_retry) {
   for (int retry = 0;; ++retry) {
     std::invoke_result_t<Attempt&> result = attempt();
-    if (retry >= policy.max_retries || !should_retry(std::as_const(result))) {
+    if (retry >= policy.max_retries || IsStopped(policy) ||
+        !should_retry(std::as_const(result))) {
       return result;
     }
     SleepBeforeRetry(retry, policy);
+    if (IsStopped(policy)) return result;
   }
 }
 
@@ -120,6 +133,9 @@ struct SigV4HttpOptions {
   long low_speed_limit = 1024;  // NOLINT(google-runtime-int): CURLOPT_LOW_SPEED_LIMIT
   std::chrono::seconds low_speed_time{10};
   size_t max_idle_handles = 16;
+  /// Aborts requests in flight and refuses new ones once triggered (transfer_stop.h).
+  /// Null: never.
+  std::shared_ptr<const TransferStop> stop;
 };
 
 /// \brief One request.
@@ -158,7 +174,9 @@ class SigV4Http {
   /// its Content-Length before it is read, or aborted while it arrives);
   /// `kServiceUnavailable` for a transport failure worth another attempt (no
   /// connection, a timeout, a reset, an empty answer); `kIOError` for other transport
-  /// failures (TLS verification, say); `kInternal` when libcurl cannot allocate.
+  /// failures (TLS verification, say); `kInternal` when libcurl cannot allocate;
+  /// `kServiceUnavailable` "...: the server is stopping" once `options.stop` is
+  /// triggered (before sending, or aborting the request in flight).
   Result<HttpReply> Perform(const SignedHttpRequest& request) const;
 
   /// \brief `text` with each secret (secret key, session token) replaced by

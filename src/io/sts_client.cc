@@ -121,7 +121,7 @@ class CurlStsClient final : public StsClient {
         url_(endpoint.scheme + "://" + endpoint.authority + "/"),
         http_(HttpOptionsOf(options_)),
         retry_policy_{options_.max_retries, options_.retry_base_delay,
-                      options_.retry_max_delay} {}
+                      options_.retry_max_delay, options_.stop.get()} {}
 
   Result<StsCredentials> AssumeRole(std::string_view role_arn,
                                     std::string_view session_name,
@@ -171,6 +171,7 @@ class CurlStsClient final : public StsClient {
     out.connect_timeout = options.connect_timeout;
     out.request_timeout = options.request_timeout;
     out.max_idle_handles = options.max_idle_handles;
+    out.stop = options.stop;
     return out;
   }
 
@@ -184,8 +185,8 @@ Status ValidateOptions(const StsClientOptions& options) {
   CAIRN_RETURN_IF_ERROR(
       ValidateRegionAndCredentials("STS", options.region, options.credentials));
   if (options.connect_timeout.count() <= 0 || options.request_timeout.count() <= 0 ||
-      !IsValidRetryPolicy(
-          {options.max_retries, options.retry_base_delay, options.retry_max_delay})) {
+      !IsValidRetryPolicy({options.max_retries, options.retry_base_delay,
+                           options.retry_max_delay, nullptr})) {
     return InvalidConfig(
         "Invalid STS client options: timeouts must be positive, retries and delays not "
         "negative");

@@ -39,6 +39,7 @@
 
 #include "common/result.h"
 #include "io/sigv4_http.h"
+#include "io/transfer_stop.h"
 
 namespace cairn {
 
@@ -58,6 +59,9 @@ struct StsClientOptions {
   std::chrono::milliseconds retry_base_delay{100};
   std::chrono::milliseconds retry_max_delay{2000};
   size_t max_idle_handles = 4;
+  /// Once triggered, requests in flight are aborted and none is sent or retried
+  /// (transfer_stop.h). Null: never.
+  std::shared_ptr<const TransferStop> stop;
 };
 
 /// \brief Temporary credentials. Never printed.

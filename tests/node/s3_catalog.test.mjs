@@ -344,6 +344,45 @@ faultTest(
   },
 );
 
+faultTest(
+  'SIGTERM while a commit waits on a storage that never answers: the server exits after its grace period, not the S3 timeouts',
+  // Long timeouts and retries: without the stop at the end of the grace period, the worker
+  // would wait out 1 + 3 attempts of 30 s each before the process could exit.
+  async () => {
+    const proxy = await tcpProxy(process.env.CAIRN_TEST_S3_ENDPOINT);
+    const bucket = await createBucket();
+    return {
+      proxy,
+      bucket,
+      close: () => proxy.stop(),
+      args: ['--shutdown-grace-ms', '1000'],
+      toml: storageToml('slow', {
+        endpoint: proxy.url(),
+        locations: [`s3://${bucket}/wh`],
+        warehouse: `s3://${bucket}/wh/slow`,
+        extra: { 'request-timeout-ms': 30000, 'max-retries': 3 },
+      }),
+    };
+  },
+  async (cat, { proxy, bucket }) => {
+    const slow = cat.api('slow');
+    assertStatus(await slow.createNamespace(NS), 200, 'create namespace');
+    assertStatus(await slow.createTable(NS, tableRequest('t')), 200, 'create through the proxy');
+    const before = await listKeys(bucket);
+    proxy.dropResponses(true);
+    const commit = slow.commitTable(NS, 't', setProperties({ during: 'shutdown' })).catch((e) => e);
+    // The PUT has landed; its answer never comes, so the commit waits in the server.
+    await waitFor(async () => (await listKeys(bucket)).length > before.length, { timeoutMs: 10_000, what: 'the PUT' });
+    const started = Date.now();
+    const code = await cat.server.stop('SIGTERM');
+    const took = Date.now() - started;
+    await commit;
+    assert.equal(code, 0, `exit code after SIGTERM (null: killed after the helper's timeout)`);
+    assert.ok(took < 15_000, `the server took ${took} ms to stop with a 1 s grace period`);
+    assert.match(cat.log(), /shutdown grace period over with 1 request\(s\) still in flight/);
+  },
+);
+
 // =============================================================================================
 // 9. /v1/config and start-up checks
 

@@ -2,6 +2,7 @@
 // STS clients rely on when they repeat a call.
 
 #include <chrono>
+#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -84,6 +85,45 @@ TEST(RetryWithBackoffTest, SleepsAtLeastHalfTheBaseDelayBeforeARetry) {
   const auto start = std::chrono::steady_clock::now();
   static_cast<void>(RetryWithBackoff(slow, Unavailable, FailedForNow<int>));
   EXPECT_GE(std::chrono::steady_clock::now() - start, milliseconds(20));
+}
+
+TEST(RetryWithBackoffTest, NothingIsRetriedOnceTheStopIsTriggered) {
+  TransferStop stop;
+  RetryPolicy policy = kFastPolicy;
+  policy.stop = &stop;
+  int attempts = 0;
+  const Result<int> result = RetryWithBackoff(
+      policy,
+      [&] {
+        if (++attempts == 2) stop.Trigger();
+        return Unavailable();
+      },
+      FailedForNow<int>);
+  EXPECT_THAT(result, IsError(ErrorKind::kServiceUnavailable));
+  EXPECT_EQ(attempts, 2);  // of 1 + 3 allowed
+}
+
+TEST(RetryWithBackoffTest, AStopEndsABackoffUnderWay) {
+  // A backoff of ten minutes that the stop cuts short: the call returns the failure it
+  // had, without another attempt.
+  TransferStop stop;
+  RetryPolicy policy{/*max_retries=*/1, std::chrono::minutes(10),
+                     std::chrono::minutes(10), &stop};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(milliseconds(50));
+    stop.Trigger();
+  });
+  int attempts = 0;
+  const Result<int> result = RetryWithBackoff(
+      policy,
+      [&] {
+        ++attempts;
+        return Unavailable();
+      },
+      FailedForNow<int>);
+  stopper.join();
+  EXPECT_THAT(result, IsError(ErrorKind::kServiceUnavailable));
+  EXPECT_EQ(attempts, 1);
 }
 
 TEST(RetryHelpersTest, ClassifyStatusesErrorsAndPolicies) {

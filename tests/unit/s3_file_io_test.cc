@@ -546,6 +546,62 @@ TEST(S3FileIOFaultTest, AServerThatNeverAnswersTimesOut) {
   EXPECT_LT(elapsed, std::chrono::milliseconds(3000));
 }
 
+/// A FileIO on the fake server whose requests `stop` ends: timeouts and backoffs far
+/// longer than any test, so that only the stop can end a call early.
+std::unique_ptr<FileIO> StoppableIO(const FakeHttpServer& server,
+                                    std::shared_ptr<const TransferStop> stop) {
+  S3FileIOOptions options;
+  options.client.endpoint = server.endpoint();
+  options.client.path_style = true;
+  options.client.credentials = {"AKIDFAKE", std::string(kFakeSecret), ""};
+  options.client.request_timeout = std::chrono::minutes(10);
+  options.client.low_speed_limit = 0;
+  options.client.max_retries = 3;
+  options.client.retry_base_delay = std::chrono::minutes(10);
+  options.client.retry_max_delay = std::chrono::minutes(10);
+  options.client.stop = std::move(stop);
+  options.roots = {"s3://bucket/wh"};
+  auto io = MakeS3FileIO(std::move(options));
+  if (!io) ADD_FAILURE() << io.error().message;
+  return io ? std::move(*io) : nullptr;
+}
+
+TEST(S3FileIOFaultTest, AStopAbortsAWriteInFlightAndRetriesNothing) {
+  // The server's shutdown: a PUT to an endpoint that never answers ends when the stop
+  // is triggered, not after its timeout (ten minutes here), and is not repeated.
+  FakeHttpServer server([](const FakeHttpRequest&) { return NoAnswer(); });
+  const auto stop = std::make_shared<TransferStop>();
+  auto io = StoppableIO(server, stop);
+  std::thread stopper([&] {
+    while (server.requests().empty())
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    stop->Trigger();
+  });
+  const Status written = io->WriteFileAtomic("s3://bucket/wh/m.json", "{}");
+  stopper.join();
+  EXPECT_THAT(written, IsError(ErrorKind::kServiceUnavailable));
+  EXPECT_THAT(written, HasErrorMessage(
+                           "PUT s3://bucket/wh/m.json aborted: the server is stopping"));
+  EXPECT_EQ(server.requests().size(), 1U);
+}
+
+TEST(S3FileIOFaultTest, AfterAStopNothingIsSent) {
+  std::atomic<int> calls{0};
+  FakeHttpServer server([&](const FakeHttpRequest&) {
+    ++calls;
+    return Answer(200, "x");
+  });
+  const auto stop = std::make_shared<TransferStop>();
+  auto io = StoppableIO(server, stop);
+  EXPECT_EQ(ValueOf(io->ReadFile("s3://bucket/wh/a")), "x");
+  stop->Trigger();
+  EXPECT_THAT(io->ReadFile("s3://bucket/wh/a"),
+              HasErrorMessage("GET s3://bucket/wh/a not sent: the server is stopping"));
+  EXPECT_THAT(io->DeleteTree("s3://bucket/wh/t", "s3://bucket/wh"),
+              IsError(ErrorKind::kServiceUnavailable));
+  EXPECT_EQ(calls.load(), 1);
+}
+
 TEST(S3FileIOFaultTest, AnUnreachableEndpointIsServiceUnavailable) {
   int port = 0;
   {

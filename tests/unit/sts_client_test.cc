@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -182,6 +183,33 @@ TEST(StsClientTest, AnUnreachableOrSilentEndpointIsServiceUnavailable) {
   EXPECT_THAT(
       FakeSts(silent, /*max_retries=*/0)->AssumeRole(kRole, "s1", "", seconds(900)),
       IsError(ErrorKind::kServiceUnavailable));
+}
+
+TEST(StsClientTest, AStopAbortsAnAssumeRoleInFlight) {
+  FakeHttpServer silent([](const FakeHttpRequest&) {
+    FakeHttpReply reply;
+    reply.hang = true;
+    return reply;
+  });
+  StsClientOptions options;
+  options.endpoint = silent.endpoint();
+  options.credentials = {"AKIDFAKE", std::string(kFakeSecret), ""};
+  options.request_timeout = std::chrono::minutes(10);
+  options.retry_base_delay = std::chrono::minutes(10);
+  options.retry_max_delay = std::chrono::minutes(10);
+  const auto stop = std::make_shared<TransferStop>();
+  options.stop = stop;
+  auto sts = ValueOf(StsClient::Make(std::move(options)));
+  std::thread stopper([&] {
+    while (silent.requests().empty())
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    stop->Trigger();
+  });
+  const auto answer = sts->AssumeRole(kRole, "s1", "", seconds(900));
+  stopper.join();
+  EXPECT_THAT(answer, IsError(ErrorKind::kServiceUnavailable));
+  EXPECT_THAT(answer, HasErrorMessage("aborted: the server is stopping"));
+  EXPECT_EQ(silent.requests().size(), 1U);
 }
 
 TEST(StsClientTest, MalformedOrHugeAnswersAreRefusedWithoutQuotingThem) {

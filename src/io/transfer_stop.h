@@ -1,0 +1,36 @@
+#pragma once
+
+/// \file
+/// \brief A one-way switch that ends a process's outbound storage requests.
+///
+/// The S3 and STS clients given a `TransferStop` (`S3ClientOptions::stop`,
+/// `StsClientOptions::stop`) check it before each request and while one is in flight
+/// (libcurl's progress callback, called at least about once a second even on a stalled
+/// connection): once it is triggered, a request in flight is aborted, a new one is not
+/// sent, and nothing is retried. Each such call fails with `kServiceUnavailable` ("...:
+/// the server is stopping").
+///
+/// Why: the server stops its HTTP workers and background threads by joining them, and a
+/// thread inside an S3 call against a stalled endpoint would otherwise wait out every
+/// attempt's timeout (minutes, with retries) past the shutdown grace period. An aborted
+/// write is one whose outcome is unknown, as after a timeout: the store was not changed,
+/// and an object it may have left is an orphan that cleanup removes.
+///
+/// Thread-safety: `Trigger` and `triggered` may be called from any thread.
+
+#include <atomic>
+
+namespace cairn {
+
+class TransferStop {
+ public:
+  /// \brief From now on, storage requests fail (see the file comment). Cannot be undone.
+  void Trigger() { triggered_.store(true, std::memory_order_release); }
+
+  bool triggered() const { return triggered_.load(std::memory_order_acquire); }
+
+ private:
+  std::atomic<bool> triggered_{false};
+};
+
+}  // namespace cairn
