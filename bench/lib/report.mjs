@@ -341,7 +341,7 @@ function w7() {
     if (r) {
       notes.push(`- ${n} writer${n > 1 ? 's' : ''}: ${num(r.commits)} commits, ${num(r.conflicts)} conflicts (409), server-side POST p50 ${latency(r.post_latency_us?.p50)}; ${num(size?.objects)} metadata files on S3 (creates and warm-up included), mean ${bytes(size?.mean_bytes)} over ${num(size?.read)} read back. ${rgwLine(`W7-commits-w${n}`)}.`);
       notes.push(turns
-        ? `  Ceiling, in the other turns of the same run (${num(r.phase_ms)} ms each): ${num(c?.ops)} × (PUT of ${bytes(c?.bytes)} on average — each loop the mean size its writer's commits wrote in the turn before —, PUT p50 ${latency(c?.put_latency_us?.p50)}; one-row transaction). RGW's numbers above cover both sides.`
+        ? `  Ceiling, in the other turns of the same run (${num(r.phase_ms)} ms each): ${num(c?.ops)} × (PUT of ${bytes(c?.bytes)} on average — each loop the mean size its writer's commits wrote in the turn before —, PUT p50 ${latency(c?.put_latency_us?.p50)}; one-row transaction). RGW's numbers above cover both sides.${drainNote(r, c)}`
         : `  Ceiling: ${num(c?.ops)} × (PUT of ${bytes(c?.bytes)}, PUT p50 ${latency(c?.put_latency_us?.p50)}; one-row transaction). ${rgwLine(`W7-ceiling-w${n}`)}.`);
     }
   }
@@ -416,3 +416,10 @@ const analysis = analysisSection(args.analysis ?? path.join(args.out, 'ANALYSIS.
 const doc = [header(meta), ...sections, targetSection(targets), analysis].join('\n\n').replace(/\n{3,}/g, '\n\n') + '\n';
 writeFileSync(path.join(outDir, 'RESULTS.md'), doc);
 process.stderr.write(`report: ${path.join(outDir, 'RESULTS.md')} (${targets.filter((t) => t.status === 'MET').length}/${targets.length} targets met, ${Object.keys(charts).length} charts)\n`);
+
+/** The share of each side's time spent draining at its turns' ends (results since 2026-12-05). */
+function drainNote(commits, ceiling) {
+  if (!isNum(commits?.drain_seconds) || !isNum(ceiling?.drain_seconds)) return '';
+  const share = (drain, total) => (isNum(total) && total > 0 ? pct(drain / total) : DASH);
+  return ` Turn ends, while the last operations of a turn finish: ${share(commits.drain_seconds, commits.duration_s)} of the commits' time, ${share(ceiling.drain_seconds, ceiling.seconds)} of the ceiling's.`;
+}

@@ -355,6 +355,7 @@ Result<boost::json::object> RunS3Commits(const CommonOptions& common,
   boost::json::object result = std::move(*commits);
   result["subcommand"] = "s3-commits";
   result["phase_ms"] = options.phase_ms;
+  if (turns) result["drain_seconds"] = Rounded(turns->DrainSeconds(0), 3);
   result["ceiling"] = boost::json::object{
       {"subcommand", "s3-ceiling"},
       {"bytes", latency.count() > 0 ? bytes / latency.count() : 0},
@@ -364,6 +365,7 @@ Result<boost::json::object> RunS3Commits(const CommonOptions& common,
       {"connections", loops},
       {"ops", latency.count()},
       {"seconds", Rounded(seconds, 3)},
+      {"drain_seconds", Rounded(turns ? turns->DrainSeconds(1) : 0.0, 3)},
       {"throughput_ops", Rounded(Rate(latency.count(), seconds), 1)},
       {"latency_us", latency.ToJson()},
       {"put_latency_us", puts.ToJson()},

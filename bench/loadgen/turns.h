@@ -64,6 +64,14 @@ class TurnTaking {
     return std::chrono::duration<double>(active).count();
   }
 
+  /// \brief Of `ActiveSeconds(side)`, the seconds spent draining: from the end of a
+  /// turn's phase to the end of its last operation, while fewer and fewer operations run
+  /// (the side with the longer latency drains longer). Turns that ended so far.
+  double DrainSeconds(int side) CAIRN_EXCLUDES(mutex_) {
+    MutexLock lock(mutex_);
+    return std::chrono::duration<double>(drain_[Index(side)]).count();
+  }
+
  private:
   static size_t Index(int side) { return side == 0 ? 0 : 1; }
 
@@ -72,6 +80,7 @@ class TurnTaking {
     if (now < turn_start_ + phase_ || in_flight_[Index(side_)] > 0) return;
     const auto end = TurnEnd(now);
     active_[Index(side_)] += Counted(turn_start_, end);
+    drain_[Index(side_)] += Counted(turn_start_ + phase_, end);
     side_ = 1 - side_;
     turn_start_ = end;
   }
@@ -98,6 +107,7 @@ class TurnTaking {
   std::array<int64_t, 2> in_flight_ CAIRN_GUARDED_BY(mutex_){};
   std::array<Clock::time_point, 2> last_end_ CAIRN_GUARDED_BY(mutex_){};
   std::array<Clock::duration, 2> active_ CAIRN_GUARDED_BY(mutex_){};
+  std::array<Clock::duration, 2> drain_ CAIRN_GUARDED_BY(mutex_){};
 };
 
 }  // namespace cairn::bench
