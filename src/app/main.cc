@@ -226,10 +226,14 @@ int Serve(const std::optional<std::string>& config_file, const Flags& flags) {
     audit = std::move(*opened);
   }
 
-  HttpServer server(config.http, router, metrics,
-                    HttpHooks{auth ? auth->requests.get() : nullptr, audit.get(),
-                              LogLevelReloader(config_file, flags),
-                              [transfer_stop] { transfer_stop->Trigger(); }});
+  HttpServer server(
+      config.http, router, metrics,
+      HttpHooks{auth ? auth->requests.get() : nullptr, audit.get(),
+                LogLevelReloader(config_file, flags), [&lance, transfer_stop] {
+                  // First, so that deletions the abort cuts stay queued.
+                  lance.RequestStop();
+                  transfer_stop->Trigger();
+                }});
   auto port = server.Listen();
   if (!port) return FailStart(port.error());
   const bool ipv6 = config.http.host.find(':') != std::string::npos;

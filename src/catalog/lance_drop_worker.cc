@@ -46,12 +46,16 @@ Status LanceDropWorker::Start() {
 }
 
 void LanceDropWorker::Stop() {
+  RequestStop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void LanceDropWorker::RequestStop() {
   {
     MutexLock lock(mutex_);
     stopping_ = true;
   }
   work_ready_.notify_all();
-  if (thread_.joinable()) thread_.join();
 }
 
 void LanceDropWorker::Enqueue(std::string id) {
@@ -116,6 +120,8 @@ void LanceDropWorker::Run(const std::string& id) {
     for (const auto& location : *datasets) {
       if (Stopping()) return;  // stays RUNNING; resumed at the next start
       if (auto problem = DeleteDataset(location)) {
+        // The stop aborted the storage's requests: not a failure of the drop.
+        if (Stopping()) return;
         problems.push_back(std::move(*problem));
       }
     }
@@ -142,7 +148,15 @@ std::optional<TransactionRecord> LanceDropWorker::Claim(const std::string& id) {
     running.status = StatusText(LanceTransactionStatus::kRunning);
     // Only datasets that are there are deleted; checked once, when the work starts, so
     // that a deletion interrupted after `_versions` went still finishes after a restart.
-    running.payload = KeepDatasets(record.payload);
+    auto kept = KeepDatasets(record.payload);
+    if (!kept) {
+      // Unknown whether the datasets are there: nothing is deleted. At a stop the
+      // transaction stays QUEUED for the next start; otherwise it fails, saying why, and
+      // a client may queue it again.
+      if (!Stopping()) RecordEnd(std::move(record), {kept.error().message});
+      return std::nullopt;
+    }
+    running.payload = std::move(*kept);
     auto swapped = store_.UpdateTransaction(running, record.version);
     if (!swapped) {
       spdlog::error("Lance transaction {}: cannot start it: {}", id,
@@ -195,7 +209,7 @@ void LanceDropWorker::RecordEnd(TransactionRecord record,
 
 // --- deleting datasets -----------------------------------------------------------------
 
-std::string LanceDropWorker::KeepDatasets(std::string_view payload) {
+Result<std::string> LanceDropWorker::KeepDatasets(std::string_view payload) {
   auto datasets = ParseDropPayload(payload);
   if (!datasets) return std::string(payload);  // Run reports it
   std::vector<std::string> kept;
@@ -203,6 +217,10 @@ std::string LanceDropWorker::KeepDatasets(std::string_view payload) {
     auto canonical = CanonicalLocation(location);
     auto dataset = canonical ? CheckLanceDataset(io_, *canonical)
                              : Status(tl::unexpected(canonical.error()));
+    if (!dataset && dataset.error().kind == ErrorKind::kServiceUnavailable) {
+      return ServiceUnavailable("cannot check {}: {}", ShortLocation(location),
+                                dataset.error().message);
+    }
     // Storage without a FileIO is kept in the list: its deletion fails, and says so.
     if (!dataset && dataset.error().kind != ErrorKind::kUnsupported) {
       spdlog::info("Lance drop keeps {}: {}", ShortLocation(location),

@@ -61,6 +61,12 @@ class LanceDropWorker {
   /// stays QUEUED or RUNNING in the store for the next `Start`. Idempotent.
   void Stop();
 
+  /// \brief `Stop` without waiting for the thread: from now on no transaction starts,
+  /// and one whose storage fails meanwhile (the server's shutdown aborts storage
+  /// requests, `io/transfer_stop.h`) stays QUEUED or RUNNING instead of ending FAILED.
+  /// Thread-safe; call before aborting the storage requests.
+  void RequestStop();
+
   /// \brief Runs the recorded drop `transaction_id` now when its datasets are local and
   /// hold at most `async_drop_files` files, else queues it. Returns the id when the
   /// client is to follow it (queued, or it failed), nullopt when it succeeded (its record
@@ -83,8 +89,9 @@ class LanceDropWorker {
   /// Records SUCCEEDED, or FAILED with `problems` as its `error` property.
   void RecordEnd(TransactionRecord record, const std::vector<std::string>& problems);
   /// The payload with only the datasets that are really there (a valid manifest); the
-  /// others are left alone.
-  std::string KeepDatasets(std::string_view payload);
+  /// others are left alone. Errors: `kServiceUnavailable` when the storage could not
+  /// tell for some dataset (nothing can be decided then).
+  Result<std::string> KeepDatasets(std::string_view payload);
   /// Deletes what a Lance dataset consists of at `stored` (then the directory, if
   /// empty) unless another entity uses that location or one above or below it; an error
   /// message when something could not be deleted.

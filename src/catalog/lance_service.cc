@@ -73,6 +73,8 @@ Status LanceService::Start() {
 
 void LanceService::WaitForBackgroundWork() { drop_worker_.WaitUntilIdle(); }
 
+void LanceService::RequestStop() { drop_worker_.RequestStop(); }
+
 // --- namespaces ------------------------------------------------------------------------
 
 Result<Properties> LanceService::CreateNamespace(const LanceId& id, LanceCreateMode mode,

@@ -176,6 +176,11 @@ class LanceService {
   /// \brief Blocks until the background thread has nothing queued or running (tests).
   void WaitForBackgroundWork();
 
+  /// \brief Starts stopping the background deletions without waiting
+  /// (`LanceDropWorker::RequestStop`): called when the server's grace period is over,
+  /// before its storage requests are aborted. Thread-safe.
+  void RequestStop();
+
   // --- namespaces (level 1 = catalog) ------------------------------------------------
 
   /// \brief Creates a catalog (one level: its warehouse is the `location` property, else

@@ -50,6 +50,8 @@ using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 /// How long a closing connection is given: to drain what a client still sends after an
 /// error answer, or to exchange TLS close_notify alerts.
 constexpr auto kClosingTimeout = std::chrono::seconds(2);
+/// After `on_drained`, how long the requests it ended may take to be answered.
+constexpr std::chrono::milliseconds kAnswerAfterDrainedWait{2000};
 
 /// Sets the deadline of the next operations on either kind of stream.
 template <class Stream>
@@ -236,18 +238,29 @@ class HttpServer::Impl {
   /// Waits (bounded) for in-flight requests to be answered, then stops the I/O loop,
   /// which closes idle keep-alive connections.
   awaitable<void> DrainThenStop() {
-    const auto deadline = std::chrono::steady_clock::now() + options_.shutdown_grace;
     net::steady_timer timer(co_await net::this_coro::executor);
-    while (in_flight_.load() > 0 && std::chrono::steady_clock::now() < deadline) {
-      timer.expires_after(std::chrono::milliseconds(10));
-      co_await timer.async_wait(kAsTuple);
-    }
+    co_await WaitForInFlight(timer, options_.shutdown_grace);
     if (in_flight_.load() > 0) {
       spdlog::warn("shutdown grace period over with {} request(s) still in flight",
                    in_flight_.load());
     }
-    if (on_drained_) on_drained_();
+    if (on_drained_) {
+      on_drained_();
+      // The requests the hook ended (aborted storage calls) fail within about a second:
+      // their answers (a 503) still go out rather than a reset connection.
+      co_await WaitForInFlight(timer, kAnswerAfterDrainedWait);
+    }
     ioc_.stop();
+  }
+
+  /// Waits until no request is in flight, or `limit` has passed.
+  awaitable<void> WaitForInFlight(net::steady_timer& timer,
+                                  std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (in_flight_.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+      timer.expires_after(std::chrono::milliseconds(10));
+      co_await timer.async_wait(kAsTuple);
+    }
   }
 
   awaitable<void> Accept() {

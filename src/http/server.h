@@ -96,8 +96,9 @@ class HttpServer {
   Result<uint16_t> Listen();
 
   /// \brief Serves until SIGINT or SIGTERM (or `Stop`), then stops accepting, waits up to
-  /// `shutdown_grace` for in-flight requests, calls `on_drained`, waits for the running
-  /// blocking handlers to return, and returns. SIGHUP calls `ReloadTls` and
+  /// `shutdown_grace` for in-flight requests, calls `on_drained` (then gives the requests
+  /// still in flight up to 2 s more to be answered), waits for the running blocking
+  /// handlers to return, and returns. SIGHUP calls `ReloadTls` and
   /// logs its outcome (with TLS off: that there is nothing to reload); it never stops the
   /// server. Call once, after a successful `Listen`.
   void Run();

@@ -11,7 +11,9 @@
 ///   whose outcome is unknown (timeout, connection reset, 5xx, 409 conflict) is repeated,
 ///   still conditional, up to the client's `max_retries`; if a repeat then gets 412, the
 ///   object is read back and compared: the same bytes mean an earlier attempt of ours
-///   landed (OK), other bytes `kAlreadyExists`. No temporary objects exist on S3.
+///   landed (OK), other bytes `kAlreadyExists`. No temporary objects exist on S3. Once
+///   the client's `stop` is triggered (transfer_stop.h) the attempt in flight is aborted
+///   and none is repeated: `kServiceUnavailable`, the outcome unknown as after a timeout.
 /// - `ReadFile`: one GET, bounded by `MaxReadBytes()` (refused by Content-Length before
 ///   the body is read, aborted if the body grows past it): `kBadRequest`. 404 is
 ///   `kNotFound` with the Java reference's message.

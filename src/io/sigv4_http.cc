@@ -214,8 +214,12 @@ void SleepBeforeRetry(int retry, const RetryPolicy& policy) {
   delay = std::min(delay, cap);
   thread_local std::mt19937_64 rng{std::random_device{}()};
   std::uniform_int_distribution<int64_t> jitter(delay / 2, delay);
-  const auto until =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(jitter(rng));
+  const std::chrono::milliseconds backoff(jitter(rng));
+  if (policy.stop == nullptr) {
+    std::this_thread::sleep_for(backoff);
+    return;
+  }
+  const auto until = std::chrono::steady_clock::now() + backoff;
   // In slices, so that a stop does not wait out a backoff of seconds.
   for (auto now = std::chrono::steady_clock::now(); now < until && !IsStopped(policy);
        now = std::chrono::steady_clock::now()) {

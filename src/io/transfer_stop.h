@@ -22,11 +22,13 @@
 
 namespace cairn {
 
+/// \brief The switch (see the file comment).
 class TransferStop {
  public:
   /// \brief From now on, storage requests fail (see the file comment). Cannot be undone.
   void Trigger() { triggered_.store(true, std::memory_order_release); }
 
+  /// \brief Whether `Trigger` was called.
   bool triggered() const { return triggered_.load(std::memory_order_acquire); }
 
  private:

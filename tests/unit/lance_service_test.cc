@@ -5,10 +5,12 @@
 
 #include "catalog/lance_service.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -500,6 +502,119 @@ TEST_F(LanceServiceTest, LargeDropFinishesInTheBackground) {
   EXPECT_EQ(transaction->properties.at("target"), "default$ns$t");
   EXPECT_EQ(transaction->properties.at("location"), table.location);
   EXPECT_FALSE(fs::exists(Local(table.location)));
+}
+
+/// The local `FileIO`, whose listings (`list_down`) or tree deletions (`on_delete_tree`,
+/// when set) fail as an unreachable storage's, or one whose requests the server's stop
+/// aborted, do.
+class OutageFileIO final : public FileIO {
+ public:
+  std::atomic<bool> list_down{false};
+  std::function<Status()> on_delete_tree;
+
+  Status WriteFileAtomic(std::string_view location, std::string_view contents) override {
+    return local_->WriteFileAtomic(location, contents);
+  }
+  Status ReplaceFile(std::string_view location, std::string_view contents) override {
+    return local_->ReplaceFile(location, contents);
+  }
+  Result<std::string> ReadFile(std::string_view location) override {
+    return local_->ReadFile(location);
+  }
+  Result<std::string> ReadFileNoLinks(std::string_view location) override {
+    return local_->ReadFileNoLinks(location);
+  }
+  Result<bool> Exists(std::string_view location) override {
+    return local_->Exists(location);
+  }
+  Status DeleteFile(std::string_view location) override {
+    return local_->DeleteFile(location);
+  }
+  Status DeleteTree(std::string_view location, std::string_view confine_to) override {
+    if (on_delete_tree) return on_delete_tree();
+    return local_->DeleteTree(location, confine_to);
+  }
+  Status DeleteEmptyDirectory(std::string_view location) override {
+    return local_->DeleteEmptyDirectory(location);
+  }
+  Result<FileListing> List(std::string_view prefix_dir, size_t max_files) override {
+    if (list_down) return ServiceUnavailable("S3 GET s3://b?list-type=2 failed: reset");
+    return local_->List(prefix_dir, max_files);
+  }
+
+ private:
+  std::unique_ptr<FileIO> local_ = MakeLocalFileIO();
+};
+
+class LanceDropOutageTest : public LanceServiceTest {
+ protected:
+  void SetUp() override {
+    auto io = std::make_unique<OutageFileIO>();
+    outage_ = io.get();
+    io_ = std::move(io);
+    LanceServiceTest::SetUp();
+  }
+
+  LanceTransactionStatus StatusOf(const std::string& id) {
+    auto transaction = lance_->DescribeTransaction(id);
+    EXPECT_THAT(transaction, IsOk());
+    return transaction ? transaction->status : LanceTransactionStatus::kQueued;
+  }
+
+  OutageFileIO* outage_ = nullptr;
+};
+
+TEST_F(LanceDropOutageTest, AStorageThatCannotBeListedFailsTheDropAndDeletesNothing) {
+  // It used to succeed having deleted nothing: the dataset, unchecked, was left out.
+  CreateNs({"default", "ns"});
+  auto table = DeclareWritten({"default", "ns", "t"});
+  outage_->list_down = true;
+  auto dropped = lance_->DropTable({"default", "ns", "t"});
+  ASSERT_THAT(dropped, IsOk());
+  ASSERT_TRUE(dropped->transaction_id);
+  lance_->WaitForBackgroundWork();
+  EXPECT_EQ(StatusOf(*dropped->transaction_id), LanceTransactionStatus::kFailed);
+  auto transaction = lance_->DescribeTransaction(*dropped->transaction_id);
+  ASSERT_THAT(transaction, IsOk());
+  EXPECT_THAT(transaction->properties.at("error"), HasSubstr("cannot check"));
+  EXPECT_TRUE(fs::exists(Local(table.location) / "_versions"));
+}
+
+TEST_F(LanceDropOutageTest, AStopThatAbortsTheStorageLeavesTheDropForTheNextStart) {
+  CreateNs({"default", "ns"});
+  // Before the check: the drop stays QUEUED.
+  auto queued_table = DeclareWritten({"default", "ns", "q"});
+  outage_->list_down = true;
+  lance_->RequestStop();
+  auto queued = lance_->DropTable({"default", "ns", "q"});
+  ASSERT_THAT(queued, IsOk());
+  ASSERT_TRUE(queued->transaction_id);
+  EXPECT_EQ(StatusOf(*queued->transaction_id), LanceTransactionStatus::kQueued);
+
+  // During the deletion: the stop comes and the storage's request fails; it stays
+  // RUNNING.
+  outage_->list_down = false;
+  Restart(Settings());
+  lance_->WaitForBackgroundWork();  // the queued drop, resumed, is done
+  auto running_table = DeclareWritten({"default", "ns", "r"});
+  outage_->on_delete_tree = [this]() -> Status {
+    lance_->RequestStop();
+    return ServiceUnavailable("S3 DELETE aborted: the server is stopping");
+  };
+  auto running = lance_->DropTable({"default", "ns", "r"});
+  ASSERT_THAT(running, IsOk());
+  ASSERT_TRUE(running->transaction_id);
+  EXPECT_EQ(StatusOf(*running->transaction_id), LanceTransactionStatus::kRunning);
+  EXPECT_TRUE(fs::exists(Local(running_table.location) / "_versions"));
+
+  // The next start finishes both.
+  outage_->on_delete_tree = nullptr;
+  Restart(Settings());
+  lance_->WaitForBackgroundWork();
+  EXPECT_EQ(StatusOf(*queued->transaction_id), LanceTransactionStatus::kSucceeded);
+  EXPECT_EQ(StatusOf(*running->transaction_id), LanceTransactionStatus::kSucceeded);
+  EXPECT_FALSE(fs::exists(Local(queued_table.location)));
+  EXPECT_FALSE(fs::exists(Local(running_table.location)));
 }
 
 TEST_F(LanceServiceTest, DropCountsFilesOnlyUpToTheThreshold) {

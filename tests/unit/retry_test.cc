@@ -1,6 +1,7 @@
 // RetryWithBackoff and its helpers (io/sigv4_http.h), without any HTTP: what the S3 and
 // STS clients rely on when they repeat a call.
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -104,16 +105,18 @@ TEST(RetryWithBackoffTest, NothingIsRetriedOnceTheStopIsTriggered) {
 }
 
 TEST(RetryWithBackoffTest, AStopEndsABackoffUnderWay) {
-  // A backoff of ten minutes that the stop cuts short: the call returns the failure it
-  // had, without another attempt.
+  // A backoff of 30 s that the stop, triggered once the first attempt has failed, cuts
+  // short: the call returns the failure it had, without another attempt.
   TransferStop stop;
-  RetryPolicy policy{/*max_retries=*/1, std::chrono::minutes(10),
-                     std::chrono::minutes(10), &stop};
+  const RetryPolicy policy{/*max_retries=*/1, std::chrono::seconds(30),
+                           std::chrono::seconds(30), &stop};
+  std::atomic<int> attempts{0};
   std::thread stopper([&] {
-    std::this_thread::sleep_for(milliseconds(50));
+    while (attempts.load() == 0) std::this_thread::sleep_for(milliseconds(1));
+    std::this_thread::sleep_for(milliseconds(20));  // into the backoff
     stop.Trigger();
   });
-  int attempts = 0;
+  const auto start = std::chrono::steady_clock::now();
   const Result<int> result = RetryWithBackoff(
       policy,
       [&] {
@@ -121,9 +124,10 @@ TEST(RetryWithBackoffTest, AStopEndsABackoffUnderWay) {
         return Unavailable();
       },
       FailedForNow<int>);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
   stopper.join();
   EXPECT_THAT(result, IsError(ErrorKind::kServiceUnavailable));
-  EXPECT_EQ(attempts, 1);
+  EXPECT_EQ(attempts.load(), 1);
 }
 
 TEST(RetryHelpersTest, ClassifyStatusesErrorsAndPolicies) {

@@ -546,19 +546,23 @@ TEST(S3FileIOFaultTest, AServerThatNeverAnswersTimesOut) {
   EXPECT_LT(elapsed, std::chrono::milliseconds(3000));
 }
 
-/// A FileIO on the fake server whose requests `stop` ends: timeouts and backoffs far
-/// longer than any test, so that only the stop can end a call early.
+/// A request timeout and backoff far longer than the stop needs: a call that ends before
+/// kEndsWithinTheStop ended because of the stop.
+constexpr std::chrono::seconds kStoppableTimeout{30};
+constexpr std::chrono::seconds kEndsWithinTheStop{10};
+
+/// A FileIO on the fake server whose requests `stop` ends.
 std::unique_ptr<FileIO> StoppableIO(const FakeHttpServer& server,
                                     std::shared_ptr<const TransferStop> stop) {
   S3FileIOOptions options;
   options.client.endpoint = server.endpoint();
   options.client.path_style = true;
   options.client.credentials = {"AKIDFAKE", std::string(kFakeSecret), ""};
-  options.client.request_timeout = std::chrono::minutes(10);
-  options.client.low_speed_limit = 0;
+  options.client.request_timeout = kStoppableTimeout;
+  options.client.low_speed_limit = 0;  // a silent connection is not cut after 10 s
   options.client.max_retries = 3;
-  options.client.retry_base_delay = std::chrono::minutes(10);
-  options.client.retry_max_delay = std::chrono::minutes(10);
+  options.client.retry_base_delay = kStoppableTimeout;
+  options.client.retry_max_delay = kStoppableTimeout;
   options.client.stop = std::move(stop);
   options.roots = {"s3://bucket/wh"};
   auto io = MakeS3FileIO(std::move(options));
@@ -568,7 +572,7 @@ std::unique_ptr<FileIO> StoppableIO(const FakeHttpServer& server,
 
 TEST(S3FileIOFaultTest, AStopAbortsAWriteInFlightAndRetriesNothing) {
   // The server's shutdown: a PUT to an endpoint that never answers ends when the stop
-  // is triggered, not after its timeout (ten minutes here), and is not repeated.
+  // is triggered, not after its timeout, and is not repeated.
   FakeHttpServer server([](const FakeHttpRequest&) { return NoAnswer(); });
   const auto stop = std::make_shared<TransferStop>();
   auto io = StoppableIO(server, stop);
@@ -577,7 +581,9 @@ TEST(S3FileIOFaultTest, AStopAbortsAWriteInFlightAndRetriesNothing) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     stop->Trigger();
   });
+  const auto start = std::chrono::steady_clock::now();
   const Status written = io->WriteFileAtomic("s3://bucket/wh/m.json", "{}");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, kEndsWithinTheStop);
   stopper.join();
   EXPECT_THAT(written, IsError(ErrorKind::kServiceUnavailable));
   EXPECT_THAT(written, HasErrorMessage(
