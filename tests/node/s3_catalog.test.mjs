@@ -255,19 +255,19 @@ faultTest(
   },
 );
 
-/** Another storage `flaky`, with catalog `flaky`, on a fresh bucket reached through a tcpProxy. */
-async function flakyStorage() {
+/** Another storage `name` (FAST client settings unless `extra`), with a catalog of that name, on a fresh bucket reached through a tcpProxy. */
+async function flakyStorage(name = 'flaky', extra = FAST) {
   const proxy = await tcpProxy(process.env.CAIRN_TEST_S3_ENDPOINT);
   const bucket = await createBucket();
   return {
     proxy,
     bucket,
     close: () => proxy.stop(),
-    toml: storageToml('flaky', {
+    toml: storageToml(name, {
       endpoint: proxy.url(),
       locations: [`s3://${bucket}/wh`],
-      warehouse: `s3://${bucket}/wh/flaky`,
-      extra: FAST,
+      warehouse: `s3://${bucket}/wh/${name}`,
+      extra,
     }),
   };
 }
@@ -349,22 +349,10 @@ faultTest(
   // Retries: without the stop at the end of the grace period, the worker would wait out
   // 1 + 3 attempts (each cut after 10 s of silence by the client's low-speed check) before
   // the process could exit; the test's helper kills a server still running after 10 s.
-  async () => {
-    const proxy = await tcpProxy(process.env.CAIRN_TEST_S3_ENDPOINT);
-    const bucket = await createBucket();
-    return {
-      proxy,
-      bucket,
-      close: () => proxy.stop(),
-      args: ['--shutdown-grace-ms', '1000'],
-      toml: storageToml('slow', {
-        endpoint: proxy.url(),
-        locations: [`s3://${bucket}/wh`],
-        warehouse: `s3://${bucket}/wh/slow`,
-        extra: { 'request-timeout-ms': 30000, 'max-retries': 3 },
-      }),
-    };
-  },
+  async () => ({
+    ...(await flakyStorage('slow', { 'request-timeout-ms': 30000, 'max-retries': 3 })),
+    args: ['--shutdown-grace-ms', '1000'],
+  }),
   async (cat, { proxy, bucket }) => {
     const slow = cat.api('slow');
     assertStatus(await slow.createNamespace(NS), 200, 'create namespace');

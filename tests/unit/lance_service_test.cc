@@ -26,6 +26,7 @@
 #include "catalog/lance_datasets.h"
 #include "common/location.h"
 #include "io/file_io.h"
+#include "local_forwarding_file_io.h"
 #include "matchers.h"
 #include "store/meta_store.h"
 #include "support/memory_file_io.h"
@@ -507,43 +508,19 @@ TEST_F(LanceServiceTest, LargeDropFinishesInTheBackground) {
 /// The local `FileIO`, whose listings (`list_down`) or tree deletions (`on_delete_tree`,
 /// when set) fail as an unreachable storage's, or one whose requests the server's stop
 /// aborted, do.
-class OutageFileIO final : public FileIO {
+class OutageFileIO final : public LocalForwardingFileIO {
  public:
   std::atomic<bool> list_down{false};
   std::function<Status()> on_delete_tree;
 
-  Status WriteFileAtomic(std::string_view location, std::string_view contents) override {
-    return local_->WriteFileAtomic(location, contents);
-  }
-  Status ReplaceFile(std::string_view location, std::string_view contents) override {
-    return local_->ReplaceFile(location, contents);
-  }
-  Result<std::string> ReadFile(std::string_view location) override {
-    return local_->ReadFile(location);
-  }
-  Result<std::string> ReadFileNoLinks(std::string_view location) override {
-    return local_->ReadFileNoLinks(location);
-  }
-  Result<bool> Exists(std::string_view location) override {
-    return local_->Exists(location);
-  }
-  Status DeleteFile(std::string_view location) override {
-    return local_->DeleteFile(location);
-  }
   Status DeleteTree(std::string_view location, std::string_view confine_to) override {
     if (on_delete_tree) return on_delete_tree();
-    return local_->DeleteTree(location, confine_to);
-  }
-  Status DeleteEmptyDirectory(std::string_view location) override {
-    return local_->DeleteEmptyDirectory(location);
+    return LocalForwardingFileIO::DeleteTree(location, confine_to);
   }
   Result<FileListing> List(std::string_view prefix_dir, size_t max_files) override {
     if (list_down) return ServiceUnavailable("S3 GET s3://b?list-type=2 failed: reset");
-    return local_->List(prefix_dir, max_files);
+    return LocalForwardingFileIO::List(prefix_dir, max_files);
   }
-
- private:
-  std::unique_ptr<FileIO> local_ = MakeLocalFileIO();
 };
 
 class LanceDropOutageTest : public LanceServiceTest {

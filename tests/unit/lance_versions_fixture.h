@@ -25,6 +25,7 @@
 #include "common/location.h"
 #include "io/file_io.h"
 #include "lance/version_names.h"
+#include "local_forwarding_file_io.h"
 #include "matchers.h"
 #include "store/meta_store.h"
 #include "temp_dir.h"
@@ -66,42 +67,15 @@ inline std::string ObjectPathOf(const fs::path& path) { return path.string().sub
 
 /// The local `FileIO`, calling `after_write` (when set) after each successful
 /// `WriteFileAtomic`: a test's way to act between two steps of a commit.
-class HookedFileIO : public FileIO {
+class HookedFileIO : public LocalForwardingFileIO {
  public:
   std::function<void(std::string_view location)> after_write;
 
   Status WriteFileAtomic(std::string_view location, std::string_view contents) override {
-    auto written = local_->WriteFileAtomic(location, contents);
+    auto written = LocalForwardingFileIO::WriteFileAtomic(location, contents);
     if (written && after_write) after_write(location);
     return written;
   }
-  Status ReplaceFile(std::string_view location, std::string_view contents) override {
-    return local_->ReplaceFile(location, contents);
-  }
-  Result<std::string> ReadFile(std::string_view location) override {
-    return local_->ReadFile(location);
-  }
-  Result<std::string> ReadFileNoLinks(std::string_view location) override {
-    return local_->ReadFileNoLinks(location);
-  }
-  Result<bool> Exists(std::string_view location) override {
-    return local_->Exists(location);
-  }
-  Status DeleteFile(std::string_view location) override {
-    return local_->DeleteFile(location);
-  }
-  Status DeleteTree(std::string_view location, std::string_view confine_to) override {
-    return local_->DeleteTree(location, confine_to);
-  }
-  Status DeleteEmptyDirectory(std::string_view location) override {
-    return local_->DeleteEmptyDirectory(location);
-  }
-  Result<FileListing> List(std::string_view prefix_dir, size_t max_files) override {
-    return local_->List(prefix_dir, max_files);
-  }
-
- private:
-  std::unique_ptr<FileIO> local_ = MakeLocalFileIO();
 };
 
 class LanceVersionsTest : public ::testing::Test {
