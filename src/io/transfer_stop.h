@@ -12,9 +12,10 @@
 ///
 /// Why: the server stops its HTTP workers and background threads by joining them, and a
 /// thread inside an S3 call against a stalled endpoint would otherwise wait out every
-/// attempt's timeout (minutes, with retries) past the shutdown grace period. An aborted
-/// write is one whose outcome is unknown, as after a timeout: the store was not changed,
-/// and an object it may have left is an orphan that cleanup removes.
+/// attempt (tens of seconds with the default retries, minutes with more) past the
+/// shutdown grace period. An aborted write is one whose outcome is unknown, as after a
+/// timeout: the caller treats it as it treats any such failure (a metadata file it may
+/// have left is recorded as an orphan, and swept).
 ///
 /// Thread-safety: `Trigger` and `triggered` may be called from any thread.
 
