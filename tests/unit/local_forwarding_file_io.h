@@ -28,6 +28,7 @@ class LocalForwardingFileIO : public FileIO {
   Result<std::string> ReadFileNoLinks(std::string_view location) override {
     return local_->ReadFileNoLinks(location);
   }
+  size_t MaxReadBytes() const override { return local_->MaxReadBytes(); }
   Result<bool> Exists(std::string_view location) override {
     return local_->Exists(location);
   }

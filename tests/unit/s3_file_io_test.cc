@@ -577,7 +577,10 @@ TEST(S3FileIOFaultTest, AStopAbortsAWriteInFlightAndRetriesNothing) {
   const auto stop = std::make_shared<TransferStop>();
   auto io = StoppableIO(server, stop);
   std::thread stopper([&] {
-    while (server.requests().empty())
+    // Bounded: a request that never arrives (the assertions below say so) must not
+    // hang the test.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (server.requests().empty() && std::chrono::steady_clock::now() < give_up)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     stop->Trigger();
   });
