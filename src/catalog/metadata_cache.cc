@@ -132,6 +132,23 @@ void MetadataCache::Insert(Entry entry) {
   }
 }
 
+void MetadataCache::Forget(std::string_view location) {
+  Lru forgotten;  // freed after the lock is given back: texts can be megabytes
+  MutexLock lock(mutex_);
+  for (Form form : {Form::kJson, Form::kRefsJson, Form::kModel}) {
+    TakeOut(KeyOf(location, form), forgotten);
+  }
+}
+
+void MetadataCache::TakeOut(const std::string& key, Lru& out) {
+  auto it = index_.find(key);
+  if (it == index_.end()) return;
+  size_ -= it->second->cost;
+  Account(*it->second, -1);
+  out.splice(out.end(), lru_, it->second);
+  index_.erase(it);
+}
+
 void MetadataCache::Account(const Entry& entry, int sign) {
   Usage& usage = usage_[static_cast<size_t>(entry.form)];
   if (sign > 0) {

@@ -64,6 +64,11 @@ class MetadataCache {
                    std::shared_ptr<const iceberg::TableMetadata> model, size_t json_bytes)
       CAIRN_EXCLUDES(mutex_);
 
+  /// \brief Drops every form of the file at `location` (a version a commit replaced:
+  /// loads read the pointer first and never ask for it again, so it would only hold
+  /// memory, and push out what current versions need, until it aged out).
+  void Forget(std::string_view location) CAIRN_EXCLUDES(mutex_);
+
   /// \brief Bytes (estimated) held now.
   size_t size_bytes() const CAIRN_EXCLUDES(mutex_);
 
@@ -89,6 +94,8 @@ class MetadataCache {
   /// Finds `key` and marks it used; nullptr when absent.
   const Entry* Touch(const std::string& key) CAIRN_REQUIRES(mutex_);
   void Insert(Entry entry) CAIRN_EXCLUDES(mutex_);
+  /// Moves the entry of `key`, if any, from the cache to `out`.
+  void TakeOut(const std::string& key, Lru& out) CAIRN_REQUIRES(mutex_);
   /// Adds (`sign` 1) or takes away (-1) an entry from the usage of its form.
   void Account(const Entry& entry, int sign) CAIRN_REQUIRES(mutex_);
 

@@ -207,6 +207,7 @@ StagedChange TableService::Stage(const CatalogRecord& catalog, PreparedChange pr
   };
   staged.on_committed = [this, catalog, change, written, answer, write] {
     Remember(written->file, written->json, change->updated);
+    cache_.Forget(change->entity.metadata_location);  // replaced: no load asks for it
     write.AfterCommit([this, catalog, change] {
       DeleteDroppedMetadataFiles(catalog, change->entity.id, *change->base,
                                  *change->updated);

@@ -56,5 +56,35 @@ TEST(MetadataCacheTest, ReinsertingALocationKeepsTheFirstEntry) {
   EXPECT_EQ(*cache.FindJson("a", Form::kJson), std::string(10, '1'));
 }
 
+TEST(MetadataCacheTest, ForgettingALocationDropsEveryFormOfItAndNothingElse) {
+  MetadataCache cache(1 << 20);
+  cache.InsertJson("file:///m/1.json", Form::kJson, Json(100, 'a'));
+  cache.InsertJson("file:///m/1.json", Form::kRefsJson, Json(50, 'b'));
+  cache.InsertModel("file:///m/1.json", std::make_shared<const iceberg::TableMetadata>(),
+                    100);
+  cache.InsertJson("file:///m/2.json", Form::kJson, Json(70, 'c'));
+  MetadataCache only_two(1 << 20);
+  only_two.InsertJson("file:///m/2.json", Form::kJson, Json(70, 'c'));
+  const size_t two_alone = only_two.size_bytes();
+  auto held = cache.FindJson("file:///m/1.json", Form::kJson);
+
+  cache.Forget("file:///m/1.json");
+  EXPECT_EQ(cache.FindJson("file:///m/1.json", Form::kJson), nullptr);
+  EXPECT_EQ(cache.FindJson("file:///m/1.json", Form::kRefsJson), nullptr);
+  EXPECT_EQ(cache.FindModel("file:///m/1.json"), nullptr);
+  EXPECT_EQ(*cache.FindJson("file:///m/2.json", Form::kJson), std::string(70, 'c'));
+  EXPECT_EQ(cache.size_bytes(), two_alone);
+  EXPECT_EQ(cache.usage(Form::kJson).entries, 1u);
+  EXPECT_EQ(cache.usage(Form::kRefsJson).entries, 0u);
+  EXPECT_EQ(cache.usage(Form::kModel).entries, 0u);
+  // A text handed out before stays valid for whoever holds it.
+  EXPECT_EQ(*held, std::string(100, 'a'));
+  // Forgetting what is not there changes nothing; the location can be cached again.
+  cache.Forget("file:///m/3.json");
+  EXPECT_EQ(cache.size_bytes(), two_alone);
+  cache.InsertJson("file:///m/1.json", Form::kJson, Json(10, 'd'));
+  EXPECT_EQ(*cache.FindJson("file:///m/1.json", Form::kJson), std::string(10, 'd'));
+}
+
 }  // namespace
 }  // namespace cairn

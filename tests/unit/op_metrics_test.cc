@@ -18,6 +18,7 @@
 #include "hooked_store.h"
 #include "store/sql_store_internal.h"
 #include "support/memory_file_io.h"
+#include "support/metric_samples.h"
 
 namespace cairn {
 namespace {
@@ -25,28 +26,8 @@ namespace {
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 
-std::string Exposition() {
-  std::string out;
-  metrics::AppendOpMetrics(out);
-  return out;
-}
-
-/// The value of the sample `series` (name and labels as exposed) in `text`; 0 when absent
-/// (a histogram series without observations is not exposed).
-double Sample(const std::string& text, const std::string& series) {
-  const std::string prefix = series + " ";
-  size_t at = 0;
-  while (at < text.size()) {
-    const size_t end = text.find('\n', at);
-    const std::string line = text.substr(at, end - at);
-    if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(prefix.size()));
-    if (end == std::string::npos) break;
-    at = end + 1;
-  }
-  return 0;
-}
-
-double Sample(const std::string& series) { return Sample(Exposition(), series); }
+using test::Exposition;
+using test::Sample;
 
 enum class Color { kRed, kGreen };
 enum class Size { kSmall, kMedium, kLarge };

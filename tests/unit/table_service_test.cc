@@ -32,6 +32,7 @@
 #include "matchers.h"
 #include "store/meta_store.h"
 #include "support/memory_file_io.h"
+#include "support/metric_samples.h"
 #include "temp_dir.h"
 
 namespace cairn {
@@ -593,6 +594,32 @@ TEST_F(TableServiceTest, ACommitCachesBothFormsAsTheyWouldBeSerialized) {
   EXPECT_EQ(all->metadata_json, slow_all->metadata_json);
   EXPECT_THAT(SnapshotIds(Parse(refs->metadata_json)), ElementsAre(1, 2));
   EXPECT_THAT(SnapshotIds(Parse(all->metadata_json)), ElementsAre(1, 2, 3));
+}
+
+TEST_F(TableServiceTest, ACommitDropsTheVersionItReplacedFromTheCache) {
+  const TableIdent t{{"ns"}, "t"};
+  Create("t");
+  AppendOk("t", 1, std::nullopt, 1);
+  ASSERT_TRUE(service_->LoadTableIfCached("", t, SnapshotsMode::kRefs).has_value());
+  // What the cache holds, per form, with one version of the table committed here.
+  const auto entries = [] {
+    const std::string text = test::Exposition();
+    std::vector<double> held;
+    for (const char* form : {"iceberg-metadata-json", "iceberg-metadata-refs-json",
+                             "iceberg-metadata-model"}) {
+      held.push_back(test::Sample(
+          text, fmt::format("cairn_metadata_cache_entries{{cache=\"{}\"}}", form)));
+    }
+    return held;
+  };
+  const auto one_version = entries();
+  for (int64_t id = 2; id <= 6; ++id) AppendOk("t", id, id - 1, id);
+  // Each commit cached its own version and let go of the one it replaced.
+  EXPECT_EQ(entries(), one_version);
+  const auto current = service_->LoadTableIfCached("", t, SnapshotsMode::kAll);
+  ASSERT_TRUE(current.has_value());
+  EXPECT_THAT(SnapshotIds(Parse(current->metadata_json)), ElementsAre(1, 2, 3, 4, 5, 6));
+  EXPECT_TRUE(service_->LoadTableIfCached("", t, SnapshotsMode::kRefs).has_value());
 }
 
 TEST_F(TableServiceTest, StoredVersionsOfSlidingLogsLoadAsTheyWereWritten) {
