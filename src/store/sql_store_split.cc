@@ -2,9 +2,13 @@
 // MetadataParts), written by swaps and read back whole.
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "common/macros.h"
 #include "store/sql_store_internal.h"
@@ -88,11 +92,117 @@ Status DeleteParts(SqlConnection& conn, int64_t id, int64_t list, bool below,
   return query.Bind(id).Bind(list).Bind(end).Run("drop entity parts");
 }
 
+/// A part to insert: its list, position and text.
+struct PartRow {
+  int64_t list = 0;
+  int64_t position = 0;
+  std::string_view body;
+};
+
+/// Where a list's parts go in the head, how many it has and where it starts.
+struct LayoutRow {
+  int64_t list = 0;
+  int64_t parts_at = 0;
+  int64_t part_count = 0;
+  int64_t first_position = 0;
+};
+
+/// The rows a swap inserts or updates, written together after the deletions: a commit
+/// appending to three lists runs two statements instead of six (on PostgreSQL each is a
+/// round trip; on SQLite each runs while the writers' gate is held).
+struct PendingRows {
+  std::vector<PartRow> parts;
+  std::vector<LayoutRow> layouts;
+};
+
+/// Rows per statement of the batched INSERTs (`rows` tuples of `columns` parameters).
+constexpr size_t kRowsPerStatement = 16;
+
+/// `prefix` followed by `rows` tuples of `columns` parameters and then `suffix`.
+std::string MultiRowSql(std::string_view prefix, size_t columns, size_t rows,
+                        std::string_view suffix) {
+  std::string tuple = "(?";
+  for (size_t i = 1; i < columns; ++i) tuple += ", ?";
+  tuple += ')';
+  std::string sql(prefix);
+  for (size_t i = 0; i < rows; ++i) {
+    if (i > 0) sql += ", ";
+    sql += tuple;
+  }
+  sql += suffix;
+  return sql;
+}
+
+/// The texts of one batched statement for 1 to kRowsPerStatement rows, built once:
+/// `Prepare` caches statements by the address of their text.
+using BatchTexts = std::array<std::string, kRowsPerStatement>;
+BatchTexts BuildBatchTexts(std::string_view prefix, size_t columns,
+                           std::string_view suffix) {
+  BatchTexts texts;
+  for (size_t rows = 1; rows <= kRowsPerStatement; ++rows) {
+    texts[rows - 1] = MultiRowSql(prefix, columns, rows, suffix);
+  }
+  return texts;
+}
+
+const char* InsertPartsSql(size_t rows) {
+  static const BatchTexts kTexts = BuildBatchTexts(
+      "INSERT INTO entity_parts (entity_id, list, position, body) VALUES ", 4, "");
+  return kTexts[rows - 1].c_str();
+}
+
+const char* UpsertLayoutsSql(size_t rows) {
+  static const BatchTexts kTexts = BuildBatchTexts(
+      "INSERT INTO split_entities "
+      "(entity_id, list, parts_at, part_count, first_position) VALUES ",
+      5,
+      " ON CONFLICT (entity_id, list) DO UPDATE SET "
+      "parts_at = excluded.parts_at, part_count = excluded.part_count, "
+      "first_position = excluded.first_position");
+  return kTexts[rows - 1].c_str();
+}
+
+/// Runs `rows` through the batched statement `sql_for(n)`, kRowsPerStatement rows at a
+/// time; `bind` binds one row.
+template <class Row, class SqlFor, class BindRow>
+Status RunBatched(SqlConnection& conn, const std::vector<Row>& rows, SqlFor sql_for,
+                  BindRow bind, const char* what) {
+  for (size_t start = 0; start < rows.size(); start += kRowsPerStatement) {
+    const size_t count = std::min(kRowsPerStatement, rows.size() - start);
+    CAIRN_ASSIGN_OR_RAISE(auto* stmt, conn.Prepare(sql_for(count)));
+    Query query(conn, stmt);
+    for (size_t i = start; i < start + count; ++i) bind(query, rows[i]);
+    CAIRN_RETURN_IF_ERROR(query.Run(what));
+  }
+  return Ok();
+}
+
+/// Writes what `pending` holds for entity `id`.
+Status WritePending(SqlConnection& conn, int64_t id, const PendingRows& pending) {
+  CAIRN_RETURN_IF_ERROR(RunBatched(
+      conn, pending.parts, InsertPartsSql,
+      [id](Query& query, const PartRow& row) {
+        query.Bind(id).Bind(row.list).Bind(row.position).Bind(row.body);
+      },
+      "store entity parts"));
+  return RunBatched(
+      conn, pending.layouts, UpsertLayoutsSql,
+      [id](Query& query, const LayoutRow& row) {
+        query.Bind(id)
+            .Bind(row.list)
+            .Bind(row.parts_at)
+            .Bind(row.part_count)
+            .Bind(row.first_position);
+      },
+      "store entity layout");
+}
+
 /// Stores list `list` of `document` for entity `id`, of which the store keeps `keep`;
-/// `insert_at`: where in the head its parts go.
+/// `insert_at`: where in the head its parts go. Deletes now what the new version does
+/// not have; adds the rows to insert to `pending`.
 Status WritePartList(SqlConnection& conn, int64_t id, int64_t list,
                      const std::string& document, const MetadataParts& parts,
-                     const KeptParts& keep, size_t insert_at) {
+                     const KeptParts& keep, size_t insert_at, PendingRows& pending) {
   // Parts the new version does not have. When the store holds the list as believed,
   // only those dropped at the front or changed at the back, which a commit appending to
   // a list does not have: no statement then.
@@ -107,32 +217,14 @@ Status WritePartList(SqlConnection& conn, int64_t id, int64_t list,
                                         keep.first + static_cast<int64_t>(keep.kept)));
     }
   }
-  CAIRN_ASSIGN_OR_RAISE(
-      auto* insert,
-      conn.Prepare("INSERT INTO entity_parts (entity_id, list, position, body) "
-                   "VALUES (?, ?, ?, ?)"));
   for (size_t i = keep.kept; i < parts.parts.size(); ++i) {
-    Query query(conn, insert);
-    CAIRN_RETURN_IF_ERROR(query.Bind(id)
-                              .Bind(list)
-                              .Bind(keep.first + static_cast<int64_t>(i))
-                              .Bind(TextOf(document, parts.parts[i]))
-                              .Run("store entity part"));
+    pending.parts.push_back(PartRow{list, keep.first + static_cast<int64_t>(i),
+                                    TextOf(document, parts.parts[i])});
   }
-  CAIRN_ASSIGN_OR_RAISE(
-      auto* layout,
-      conn.Prepare("INSERT INTO split_entities "
-                   "(entity_id, list, parts_at, part_count, first_position) "
-                   "VALUES (?, ?, ?, ?, ?) ON CONFLICT (entity_id, list) DO UPDATE SET "
-                   "parts_at = excluded.parts_at, part_count = excluded.part_count, "
-                   "first_position = excluded.first_position"));
-  Query query(conn, layout);
-  return query.Bind(id)
-      .Bind(list)
-      .Bind(static_cast<int64_t>(insert_at))
-      .Bind(static_cast<int64_t>(parts.parts.size()))
-      .Bind(keep.first)
-      .Run("store entity layout");
+  pending.layouts.push_back(LayoutRow{list, static_cast<int64_t>(insert_at),
+                                      static_cast<int64_t>(parts.parts.size()),
+                                      keep.first});
+  return Ok();
 }
 
 /// The head with each list's parts (rows of `parts`: list, body), joined by `,`, put in
@@ -219,16 +311,17 @@ Status WriteParts(SqlConnection& conn, const EntitySwap& swap) {
     CAIRN_RETURN_IF_ERROR(parts.Bind(id).Bind(lists).Run("drop entity parts"));
   }
   size_t cut = 0;  // bytes of the document cut out of the head before this list
+  PendingRows pending;
   for (int64_t list = 0; list < lists; ++list) {
     const MetadataParts& parts = swap.parts[static_cast<size_t>(list)];
     const auto held = stored.find(list);
     const KeptParts keep =
         KeptPartsOf(list, held == stored.end() ? nullptr : &held->second, parts);
     CAIRN_RETURN_IF_ERROR(WritePartList(conn, id, list, *swap.metadata, parts, keep,
-                                        parts.range.begin - cut));
+                                        parts.range.begin - cut, pending));
     cut += parts.range.size();
   }
-  return Ok();
+  return WritePending(conn, id, pending);
 }
 
 Status CheckParts(const EntitySwap& swap) {

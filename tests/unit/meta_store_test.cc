@@ -1192,6 +1192,39 @@ TEST_P(MetaStoreTest, SplitMetadataLoadsWholeAndStoresOnlyNewParts) {
   EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole(""));
 }
 
+TEST_P(MetaStoreTest, SplitMetadataOfManyPartsIsStoredInBatchesAndLoadsWhole) {
+  // Parts are inserted several rows per statement (16 at most): 40 parts take three
+  // statements, 37 more after 3 shared take three again, and one more takes one.
+  Create({"db"});
+  auto created = store_->CreateEntity(catalog_, {"db"}, "t", EntityKind::kIcebergTable,
+                                      "m0", Whole(""));
+  ASSERT_THAT(created, IsOk());
+  const int64_t id = created->id;
+  const auto numbered = [](size_t from, size_t to) {
+    std::vector<std::string> parts;
+    for (size_t i = from; i < to; ++i) parts.push_back(fmt::format(R"({{"n":{}}})", i));
+    return parts;
+  };
+  const auto joined = [](const std::vector<std::string>& parts) {
+    return fmt::format("{}", fmt::join(parts, ","));
+  };
+  auto forty = numbered(0, 40);
+  ASSERT_THAT(store_->SwapEntities({SplitSwap(id, "m0", "m1", forty, 0, 0)}),
+              ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole(joined(forty)));
+  // The first three kept, the other 37 changed.
+  auto changed = numbered(0, 3);
+  for (auto& part : numbered(100, 137)) changed.push_back(part);
+  ASSERT_THAT(store_->SwapEntities({SplitSwap(id, "m1", "m2", changed, 3, 40)}),
+              ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole(joined(changed)));
+  auto appended = changed;
+  appended.emplace_back(R"({"n":"last"})");
+  ASSERT_THAT(store_->SwapEntities({SplitSwap(id, "m2", "m3", appended, 40, 40)}),
+              ::testing::Optional(true));
+  EXPECT_EQ(MetadataOf(*store_, catalog_, {"db"}, "t"), Whole(joined(appended)));
+}
+
 /// A swap that stores `{"a":[],"b":[],"s":[` parts `],"z":2}` split into three lists, the
 /// third (the first that may slide) holding `parts`, of which the current version's
 /// first `dropped` are gone.
