@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -105,6 +106,12 @@ class FakeHttpServer {
     return requests_;
   }
 
+  /// \brief Waits until a request has arrived, at most `timeout`; false when none did.
+  bool AwaitRequest(std::chrono::milliseconds timeout) const {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return arrived_.wait_for(lock, timeout, [this] { return !requests_.empty(); });
+  }
+
  private:
   void AcceptLoop() {
     while (!stopping_) {
@@ -188,6 +195,7 @@ class FakeHttpServer {
       std::lock_guard<std::mutex> lock(mutex_);
       requests_.push_back(request);
     }
+    arrived_.notify_all();
     if (reply.hang) {
       while (!stopping_) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       return false;
@@ -225,6 +233,7 @@ class FakeHttpServer {
   mutable std::mutex mutex_;
   std::vector<std::thread> workers_;
   std::vector<FakeHttpRequest> requests_;
+  mutable std::condition_variable arrived_;
 };
 
 }  // namespace cairn

@@ -579,9 +579,7 @@ TEST(S3FileIOFaultTest, AStopAbortsAWriteInFlightAndRetriesNothing) {
   std::thread stopper([&] {
     // Bounded: a request that never arrives (the assertions below say so) must not
     // hang the test.
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (server.requests().empty() && std::chrono::steady_clock::now() < give_up)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    server.AwaitRequest(std::chrono::seconds(10));
     stop->Trigger();
   });
   const auto start = std::chrono::steady_clock::now();

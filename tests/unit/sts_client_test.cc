@@ -204,9 +204,7 @@ TEST(StsClientTest, AStopAbortsAnAssumeRoleInFlight) {
   std::thread stopper([&] {
     // Bounded: a request that never arrives (the assertions below say so) must not
     // hang the test.
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (silent.requests().empty() && std::chrono::steady_clock::now() < give_up)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    silent.AwaitRequest(std::chrono::seconds(10));
     stop->Trigger();
   });
   const auto start = std::chrono::steady_clock::now();
