@@ -550,6 +550,7 @@ Result<LoadedTable> TableService::RegisterTable(std::string_view catalog,
     CAIRN_ASSIGN_OR_RAISE(bool swapped, store_.SwapEntities({swap}, write));
     if (!swapped)
       return CommitFailed("Table {} changed while registering", DottedName(ident));
+    cache_.Forget(existing->metadata_location);  // replaced, as by a commit
     return registered;
   }
   auto created = store_.CreateEntity(

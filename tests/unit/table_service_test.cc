@@ -214,6 +214,19 @@ class TableServiceTest : public ::testing::Test {
     return exists && *exists;
   }
 
+  /// The entries the metadata cache holds, per form (JSON, refs JSON, model), as the
+  /// `cairn_metadata_cache_entries` gauges expose them.
+  static std::vector<double> CachedEntries() {
+    const std::string text = test::Exposition();
+    std::vector<double> held;
+    for (const char* form : {"iceberg-metadata-json", "iceberg-metadata-refs-json",
+                             "iceberg-metadata-model"}) {
+      held.push_back(test::Sample(
+          text, fmt::format("cairn_metadata_cache_entries{{cache=\"{}\"}}", form)));
+    }
+    return held;
+  }
+
   int64_t CatalogId() {
     auto record = catalogs_->ResolveCatalog("");
     EXPECT_THAT(record, IsOk());
@@ -601,21 +614,11 @@ TEST_F(TableServiceTest, ACommitDropsTheVersionItReplacedFromTheCache) {
   Create("t");
   AppendOk("t", 1, std::nullopt, 1);
   ASSERT_TRUE(service_->LoadTableIfCached("", t, SnapshotsMode::kRefs).has_value());
-  // What the cache holds, per form, with one version of the table committed here.
-  const auto entries = [] {
-    const std::string text = test::Exposition();
-    std::vector<double> held;
-    for (const char* form : {"iceberg-metadata-json", "iceberg-metadata-refs-json",
-                             "iceberg-metadata-model"}) {
-      held.push_back(test::Sample(
-          text, fmt::format("cairn_metadata_cache_entries{{cache=\"{}\"}}", form)));
-    }
-    return held;
-  };
-  const auto one_version = entries();
+  // What the cache holds with one version of the table committed here.
+  const auto one_version = CachedEntries();
   for (int64_t id = 2; id <= 6; ++id) AppendOk("t", id, id - 1, id);
   // Each commit cached its own version and let go of the one it replaced.
-  EXPECT_EQ(entries(), one_version);
+  EXPECT_EQ(CachedEntries(), one_version);
   const auto current = service_->LoadTableIfCached("", t, SnapshotsMode::kAll);
   ASSERT_TRUE(current.has_value());
   EXPECT_THAT(SnapshotIds(Parse(current->metadata_json)), ElementsAre(1, 2, 3, 4, 5, 6));
@@ -1593,6 +1596,7 @@ TEST_F(TableServiceTest, RegisterOverExistingTable) {
       service_->RegisterTable("", {{"ns"}, "t"}, other_next.metadata_location, true),
       HasErrorMessage("overlaps"));
   ASSERT_THAT(service_->DropTable("", {{"ns"}, "other"}, false), IsOk());
+  const auto cached_before = CachedEntries();  // t's file loaded above, other_next's
   auto replaced =
       service_->RegisterTable("", {{"ns"}, "t"}, other_next.metadata_location, true);
   ASSERT_THAT(replaced, IsOk());
@@ -1600,6 +1604,8 @@ TEST_F(TableServiceTest, RegisterOverExistingTable) {
   const auto loaded = Load("t");
   EXPECT_EQ(loaded.metadata_location, other_next.metadata_location);
   EXPECT_EQ(Parse(loaded.metadata_json), Parse(other_next.metadata_json));
+  // The file t pointed at is let go; the new one was cached by the commit that wrote it.
+  EXPECT_EQ(CachedEntries()[0], cached_before[0] - 1);
 
   // Overwrite never replaces a view.
   ASSERT_THAT(store_->CreateEntity(CatalogId(), {"ns"}, "v", EntityKind::kIcebergView,
