@@ -204,7 +204,14 @@ SqlStore::SqlStore(SqlStoreOptions options)
     : connect_(Timed(std::move(options.connect))),
       capacity_(std::max(options.pool_size, options.connections.size())),
       idle_(Timed(std::move(options.connections))),
-      open_(idle_.size()) {}
+      open_(idle_.size()),
+      swap_combiner_(
+          options.combine_swaps
+              ? std::make_unique<WriteCombiner<CombinedSwap>>(kMaxCombinedSwaps)
+              : nullptr),
+      combine_wait_(options.combine_wait) {
+  if (swap_combiner_ != nullptr) waiting_swaps_ = WatchWaitingSwaps(*swap_combiner_);
+}
 
 Result<Lease> SqlStore::Acquire() {
   {

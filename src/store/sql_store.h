@@ -5,6 +5,7 @@
 /// for every backend (`sqlite_store.cc`, `postgres_store.cc`), which each supply
 /// connections and their schema migrations.
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -29,6 +30,13 @@ struct SqlStoreOptions {
   SqlConnector connect;
   /// Connections already open (at least one when `connect` is empty).
   std::vector<std::unique_ptr<SqlConnection>> connections;
+  /// Commits that arrive while another one's swap runs wait, and then run together in
+  /// one write transaction (sharing its COMMIT and fsync) instead of one after the
+  /// other; a commit whose entities moved on meanwhile is undone alone. For backends
+  /// whose writers exclude each other (SQLite), where such commits queue anyway.
+  bool combine_swaps = false;
+  /// How long a commit waits in that queue before it is refused as busy (503).
+  std::chrono::milliseconds combine_wait{5000};
 };
 
 /// \brief The store over a pool of connections. Write transactions that fail with

@@ -1,5 +1,5 @@
-// The SQL store: entity rows — create, load, compare-and-swap, drop, rename, list
-// (see sql_store_internal.h).
+// The SQL store: entity rows — create, load, drop, rename, list (see
+// sql_store_internal.h; their compare-and-swap is in sql_store_swaps.cc).
 
 #include <algorithm>
 #include <utility>
@@ -201,80 +201,6 @@ Result<std::optional<EntityKind>> SqlStore::EntityKindOf(int64_t catalog_id,
     CAIRN_ASSIGN_OR_RAISE(EntityKind kind, ParseKind(query.Text(0)));
     return std::optional<EntityKind>(kind);
   });
-}
-
-Result<bool> SqlStore::SwapEntities(const std::vector<EntitySwap>& unordered,
-                                    const WriteContext& write) {
-  // Rows are updated in id order, so that two multi-table commits never wait for each
-  // other's rows in opposite orders (a deadlock).
-  std::vector<const EntitySwap*> swaps;
-  for (const auto& swap : unordered) {
-    CAIRN_RETURN_IF_ERROR(CheckParts(swap));
-    swaps.push_back(&swap);
-  }
-  std::sort(swaps.begin(), swaps.end(),
-            [](const auto* a, const auto* b) { return a->entity_id < b->entity_id; });
-  int64_t session = 0;
-  auto swapped = Write(write, [&](Lease& conn, WriteTransaction& txn) -> Result<bool> {
-    session = conn->SessionId();
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* update,
-        conn->Prepare("UPDATE entities SET metadata_location = ?, metadata = ?, "
-                      "version = version + 1, updated_at_ms = ? "
-                      "WHERE id = ? AND metadata_location = ?"));
-    const int64_t now = NowMillis();
-    for (const auto* swap : swaps) {
-      Query query(*conn, update);
-      CAIRN_RETURN_IF_ERROR(query.Bind(swap->new_location)
-                                .Bind(HeadOf(*swap))
-                                .Bind(now)
-                                .Bind(swap->entity_id)
-                                .Bind(swap->expected_location)
-                                .Run("swap entity metadata"));
-      if (query.Changes() == 0) return false;  // the transaction rolls back
-      CAIRN_RETURN_IF_ERROR(WriteParts(*conn, *swap));
-      if (swap->claim) {
-        CAIRN_ASSIGN_OR_RAISE(int64_t catalog_id,
-                              CatalogOfEntity(*conn, swap->entity_id));
-        CAIRN_RETURN_IF_ERROR(
-            ClaimLocations(*conn, swap->entity_id, catalog_id, *swap->claim));
-      }
-    }
-    CAIRN_RETURN_IF_ERROR(txn.Commit());
-    return true;
-  });
-  if (!swapped && swapped.error().kind == ErrorKind::kCommitStateUnknown) {
-    return SwapOutcome(unordered, session, swapped.error());
-  }
-  return swapped;
-}
-
-/// Whether swaps whose COMMIT lost its answer took effect: once the session that sent
-/// it has ended, the pointers are either all new (applied) or all expected (not
-/// applied); anything else (a later commit moved on, or the store is unreachable) stays
-/// `unknown`.
-Result<bool> SqlStore::SwapOutcome(const std::vector<EntitySwap>& swaps, int64_t session,
-                                   const Error& unknown) {
-  auto outcome = Read([&](Lease& conn) -> Result<bool> {
-    CAIRN_RETURN_IF_ERROR(conn->AwaitSessionEnd(session));
-    CAIRN_ASSIGN_OR_RAISE(
-        auto* stmt, conn->Prepare("SELECT metadata_location FROM entities WHERE id = ?"));
-    size_t applied = 0;
-    size_t not_applied = 0;
-    for (const auto& swap : swaps) {
-      Query query(*conn, stmt);
-      query.Bind(swap.entity_id);
-      CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("read back swapped entity"));
-      const std::string location = row ? query.Text(0) : std::string();
-      if (location == swap.new_location) ++applied;
-      if (row && location == swap.expected_location) ++not_applied;
-    }
-    if (applied == swaps.size()) return true;
-    if (not_applied == swaps.size()) return false;
-    return tl::unexpected(unknown);
-  });
-  if (!outcome) return tl::unexpected(unknown);
-  return outcome;
 }
 
 Result<bool> SqlStore::DropEntity(int64_t catalog_id, const NamespacePath& ns,

@@ -42,6 +42,7 @@
 #include "common/macros.h"
 #include "common/mutex.h"
 #include "common/namespace_path.h"
+#include "common/op_metrics.h"
 #include "common/result.h"
 #include "store/idempotency_scope.h"
 #include "store/meta_store.h"
@@ -50,6 +51,7 @@
 #include "store/sql_store_identity.h"
 #include "store/sql_store_lance_versions.h"
 #include "store/sql_store_metrics_reports.h"
+#include "store/write_combiner.h"
 #include "store/write_context.h"
 
 namespace cairn::sql_internal {
@@ -79,6 +81,9 @@ int64_t NowMillis();
 
 /// How often a write transaction runs before a conflict is reported as a busy store.
 constexpr int kMaxWriteAttempts = 20;
+/// The most commits one combined write transaction holds
+/// (`SqlStoreOptions::combine_swaps`): more waiting ones form the next.
+constexpr size_t kMaxCombinedSwaps = 32;
 
 /// A short random pause before running a conflicting transaction again, growing with the
 /// attempt, so that the writers that collided do not collide again in lockstep.
@@ -248,6 +253,19 @@ Result<std::vector<EntityRecord>> DropNamespaceRows(
     const DropPlanner& planner);
 
 // --- The store ----------------------------------------------------------------------
+
+/// One commit's swaps waiting to share a write transaction with other commits'
+/// (sql_store_swaps.cc): in id order, with the caller's list for reading back an
+/// unknown outcome; the outcome is set by whichever caller ran the batch.
+struct CombinedSwap {
+  const std::vector<EntitySwap>* unordered = nullptr;
+  const std::vector<const EntitySwap*>* ordered = nullptr;
+  Result<bool> outcome = tl::unexpected(Error{ErrorKind::kInternal, "Swap did not run"});
+};
+/// Counts the swaps `combiner` holds queued into the gauge `cairn_store_commits_waiting`
+/// while the source lives (it must not outlive `combiner`).
+metrics::GaugeFamily::Source WatchWaitingSwaps(
+    const WriteCombiner<CombinedSwap>& combiner);
 
 class SqlStore final : public MetaStore {
  public:
@@ -432,7 +450,23 @@ class SqlStore final : public MetaStore {
                                                    const NamespacePath& ns,
                                                    std::string_view name,
                                                    const char* what);
-  /// Whether swaps whose COMMIT lost its answer took effect (see sql_store_entities.cc).
+  /// Swaps in a write transaction of their own (context `write`), with `Write`'s
+  /// retries; `ordered` is `unordered` in id order.
+  Result<bool> SwapAlone(const std::vector<EntitySwap>& unordered,
+                         const std::vector<const EntitySwap*>& ordered,
+                         const WriteContext& write);
+  /// Runs a batch of the combiner: one entry alone; several in one transaction, each
+  /// under a savepoint, or — when that transaction fails before COMMIT — each alone.
+  void RunSwapBatch(const std::vector<CombinedSwap*>& batch);
+  /// How far `SwapTogether` got.
+  struct BatchAttempt {
+    bool begun = false;   // its transaction was opened
+    int64_t session = 0;  // on this session (for `SwapOutcome`)
+  };
+  /// The batch's swaps in one transaction; sets each entry's outcome (true, or false
+  /// for a conflict) as it goes.
+  Status SwapTogether(const std::vector<CombinedSwap*>& batch, BatchAttempt& attempt);
+  /// Whether swaps whose COMMIT lost its answer took effect (see sql_store_swaps.cc).
   Result<bool> SwapOutcome(const std::vector<EntitySwap>& swaps, int64_t session,
                            const Error& unknown);
   /// Gives up a reserved or open slot.
@@ -446,6 +480,10 @@ class SqlStore final : public MetaStore {
   std::vector<std::unique_ptr<SqlConnection>> idle_ CAIRN_GUARDED_BY(mutex_);
   /// Idle + leased + being opened.
   size_t open_ CAIRN_GUARDED_BY(mutex_);
+  /// Non-null where writers exclude each other (`SqlStoreOptions::combine_swaps`).
+  std::unique_ptr<WriteCombiner<CombinedSwap>> swap_combiner_;
+  const std::chrono::milliseconds combine_wait_;
+  metrics::GaugeFamily::Source waiting_swaps_;  // of swap_combiner_, when there is one
   SqlIdentityStore identity_{*this};
   SqlLanceVersionStore lance_versions_{*this};
   SqlMetricsReportStore metrics_reports_{*this};

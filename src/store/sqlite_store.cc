@@ -523,6 +523,8 @@ Result<std::unique_ptr<MetaStore>> OpenSqliteStore(const SqliteOptions& options)
       options.path == ":memory:" ? 1 : std::max<size_t>(1, options.pool_size);
   SqlStoreOptions store;
   store.pool_size = pool_size;
+  store.combine_swaps = true;
+  store.combine_wait = std::chrono::milliseconds(options.busy_timeout_ms);
   auto gate = std::make_shared<WriterGate>();
   for (size_t i = 0; i < pool_size; ++i) {
     CAIRN_ASSIGN_OR_RAISE(auto conn, OpenConnection(options, gate));
