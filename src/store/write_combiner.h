@@ -71,11 +71,13 @@ class WriteCombiner {
         queue_.pop_front();
       }
     }
+    // Handed over however `run` ends: a waiter taken into the batch waits for it without
+    // a timeout, so an exception (bad_alloc) must not leave it waiting.
+    const HandOverOnExit hand_over{*this, batch};
     std::vector<Entry*> entries;
     entries.reserve(batch.size());
     for (Waiter* waiter : batch) entries.push_back(waiter->entry);
     run(entries);
-    HandOver(batch);
     return true;
   }
 
@@ -92,6 +94,12 @@ class WriteCombiner {
     bool leads = false;  // the previous leader handed the lead to this caller
     bool taken = false;  // in a leader's batch
     bool done = false;   // that batch ran
+  };
+
+  struct HandOverOnExit {
+    WriteCombiner& combiner;
+    const std::vector<Waiter*>& batch;
+    ~HandOverOnExit() { combiner.HandOver(batch); }
   };
 
   /// Marks the batch done and hands the lead to the first caller still queued. Notified

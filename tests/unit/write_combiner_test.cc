@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -179,6 +180,46 @@ TEST(WriteCombinerTest, ACallerQueuedPastItsTimeoutGivesUpAndNeverRuns) {
   EXPECT_TRUE(ran_patient);
   EXPECT_EQ(impatient.outcome, -1);
   EXPECT_THAT(recorder.batches(), ElementsAre(ElementsAre(1), ElementsAre(3)));
+}
+
+TEST(WriteCombinerTest, ABatchThatThrowsStillReleasesItsWaitersAndTheLead) {
+  WriteCombiner<Item> combiner(8);
+  Recorder recorder;
+  recorder.Hold();
+  const auto run = [&recorder](const std::vector<Item*>& batch) {
+    recorder.Run(batch);
+    if (batch.front()->id == 2) throw std::runtime_error("run failed");
+  };
+  Item first{1};
+  Item thrower{2};
+  Item waiter{3};
+  bool ran_first = false;
+  bool ran_waiter = false;
+  bool threw = false;
+  std::thread leader([&] { ran_first = combiner.Submit(first, kLongWait, run); });
+  ASSERT_TRUE(recorder.AwaitHeldBatch());
+  std::thread second([&] {
+    try {
+      combiner.Submit(thrower, kLongWait, run);
+    } catch (const std::runtime_error&) {
+      threw = true;
+    }
+  });
+  ASSERT_TRUE(AwaitQueued(combiner, 1));
+  std::thread third([&] { ran_waiter = combiner.Submit(waiter, kLongWait, run); });
+  ASSERT_TRUE(AwaitQueued(combiner, 2));
+  recorder.Release();
+  leader.join();
+  second.join();
+  third.join();
+  EXPECT_TRUE(ran_first);
+  EXPECT_TRUE(threw);
+  EXPECT_TRUE(ran_waiter) << "its batch ended, if badly: it does not wait forever";
+  Item after{4};
+  EXPECT_TRUE(combiner.Submit(after, milliseconds(1000), recorder.AsRun()))
+      << "the lead was handed on";
+  EXPECT_THAT(recorder.batches(),
+              ElementsAre(ElementsAre(1), ElementsAre(2, 3), ElementsAre(4)));
 }
 
 TEST(WriteCombinerTest, ManyConcurrentCallersAllRunOnceEach) {
