@@ -5,11 +5,12 @@
 // location claim) fails alone and the others land; a commit queued past the busy
 // timeout is refused as busy and writes nothing.
 //
-// Each test holds the store's write lock with a parked idempotent write, so that the
-// first commit waits for it while the others queue behind, and releases it once the
+// Each test holds the store's write lock with a parked idempotent write, so that one
+// commit waits for it while the others queue behind, and releases it once the
 // `cairn_store_commits_waiting` gauge shows them all queued: the batches are then known.
 
 #include <chrono>
+#include <deque>
 #include <memory>
 #include <string>
 #include <thread>
@@ -48,6 +49,7 @@ class SqliteCombinedSwapsTest : public ::testing::Test {
     ASSERT_THAT(catalog, IsOk());
     catalog_ = catalog->id;
     ASSERT_THAT(store_->CreateNamespace(catalog_, {"db"}, {}), IsOk());
+    for (const std::string table : {"lead0", "lead1"}) CreateTable(table);  // see below
   }
 
   /// Creates table `name` at `<name>/v0`, claiming file:///w/<name>; its id.
@@ -79,10 +81,10 @@ class SqliteCombinedSwapsTest : public ::testing::Test {
     scope_.parked.reset();
   }
 
-  /// Starts a commit of `swap` on its own thread, its outcome into `outcome`.
-  void StartCommit(EntitySwap swap, Result<bool>& outcome) {
-    threads_.emplace_back([this, swap = std::move(swap), &outcome] {
-      outcome = store_->SwapEntities({swap});
+  /// Starts a commit of `swaps` on its own thread, its outcome into `outcome`.
+  void StartCommit(std::vector<EntitySwap> swaps, Result<bool>& outcome) {
+    threads_.emplace_back([this, swaps = std::move(swaps), &outcome] {
+      outcome = store_->SwapEntities(swaps);
     });
   }
   /// Waits (boundedly) until `count` commits queue behind the one at the write lock.
@@ -93,6 +95,38 @@ class SqliteCombinedSwapsTest : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     return true;
+  }
+  /// With the write lock held: starts two commits of tables of their own (made by
+  /// `Open`, since creating one needs the lock) and waits
+  /// until one waits for the lock (leading) and the other queues behind it. Which one
+  /// leads is not known (the gauge cannot see the lock), but every commit queued after
+  /// them is sure to share a batch with the one that queued.
+  void BlockTwoCommits() {
+    for (const std::string table : {"lead0", "lead1"}) {
+      auto pointer = store_->LoadEntityPointer(catalog_, {"db"}, table);
+      ASSERT_THAT(pointer, IsOk());
+      ASSERT_TRUE(pointer->has_value());
+      const int64_t id = (*pointer)->id;
+      blocked_outcomes_.emplace_back(false);
+      StartCommit({{id, Location(table, 0), Location(table, 1), "{}"}},
+                  blocked_outcomes_.back());
+    }
+    ASSERT_TRUE(AwaitWaiting(1));
+    queued_ = 1;
+  }
+  /// Starts a commit of `swaps` and waits until it queued behind those before it.
+  void QueueCommit(std::vector<EntitySwap> swaps, Result<bool>& outcome) {
+    StartCommit(std::move(swaps), outcome);
+    ++queued_;
+    ASSERT_TRUE(AwaitWaiting(queued_)) << queued_;
+  }
+  /// Lets the blocked commits go, waits for every commit, and checks the two blocked
+  /// ones landed.
+  void ReleaseAndJoin() {
+    ReleaseWriteLock();
+    JoinCommits();
+    for (const auto& outcome : blocked_outcomes_)
+      EXPECT_THAT(outcome, IsOkAndHolds(true));
   }
   void JoinCommits() {
     for (auto& thread : threads_) thread.join();
@@ -120,11 +154,13 @@ class SqliteCombinedSwapsTest : public ::testing::Test {
   int64_t catalog_ = 0;
   IdempotencyScope scope_;
   std::vector<std::thread> threads_;
+  std::deque<Result<bool>> blocked_outcomes_;  // a deque: its elements never move
+  double queued_ = 0;
 };
 
 TEST_F(SqliteCombinedSwapsTest, CommitsQueuedBehindTheWriteLockLandInOneTransaction) {
   Open(10'000);
-  constexpr int kTables = 6;
+  constexpr int kTables = 5;
   std::vector<int64_t> ids;
   for (int i = 0; i < kTables; ++i) ids.push_back(CreateTable("t" + std::to_string(i)));
   const double own = Sample(kOwnSwaps);
@@ -132,16 +168,15 @@ TEST_F(SqliteCombinedSwapsTest, CommitsQueuedBehindTheWriteLockLandInOneTransact
   const double transactions = Sample(kSharedTransactions);
 
   HoldWriteLock();
-  std::vector<Result<bool>> outcomes(kTables, false);
+  BlockTwoCommits();
+  std::deque<Result<bool>> outcomes;
   for (int i = 0; i < kTables; ++i) {
     const std::string table = "t" + std::to_string(i);
-    StartCommit({ids[i], Location(table, 0), Location(table, 1), "{\"v\":1}"},
-                outcomes[i]);
-    // The first waits for the write lock; the others queue behind it.
-    ASSERT_TRUE(AwaitWaiting(i)) << i;
+    outcomes.emplace_back(false);
+    QueueCommit({{ids[i], Location(table, 0), Location(table, 1), "{\"v\":1}"}},
+                outcomes.back());
   }
-  ReleaseWriteLock();
-  JoinCommits();
+  ReleaseAndJoin();
 
   for (int i = 0; i < kTables; ++i) {
     const std::string table = "t" + std::to_string(i);
@@ -149,8 +184,8 @@ TEST_F(SqliteCombinedSwapsTest, CommitsQueuedBehindTheWriteLockLandInOneTransact
     EXPECT_EQ(LocationOf(table), Location(table, 1));
     EXPECT_EQ(MetadataOf(table), "{\"v\":1}");
   }
-  EXPECT_EQ(Sample(kOwnSwaps) - own, 1) << "the first commit ran alone";
-  EXPECT_EQ(Sample(kSharedSwaps) - shared, kTables - 1);
+  EXPECT_EQ(Sample(kOwnSwaps) - own, 1) << "the commit at the lock ran alone";
+  EXPECT_EQ(Sample(kSharedSwaps) - shared, kTables + 1);
   EXPECT_EQ(Sample(kSharedTransactions) - transactions, 1)
       << "the queued ones shared one transaction";
   EXPECT_EQ(Sample(kWaiting), 0);
@@ -159,36 +194,26 @@ TEST_F(SqliteCombinedSwapsTest, CommitsQueuedBehindTheWriteLockLandInOneTransact
 TEST_F(SqliteCombinedSwapsTest,
        ACommitWhoseTableMovedOnIsUndoneAloneInASharedTransaction) {
   Open(10'000);
-  const int64_t first = CreateTable("first");
   const int64_t b_side = CreateTable("b_side");  // before `contested`: swapped first
   const int64_t contested = CreateTable("contested");
   const int64_t other = CreateTable("other");
   HoldWriteLock();
-  Result<bool> first_outcome = false;
-  StartCommit({first, Location("first", 0), Location("first", 1), "{}"}, first_outcome);
-  ASSERT_TRUE(AwaitWaiting(0));
+  BlockTwoCommits();
   // Two commits from the same version of one table (the second a two-table commit that
   // swaps `b_side` before it meets the conflict), and one of another table, queued.
   Result<bool> a = false;
   Result<bool> b = false;
   Result<bool> c = false;
-  StartCommit({contested, Location("contested", 0), "file:///w/contested/metadata/a.json",
-               "{\"by\":\"a\"}"},
+  QueueCommit({{contested, Location("contested", 0),
+                "file:///w/contested/metadata/a.json", "{\"by\":\"a\"}"}},
               a);
-  ASSERT_TRUE(AwaitWaiting(1));
-  threads_.emplace_back([&] {
-    b = store_->SwapEntities(
-        {{contested, Location("contested", 0), "file:///w/contested/metadata/b.json",
-          "{\"by\":\"b\"}"},
-         {b_side, Location("b_side", 0), Location("b_side", 1), "{\"by\":\"b\"}"}});
-  });
-  ASSERT_TRUE(AwaitWaiting(2));
-  StartCommit({other, Location("other", 0), Location("other", 1), "{\"v\":1}"}, c);
-  ASSERT_TRUE(AwaitWaiting(3));
-  ReleaseWriteLock();
-  JoinCommits();
+  QueueCommit({{contested, Location("contested", 0),
+                "file:///w/contested/metadata/b.json", "{\"by\":\"b\"}"},
+               {b_side, Location("b_side", 0), Location("b_side", 1), "{\"by\":\"b\"}"}},
+              b);
+  QueueCommit({{other, Location("other", 0), Location("other", 1), "{\"v\":1}"}}, c);
+  ReleaseAndJoin();
 
-  EXPECT_THAT(first_outcome, IsOkAndHolds(true));
   EXPECT_THAT(a, IsOkAndHolds(true)) << "the first in the queue wins";
   EXPECT_THAT(b, IsOkAndHolds(false)) << "a conflict, not an error";
   EXPECT_EQ(LocationOf("contested"), "file:///w/contested/metadata/a.json");
@@ -202,27 +227,20 @@ TEST_F(SqliteCombinedSwapsTest,
 
 TEST_F(SqliteCombinedSwapsTest, AFailingCommitFailsAloneAndTheOthersInItsBatchLand) {
   Open(10'000);
-  const int64_t first = CreateTable("first");
   const int64_t mover = CreateTable("mover");
   const int64_t kept = CreateTable("kept");
   CreateTable("taken");
   HoldWriteLock();
-  Result<bool> first_outcome = false;
-  StartCommit({first, Location("first", 0), Location("first", 1), "{}"}, first_outcome);
-  ASSERT_TRUE(AwaitWaiting(0));
+  BlockTwoCommits();
   // A commit that moves its table into another table's location: refused.
   EntitySwap overlap{mover, Location("mover", 0), "file:///w/taken/inner/v1.json", "{}"};
   overlap.claim = LocationClaim{{"file:///w/taken/inner"}, false};
   Result<bool> refused = false;
   Result<bool> landed = false;
-  StartCommit(overlap, refused);
-  ASSERT_TRUE(AwaitWaiting(1));
-  StartCommit({kept, Location("kept", 0), Location("kept", 1), "{\"v\":1}"}, landed);
-  ASSERT_TRUE(AwaitWaiting(2));
-  ReleaseWriteLock();
-  JoinCommits();
+  QueueCommit({overlap}, refused);
+  QueueCommit({{kept, Location("kept", 0), Location("kept", 1), "{\"v\":1}"}}, landed);
+  ReleaseAndJoin();
 
-  EXPECT_THAT(first_outcome, IsOkAndHolds(true));
   EXPECT_THAT(refused, IsError(ErrorKind::kBadRequest));
   EXPECT_EQ(LocationOf("mover"), Location("mover", 0))
       << "the refused commit wrote nothing";
@@ -238,17 +256,19 @@ TEST_F(SqliteCombinedSwapsTest, CommitsHeldPastTheBusyTimeoutAreRefusedAndWriteN
   const int64_t b = CreateTable("b");
   HoldWriteLock();
   Result<bool> first = false;
-  Result<bool> queued = false;
+  Result<bool> second = false;
   const auto start = std::chrono::steady_clock::now();
-  StartCommit({a, Location("a", 0), Location("a", 1), "{}"}, first);
-  StartCommit({b, Location("b", 0), Location("b", 1), "{}"}, queued);
+  // One waits for the lock, the other in the queue (or for the lock once the first gave
+  // up): both for the busy timeout, not for ever.
+  StartCommit({{a, Location("a", 0), Location("a", 1), "{}"}}, first);
+  StartCommit({{b, Location("b", 0), Location("b", 1), "{}"}}, second);
   JoinCommits();
   EXPECT_GE(std::chrono::steady_clock::now() - start,
             std::chrono::milliseconds(kBusyTimeoutMs));
-  EXPECT_THAT(first, IsError(ErrorKind::kServiceUnavailable));
-  EXPECT_THAT(first, HasErrorMessage("busy"));
-  EXPECT_THAT(queued, IsError(ErrorKind::kServiceUnavailable));
-  EXPECT_THAT(queued, HasErrorMessage("busy"));
+  for (const auto* outcome : {&first, &second}) {
+    EXPECT_THAT(*outcome, IsError(ErrorKind::kServiceUnavailable));
+    EXPECT_THAT(*outcome, HasErrorMessage("busy"));
+  }
   EXPECT_EQ(Sample(kWaiting), 0) << "a refused commit leaves the queue";
 
   ReleaseWriteLock();

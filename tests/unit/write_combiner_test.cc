@@ -109,48 +109,45 @@ std::thread Caller(WriteCombiner<Item>& combiner, Recorder& recorder, Item& item
       [&, timeout] { ran = combiner.Submit(item, timeout, recorder.AsRun()); });
 }
 
-TEST(WriteCombinerTest, CallersThatQueueBehindABatchRunTogetherInTheirOrder) {
-  WriteCombiner<Item> combiner(8);
+/// Items 1 to `count` submitted by one caller each: the first one's batch is held until
+/// the others have queued, one by one (so that their order is known). Returns the
+/// batches run; every caller must have got its own outcome.
+std::vector<std::vector<int>> RunQueuedBehindAHeldBatch(WriteCombiner<Item>& combiner,
+                                                        int count) {
   Recorder recorder;
   recorder.Hold();
-  std::vector<Item> items{{1}, {2}, {3}, {4}, {5}};
-  bool ran[5] = {};
+  std::vector<Item> items(count);
+  std::vector<char> ran(count, 0);
   std::vector<std::thread> threads;
-  threads.push_back(Caller(combiner, recorder, items[0], ran[0]));
-  ASSERT_TRUE(recorder.AwaitHeldBatch());
-  // Queued one by one, so that their order is known.
-  for (size_t i = 1; i < items.size(); ++i) {
-    threads.push_back(Caller(combiner, recorder, items[i], ran[i]));
-    ASSERT_TRUE(AwaitQueued(combiner, i));
+  for (int i = 0; i < count; ++i) {
+    items[i].id = i + 1;
+    threads.emplace_back([&, i] {
+      ran[i] = combiner.Submit(items[i], kLongWait, recorder.AsRun()) ? 1 : 0;
+    });
+    const bool queued = i == 0 ? recorder.AwaitHeldBatch() : AwaitQueued(combiner, i);
+    EXPECT_TRUE(queued) << "caller " << i + 1;
   }
   recorder.Release();
   for (auto& thread : threads) thread.join();
-  EXPECT_THAT(recorder.batches(), ElementsAre(ElementsAre(1), ElementsAre(2, 3, 4, 5)));
-  for (size_t i = 0; i < items.size(); ++i) {
-    EXPECT_TRUE(ran[i]) << i;
+  for (int i = 0; i < count; ++i) {
+    EXPECT_EQ(ran[i], 1) << i;
     EXPECT_EQ(items[i].outcome, items[i].id * 10) << "each caller gets its own outcome";
   }
   EXPECT_EQ(combiner.queued(), 0u);
+  return recorder.batches();
+}
+
+TEST(WriteCombinerTest, CallersThatQueueBehindABatchRunTogetherInTheirOrder) {
+  WriteCombiner<Item> combiner(8);
+  EXPECT_THAT(RunQueuedBehindAHeldBatch(combiner, 5),
+              ElementsAre(ElementsAre(1), ElementsAre(2, 3, 4, 5)));
 }
 
 TEST(WriteCombinerTest, ABatchHoldsAtMostTheBoundAndTheRestFormTheNext) {
   WriteCombiner<Item> combiner(2);
-  Recorder recorder;
-  recorder.Hold();
-  std::vector<Item> items{{1}, {2}, {3}, {4}, {5}, {6}};
-  bool ran[6] = {};
-  std::vector<std::thread> threads;
-  threads.push_back(Caller(combiner, recorder, items[0], ran[0]));
-  ASSERT_TRUE(recorder.AwaitHeldBatch());
-  for (size_t i = 1; i < items.size(); ++i) {
-    threads.push_back(Caller(combiner, recorder, items[i], ran[i]));
-    ASSERT_TRUE(AwaitQueued(combiner, i));
-  }
-  recorder.Release();
-  for (auto& thread : threads) thread.join();
-  EXPECT_THAT(recorder.batches(), ElementsAre(ElementsAre(1), ElementsAre(2, 3),
-                                              ElementsAre(4, 5), ElementsAre(6)));
-  for (const Item& item : items) EXPECT_EQ(item.outcome, item.id * 10);
+  EXPECT_THAT(
+      RunQueuedBehindAHeldBatch(combiner, 6),
+      ElementsAre(ElementsAre(1), ElementsAre(2, 3), ElementsAre(4, 5), ElementsAre(6)));
 }
 
 TEST(WriteCombinerTest, ACallerQueuedPastItsTimeoutGivesUpAndNeverRuns) {
