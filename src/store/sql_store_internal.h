@@ -6,7 +6,8 @@
 /// concern offers the others. One file per concern:
 ///   - `sql_store.cc`: the pool, retries with backoff, write transactions;
 ///   - `sql_store_catalogs.cc`: catalogs, namespaces and their properties;
-///   - `sql_store_entities.cc`: entity rows, compare-and-swap, rename, listings;
+///   - `sql_store_entities.cc`: entity rows, rename, listings;
+///   - `sql_store_swaps.cc`: entity compare-and-swap (commits), alone or combined;
 ///   - `sql_store_split.cc`: metadata stored split (head + parts), written and read;
 ///   - `sql_store_locations.cc`: location claims;
 ///   - `sql_store_idempotency.cc`: Idempotency-Key records, parked writes, heartbeats;
@@ -23,7 +24,9 @@
 /// backend reports a conflict with a concurrent transaction. The checks inside a write
 /// (does the parent namespace exist, is the name free) are made safe against concurrent
 /// writers by `LockRow` on the rows they depend on; on SQLite, whose writers exclude each
-/// other (BEGIN IMMEDIATE), that is a no-op. Reads are single statements, or tolerate
+/// other (BEGIN IMMEDIATE), that is a no-op; there, commits' swaps that queue for the
+/// write lock share one transaction (`SqlStoreOptions::combine_swaps`,
+/// sql_store_swaps.cc). Reads are single statements, or tolerate
 /// seeing two states (a catalog and its properties), or check that they saw one
 /// (`ReadMetadata`).
 
@@ -456,7 +459,9 @@ class SqlStore final : public MetaStore {
                          const std::vector<const EntitySwap*>& ordered,
                          const WriteContext& write);
   /// Runs a batch of the combiner: one entry alone; several in one transaction, each
-  /// under a savepoint, or — when that transaction fails before COMMIT — each alone.
+  /// under a savepoint. When that transaction cannot begin, each gets that error; when
+  /// its COMMIT's outcome is unknown, each is read back; when it fails otherwise
+  /// (nothing applied), each runs alone.
   void RunSwapBatch(const std::vector<CombinedSwap*>& batch);
   /// How far `SwapTogether` got.
   struct BatchAttempt {
