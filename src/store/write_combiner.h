@@ -31,7 +31,9 @@ namespace cairn {
 template <class Entry>
 class WriteCombiner {
  public:
-  /// Runs one batch: sets whatever outcome each entry carries. Must not throw.
+  /// Runs one batch: sets whatever outcome each entry carries. Should not throw; if it
+  /// does, the exception reaches the leader, and the batch still ends (its other
+  /// entries keep the outcome they had) and hands the lead on.
   using RunBatch = std::function<void(const std::vector<Entry*>&)>;
 
   /// \brief Batches of at most `max_batch` entries (at least 1).
