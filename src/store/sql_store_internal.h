@@ -257,13 +257,13 @@ Result<std::vector<EntityRecord>> DropNamespaceRows(
 
 // --- The store ----------------------------------------------------------------------
 
-/// One commit's swaps waiting to share a write transaction with other commits'
-/// (sql_store_swaps.cc): in id order, with the caller's list for reading back an
-/// unknown outcome; the outcome is set by whichever caller ran the batch.
+/// One commit's swaps (in id order) waiting to share a write transaction with other
+/// commits' (sql_store_swaps.cc). Whichever caller runs the batch sets the outcome, or
+/// `run_alone` when the batch failed before COMMIT and its caller should try alone.
 struct CombinedSwap {
-  const std::vector<EntitySwap>* unordered = nullptr;
   const std::vector<const EntitySwap*>* ordered = nullptr;
   Result<bool> outcome = tl::unexpected(Error{ErrorKind::kInternal, "Swap did not run"});
+  bool run_alone = false;
 };
 /// Counts the swaps `combiner` holds queued into the gauge `cairn_store_commits_waiting`
 /// while the source lives (it must not outlive `combiner`).
@@ -453,15 +453,14 @@ class SqlStore final : public MetaStore {
                                                    const NamespacePath& ns,
                                                    std::string_view name,
                                                    const char* what);
-  /// Swaps in a write transaction of their own (context `write`), with `Write`'s
-  /// retries; `ordered` is `unordered` in id order.
-  Result<bool> SwapAlone(const std::vector<EntitySwap>& unordered,
-                         const std::vector<const EntitySwap*>& ordered,
+  /// Swaps `ordered` (in id order) in a write transaction of their own (context
+  /// `write`), with `Write`'s retries.
+  Result<bool> SwapAlone(const std::vector<const EntitySwap*>& ordered,
                          const WriteContext& write);
   /// Runs a batch of the combiner: one entry alone; several in one transaction, each
   /// under a savepoint. When that transaction cannot begin, each gets that error; when
   /// its COMMIT's outcome is unknown, each is read back; when it fails otherwise
-  /// (nothing applied), each runs alone.
+  /// (nothing applied), each is marked to run alone by its own caller.
   void RunSwapBatch(const std::vector<CombinedSwap*>& batch);
   /// How far `SwapTogether` got.
   struct BatchAttempt {
@@ -472,7 +471,7 @@ class SqlStore final : public MetaStore {
   /// for a conflict) as it goes.
   Status SwapTogether(const std::vector<CombinedSwap*>& batch, BatchAttempt& attempt);
   /// Whether swaps whose COMMIT lost its answer took effect (see sql_store_swaps.cc).
-  Result<bool> SwapOutcome(const std::vector<EntitySwap>& swaps, int64_t session,
+  Result<bool> SwapOutcome(const std::vector<const EntitySwap*>& swaps, int64_t session,
                            const Error& unknown);
   /// Gives up a reserved or open slot.
   void Forget();

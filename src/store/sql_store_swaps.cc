@@ -63,12 +63,6 @@ Result<bool> SwapRows(SqlConnection& conn,
   return true;
 }
 
-/// Runs one statement without parameters or rows (the savepoints).
-Status RunPlain(SqlConnection& conn, const char* sql, std::string_view what) {
-  CAIRN_ASSIGN_OR_RAISE(auto* statement, conn.Prepare(sql));
-  return Query(conn, statement).Run(what);
-}
-
 }  // namespace
 
 metrics::GaugeFamily::Source WatchWaitingSwaps(
@@ -91,9 +85,9 @@ Result<bool> SqlStore::SwapEntities(const std::vector<EntitySwap>& unordered,
   // A write parked in an idempotency scope stays open past this call: it cannot share
   // a transaction with others.
   if (swap_combiner_ == nullptr || write.scope() != nullptr) {
-    return SwapAlone(unordered, ordered, write);
+    return SwapAlone(ordered, write);
   }
-  CombinedSwap entry{&unordered, &ordered};
+  CombinedSwap entry{&ordered};
   const bool ran = swap_combiner_->Submit(
       entry, combine_wait_,
       [this](const std::vector<CombinedSwap*>& batch) { RunSwapBatch(batch); });
@@ -103,11 +97,13 @@ Result<bool> SqlStore::SwapEntities(const std::vector<EntitySwap>& unordered,
         "later",
         combine_wait_.count());
   }
+  // Its batch failed before COMMIT (nothing applied): alone now, on this caller's
+  // thread and time, so that no commit waits for the others' retries.
+  if (entry.run_alone) return SwapAlone(ordered, WriteContext::Immediate());
   return std::move(entry.outcome);
 }
 
-Result<bool> SqlStore::SwapAlone(const std::vector<EntitySwap>& unordered,
-                                 const std::vector<const EntitySwap*>& ordered,
+Result<bool> SqlStore::SwapAlone(const std::vector<const EntitySwap*>& ordered,
                                  const WriteContext& write) {
   int64_t session = 0;
   auto swapped = Write(write, [&](Lease& conn, WriteTransaction& txn) -> Result<bool> {
@@ -118,7 +114,7 @@ Result<bool> SqlStore::SwapAlone(const std::vector<EntitySwap>& unordered,
     return true;
   });
   if (!swapped && swapped.error().kind == ErrorKind::kCommitStateUnknown) {
-    return SwapOutcome(unordered, session, swapped.error());
+    return SwapOutcome(ordered, session, swapped.error());
   }
   if (swapped && *swapped) commit_swaps.At(SwapTransaction::kOwn).Increment();
   return swapped;
@@ -127,7 +123,7 @@ Result<bool> SqlStore::SwapAlone(const std::vector<EntitySwap>& unordered,
 void SqlStore::RunSwapBatch(const std::vector<CombinedSwap*>& batch) {
   if (batch.size() == 1) {
     CombinedSwap& only = *batch.front();
-    only.outcome = SwapAlone(*only.unordered, *only.ordered, WriteContext::Immediate());
+    only.outcome = SwapAlone(*only.ordered, WriteContext::Immediate());
     return;
   }
   BatchAttempt attempt;
@@ -142,16 +138,14 @@ void SqlStore::RunSwapBatch(const std::vector<CombinedSwap*>& batch) {
   if (together.error().kind == ErrorKind::kCommitStateUnknown) {
     for (CombinedSwap* entry : batch) {
       if (entry->outcome && !*entry->outcome) continue;  // undone under its savepoint
-      entry->outcome = SwapOutcome(*entry->unordered, attempt.session, together.error());
+      entry->outcome = SwapOutcome(*entry->ordered, attempt.session, together.error());
     }
     return;
   }
-  // Nothing was applied. A statement failed: each runs alone, to meet its own error (an
-  // overlapping location claim, say) or its retries without failing the others.
-  for (CombinedSwap* entry : batch) {
-    entry->outcome =
-        SwapAlone(*entry->unordered, *entry->ordered, WriteContext::Immediate());
-  }
+  // Nothing was applied. A statement failed: each runs alone (`SwapEntities`), to meet
+  // its own error (an overlapping location claim, say) or its retries without failing
+  // the others.
+  for (CombinedSwap* entry : batch) entry->run_alone = true;
 }
 
 Status SqlStore::SwapTogether(const std::vector<CombinedSwap*>& batch,
@@ -164,12 +158,13 @@ Status SqlStore::SwapTogether(const std::vector<CombinedSwap*>& batch,
   for (CombinedSwap* entry : batch) {
     // Each commit's swaps under a savepoint: one whose entities moved on meanwhile is
     // undone alone (a conflict), and the others still land.
-    CAIRN_RETURN_IF_ERROR(RunPlain(*conn, "SAVEPOINT swap", "open savepoint"));
+    CAIRN_RETURN_IF_ERROR(conn->ExecScript("SAVEPOINT swap", "open savepoint"));
     CAIRN_ASSIGN_OR_RAISE(bool swapped, SwapRows(*conn, *entry->ordered));
     if (!swapped) {
-      CAIRN_RETURN_IF_ERROR(RunPlain(*conn, "ROLLBACK TO swap", "undo conflicting swap"));
+      CAIRN_RETURN_IF_ERROR(
+          conn->ExecScript("ROLLBACK TO swap", "undo conflicting swap"));
     }
-    CAIRN_RETURN_IF_ERROR(RunPlain(*conn, "RELEASE swap", "release savepoint"));
+    CAIRN_RETURN_IF_ERROR(conn->ExecScript("RELEASE swap", "release savepoint"));
     entry->outcome = swapped;
   }
   CAIRN_RETURN_IF_ERROR(txn.Commit());
@@ -185,21 +180,21 @@ Status SqlStore::SwapTogether(const std::vector<CombinedSwap*>& batch,
 /// it has ended, the pointers are either all new (applied) or all expected (not
 /// applied); anything else (a later commit moved on, or the store is unreachable) stays
 /// `unknown`.
-Result<bool> SqlStore::SwapOutcome(const std::vector<EntitySwap>& swaps, int64_t session,
-                                   const Error& unknown) {
+Result<bool> SqlStore::SwapOutcome(const std::vector<const EntitySwap*>& swaps,
+                                   int64_t session, const Error& unknown) {
   auto outcome = Read([&](Lease& conn) -> Result<bool> {
     CAIRN_RETURN_IF_ERROR(conn->AwaitSessionEnd(session));
     CAIRN_ASSIGN_OR_RAISE(
         auto* stmt, conn->Prepare("SELECT metadata_location FROM entities WHERE id = ?"));
     size_t applied = 0;
     size_t not_applied = 0;
-    for (const auto& swap : swaps) {
+    for (const auto* swap : swaps) {
       Query query(*conn, stmt);
-      query.Bind(swap.entity_id);
+      query.Bind(swap->entity_id);
       CAIRN_ASSIGN_OR_RAISE(bool row, query.Step("read back swapped entity"));
       const std::string location = row ? query.Text(0) : std::string();
-      if (location == swap.new_location) ++applied;
-      if (row && location == swap.expected_location) ++not_applied;
+      if (location == swap->new_location) ++applied;
+      if (row && location == swap->expected_location) ++not_applied;
     }
     if (applied == swaps.size()) return true;
     if (not_applied == swaps.size()) return false;
